@@ -1,0 +1,28 @@
+// Helper kernels of the tiled routine: bring any operand into the padded, tile-multiple internal
+// layout that gemm_tiled.cl expects, and bring the padded result back into the user's C.
+
+// dst is a rows_p x cols_p row-major matrix (leading dimension ld_dst); element (i, j) comes from
+// src[i * si + j * sj] inside the rows x cols source, and is zero in the padding. Strides make
+// one kernel serve plain copies and transpositions.
+__kernel void pad_copy(const int rows, const int cols, const __global real* restrict src,
+                       const int src_offset, const int si, const int sj,
+                       __global real* restrict dst, const int rows_p, const int cols_p,
+                       const int ld_dst) {
+  const int j = get_global_id(0);
+  const int i = get_global_id(1);
+  if (i >= rows_p || j >= cols_p) return;
+  dst[i * ld_dst + j] = (i < rows && j < cols) ? src[src_offset + i * si + j * sj] : (real)0;
+}
+
+// dst(i, j) = src(i, j) + beta * dst(i, j) for the rows x cols top-left part of the padded src;
+// beta = 0 never reads dst (BLAS semantics: C may hold NaN).
+__kernel void unpad_copy(const int rows, const int cols, const real beta,
+                         const __global real* restrict src, const int ld_src,
+                         __global real* restrict dst, const int dst_offset, const int ld_dst) {
+  const int j = get_global_id(0);
+  const int i = get_global_id(1);
+  if (i >= rows || j >= cols) return;
+  __global real* d = dst + dst_offset + i * ld_dst + j;
+  const real s = src[i * ld_src + j];
+  *d = (beta != (real)0) ? s + beta * *d : s;
+}

@@ -1,0 +1,166 @@
+// Tiled GEMM: the main kernel. C = alpha * A * B + beta * C for sizes that are multiples of the
+// tiles (the host pads other shapes). Internal layout: A is K x M with m contiguous (a[k*lda + m]),
+// B is K x N with n contiguous (b[k*ldb + n]), C is N x M with m contiguous (c[n*ldc + m]).
+// A work-group computes an MWG x NWG macro tile of C, stepping through k in KWG slices; each
+// work-item keeps an MWI x NWI micro tile of C in registers.
+
+#ifndef MWG
+#define MWG 64  // macro tile size in m: rows of C per work-group
+#endif
+#ifndef NWG
+#define NWG 64  // macro tile size in n: columns of C per work-group
+#endif
+#ifndef KWG
+#define KWG 16  // k-slice of A and B processed per outer-loop iteration
+#endif
+#ifndef MDIMC
+#define MDIMC 8  // work-group size in m
+#endif
+#ifndef NDIMC
+#define NDIMC 8  // work-group size in n
+#endif
+#ifndef MDIMA
+#define MDIMA MDIMC  // work-items along m when re-shaped for the cooperative load of A (SA=1)
+#endif
+#ifndef NDIMB
+#define NDIMB NDIMC  // work-items along n when re-shaped for the cooperative load of B (SB=1)
+#endif
+#ifndef KWI
+#define KWI 2  // unroll factor of the innermost k loop
+#endif
+#ifndef VWM
+#define VWM 4  // vector width in m: loads of A, accumulators and stores of C
+#endif
+#ifndef VWN
+#define VWN 4  // vector width in n: loads of B
+#endif
+#ifndef STRM
+#define STRM 0  // 0: a work-item's m-vectors are contiguous; 1: strided by MDIMC (interleaved)
+#endif
+#ifndef STRN
+#define STRN 0  // 0: a work-item's n-vectors are contiguous; 1: strided by NDIMC (interleaved)
+#endif
+#ifndef SA
+#define SA 1  // 1: stage the A slice in local memory; 0: read A straight from global memory
+#endif
+#ifndef SB
+#define SB 1  // 1: stage the B slice in local memory; 0: read B straight from global memory
+#endif
+
+#define MWI (MWG / MDIMC)                 // micro tile in m per work-item
+#define NWI (NWG / NDIMC)                 // micro tile in n per work-item
+#define MVI (MWI / VWM)                   // m-vectors per work-item
+#define NVI (NWI / VWN)                   // n-vectors per work-item
+#define KDIMA ((MDIMC * NDIMC) / MDIMA)   // work-items along k for the load of A
+#define KDIMB ((MDIMC * NDIMC) / NDIMB)   // work-items along k for the load of B
+#define MVA (MWG / (MDIMA * VWM))         // m-vectors of A each work-item loads per k row
+#define KWA (KWG / KDIMA)                 // k rows of A each work-item loads
+#define NVB (NWG / (NDIMB * VWN))         // n-vectors of B each work-item loads per k row
+#define KWB (KWG / KDIMB)                 // k rows of B each work-item loads
+
+#define realM VREAL(VWM)
+#define realN VREAL(VWN)
+
+// Index (in vectors, within the macro tile) of a work-item's i-th m-vector / n-vector.
+#if STRM == 0
+#define MVEC(tid, i) ((tid) * MVI + (i))
+#else
+#define MVEC(tid, i) ((i) * MDIMC + (tid))
+#endif
+#if STRN == 0
+#define NVEC(tid, i) ((tid) * NVI + (i))
+#else
+#define NVEC(tid, i) ((i) * NDIMC + (tid))
+#endif
+
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
+void gemm_tiled(const int M, const int N, const int K, const real alpha, const real beta,
+                const __global real* restrict A, const int a_offset, const int lda,
+                const __global real* restrict B, const int b_offset, const int ldb,
+                __global real* C, const int c_offset, const int ldc) {
+  const int tid_m = get_local_id(0);
+  const int tid_n = get_local_id(1);
+  const int m0 = get_group_id(0) * MWG;
+  const int n0 = get_group_id(1) * NWG;
+  const __global real* ag = A + a_offset + m0;  // row k of the A panel: ag[k * lda]
+  const __global real* bg = B + b_offset + n0;  // row k of the B panel: bg[k * ldb]
+#if SA
+  __local real alm[KWG * MWG];
+#endif
+#if SB
+  __local real blm[KWG * NWG];
+#endif
+#if SA || SB
+  const int tid = tid_n * MDIMC + tid_m;
+#endif
+
+  realM acc[NWI][MVI];
+  for (int ni = 0; ni < NWI; ++ni) {
+    for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] = (realM)0;
+  }
+
+  for (int kw = 0; kw < K; kw += KWG) {
+#if SA
+    // Neighbouring work-items load neighbouring vectors of a row (coalesced on GPUs).
+    for (int kk = 0; kk < KWA; ++kk) {
+      const int k = tid / MDIMA + kk * KDIMA;
+      for (int v = 0; v < MVA; ++v) {
+        const int mv = tid % MDIMA + v * MDIMA;
+        VSTORE(VWM)(VLOAD(VWM)(0, ag + (kw + k) * lda + mv * VWM), 0, alm + k * MWG + mv * VWM);
+      }
+    }
+#endif
+#if SB
+    for (int kk = 0; kk < KWB; ++kk) {
+      const int k = tid / NDIMB + kk * KDIMB;
+      for (int v = 0; v < NVB; ++v) {
+        const int nv = tid % NDIMB + v * NDIMB;
+        VSTORE(VWN)(VLOAD(VWN)(0, bg + (kw + k) * ldb + nv * VWN), 0, blm + k * NWG + nv * VWN);
+      }
+    }
+#endif
+#if SA || SB
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+
+    for (int kp = 0; kp < KWG; kp += KWI) {
+#pragma unroll
+      for (int ku = 0; ku < KWI; ++ku) {
+        const int k = kp + ku;
+        realM a[MVI];
+        for (int mi = 0; mi < MVI; ++mi) {
+#if SA
+          a[mi] = VLOAD(VWM)(0, alm + k * MWG + MVEC(tid_m, mi) * VWM);
+#else
+          a[mi] = VLOAD(VWM)(0, ag + (kw + k) * lda + MVEC(tid_m, mi) * VWM);
+#endif
+        }
+        real b[NWI];
+        for (int nv = 0; nv < NVI; ++nv) {
+#if SB
+          const realN bv = VLOAD(VWN)(0, blm + k * NWG + NVEC(tid_n, nv) * VWN);
+#else
+          const realN bv = VLOAD(VWN)(0, bg + (kw + k) * ldb + NVEC(tid_n, nv) * VWN);
+#endif
+          VSTORE(VWN)(bv, 0, b + nv * VWN);
+        }
+        for (int ni = 0; ni < NWI; ++ni) {
+          for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b[ni];
+        }
+      }
+    }
+#if SA || SB
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+
+  for (int ni = 0; ni < NWI; ++ni) {
+    const int n = n0 + NVEC(tid_n, ni / VWN) * VWN + ni % VWN;
+    for (int mi = 0; mi < MVI; ++mi) {
+      __global real* c = C + c_offset + n * ldc + m0 + MVEC(tid_m, mi) * VWM;
+      realM r = alpha * acc[ni][mi];
+      if (beta != (real)0) r += beta * VLOAD(VWM)(0, c);  // BLAS: beta = 0 never reads C
+      VSTORE(VWM)(r, 0, c);
+    }
+  }
+}

@@ -1,0 +1,202 @@
+#include "mmtune/gemm_routine.hpp"
+
+#include "mmtune/error.hpp"
+#include "mmtune/host_data.hpp"
+
+namespace mmtune {
+namespace {
+
+const char* source_file(KernelKind k) {
+  switch (k) {
+    case KernelKind::kTiled: return "gemm_tiled.cl";
+    case KernelKind::kDirect: return "gemm_direct.cl";
+    case KernelKind::kNaive: return "gemm_naive.cl";
+    case KernelKind::kClassic: return "gemm_classic.cl";
+  }
+  return "";
+}
+
+std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
+
+// Kernel arguments of the scalar type `real`.
+void set_real(cl::Kernel& k, cl_uint index, double v, Precision p) {
+  switch (p) {
+    case Precision::kHalf: k.setArg(index, to_half(static_cast<float>(v))); break;
+    case Precision::kSingle: k.setArg(index, static_cast<float>(v)); break;
+    case Precision::kDouble: k.setArg(index, v); break;
+  }
+}
+
+void set_args(cl::Kernel&, cl_uint) {}
+template <class T, class... Rest>
+void set_args(cl::Kernel& k, cl_uint first, const T& v, const Rest&... rest) {
+  k.setArg(first, v);
+  set_args(k, first + 1, rest...);
+}
+
+int i32(std::size_t v) { return static_cast<int>(v); }  // validate() guarantees the range
+
+}  // namespace
+
+GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,
+                         const DeviceInfo& device)
+    : sources_(sources), cache_(cache), device_(device) {}
+
+GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, Precision precision) {
+  Prepared out;
+  const KernelKind kind = kind_of(config);
+  const auto main = cache_.build(sources_.program(source_file(kind)), build_options(config, precision));
+  out.build_seconds += main->seconds;
+  if (!main->ok) {
+    out.log = main->log;
+    return out;
+  }
+  if (kind == KernelKind::kTiled) {
+    const auto copy = cache_.build(sources_.program("copy.cl"),
+                                   std::string("-DPRECISION=") + to_string(precision));
+    out.build_seconds += copy->seconds;
+    if (!copy->ok) {
+      out.log = copy->log;
+      return out;
+    }
+  }
+  out.ok = true;
+  return out;
+}
+
+const GemmRoutine::Kernels& GemmRoutine::kernels(const KernelConfig& config, Precision precision) {
+  const std::string options = build_options(config, precision);
+  if (auto it = kernels_.find(options); it != kernels_.end()) return it->second;
+  const KernelKind kind = kind_of(config);
+  const auto built = cache_.build(sources_.program(source_file(kind)), options);
+  if (!built->ok) throw Error("kernel was not built: " + built->log);
+  Kernels k;
+  switch (kind) {
+    case KernelKind::kTiled: k.main = {cl::Kernel(built->program, "gemm_tiled")}; break;
+    case KernelKind::kDirect:
+      for (const char* n : {"gemm_direct_nn", "gemm_direct_nt", "gemm_direct_tn", "gemm_direct_tt"}) {
+        k.main.emplace_back(built->program, n);
+      }
+      break;
+    case KernelKind::kNaive: k.main = {cl::Kernel(built->program, "gemm_naive")}; break;
+    case KernelKind::kClassic: k.main = {cl::Kernel(built->program, "gemm_classic")}; break;
+  }
+  if (kind == KernelKind::kTiled && !copy_.count(precision)) {
+    const auto copy = cache_.build(sources_.program("copy.cl"),
+                                   std::string("-DPRECISION=") + to_string(precision));
+    if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
+    copy_[precision] = {cl::Kernel(copy->program, "pad_copy"), cl::Kernel(copy->program, "unpad_copy")};
+  }
+  return kernels_.emplace(options, std::move(k)).first->second;
+}
+
+cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
+  if (scratch_bytes_[slot] < bytes) {
+    scratch_[slot] = cl::Buffer(cache_.context(), CL_MEM_READ_WRITE, bytes);
+    scratch_bytes_[slot] = bytes;
+  }
+  return scratch_[slot];
+}
+
+RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& problem,
+                                   const KernelConfig& config, Operand a, Operand b, Operand c) {
+  validate(problem);
+  const Precision prec = problem.precision;
+  const std::size_t es = problem.element_size();
+  const auto check_size = [&](const char* name, Operand o, std::size_t elements) {
+    const std::size_t have = o.buffer->getInfo<CL_MEM_SIZE>();
+    if ((o.offset + elements) * es > have) {
+      throw UsageError(std::string("buffer ") + name + " holds " + std::to_string(have) +
+                       " bytes, the problem needs " + std::to_string((o.offset + elements) * es));
+    }
+  };
+  check_size("A", a, problem.a_elements());
+  check_size("B", b, problem.b_elements());
+  check_size("C", c, problem.c_elements());
+
+  const ColMajorProblem cp = to_col_major(problem);
+  if (cp.swapped) std::swap(a, b);
+  const Kernels& ks = kernels(config, prec);
+  RoutineEvents out;
+  const auto launch = [&](cl::Kernel& k, cl::NDRange global, cl::NDRange local) {
+    out.events.emplace_back();
+    queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, &out.events.back());
+  };
+  const int M = i32(cp.m), N = i32(cp.n), K = i32(cp.k);
+
+  if (const auto* t = std::get_if<TiledConfig>(&config)) {
+    const std::size_t mp = round_up(cp.m, t->MWG), np = round_up(cp.n, t->NWG),
+                      kp = round_up(cp.k, t->KWG);
+    auto& [pad, unpad] = copy_.at(prec);
+    // A must be K x M with m contiguous: the column-major, non-transposed form.
+    const cl::Buffer* ab = a.buffer;
+    int a_off = i32(a.offset), lda = i32(cp.lda);
+    if (cp.trans_a || mp != cp.m || kp != cp.k) {
+      cl::Buffer& s = scratch(0, kp * mp * es);
+      set_args(pad, 0, K, M, *a.buffer, i32(a.offset), cp.trans_a ? 1 : lda, cp.trans_a ? lda : 1,
+               s, i32(kp), i32(mp), i32(mp));
+      launch(pad, cl::NDRange(mp, kp), cl::NullRange);
+      ab = &s, a_off = 0, lda = i32(mp);
+    }
+    // B must be K x N with n contiguous: the column-major, transposed form.
+    const cl::Buffer* bb = b.buffer;
+    int b_off = i32(b.offset), ldb = i32(cp.ldb);
+    if (!cp.trans_b || np != cp.n || kp != cp.k) {
+      cl::Buffer& s = scratch(1, kp * np * es);
+      set_args(pad, 0, K, N, *b.buffer, i32(b.offset), cp.trans_b ? ldb : 1, cp.trans_b ? 1 : ldb,
+               s, i32(kp), i32(np), i32(np));
+      launch(pad, cl::NDRange(np, kp), cl::NullRange);
+      bb = &s, b_off = 0, ldb = i32(np);
+    }
+    const bool c_direct = mp == cp.m && np == cp.n;
+    cl::Kernel k = ks.main[0];
+    const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
+    set_args(k, 0, i32(mp), i32(np), i32(kp));
+    set_real(k, 3, problem.alpha, prec);
+    set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
+    set_args(k, 5, *ab, a_off, lda, *bb, b_off, ldb, cb, c_direct ? i32(c.offset) : 0,
+             c_direct ? i32(cp.ldc) : i32(mp));
+    out.main = out.events.size();
+    launch(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
+           cl::NDRange(t->MDIMC, t->NDIMC));
+    if (!c_direct) {
+      set_args(unpad, 0, N, M);
+      set_real(unpad, 2, problem.beta, prec);
+      set_args(unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
+      launch(unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
+    }
+    return out;
+  }
+
+  cl::Kernel k = ks.main[0];
+  cl::NDRange global, local = cl::NullRange;
+  if (const auto* d = std::get_if<DirectConfig>(&config)) {
+    k = ks.main[(cp.trans_a ? 2 : 0) + (cp.trans_b ? 1 : 0)];
+    global = cl::NDRange(round_up(cp.m, d->WGD) / d->WGD * d->MDIMCD,
+                         round_up(cp.n, d->WGD) / d->WGD * d->NDIMCD);
+    local = cl::NDRange(d->MDIMCD, d->NDIMCD);
+    set_args(k, 0, M, N, K);
+    set_real(k, 3, problem.alpha, prec);
+    set_real(k, 4, problem.beta, prec);
+    set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), *b.buffer, i32(b.offset), i32(cp.ldb),
+             *c.buffer, i32(c.offset), i32(cp.ldc));
+  } else {
+    // Naive and classic take the transpositions as arguments.
+    if (const auto* tile = std::get_if<ClassicConfig>(&config)) {
+      global = cl::NDRange(round_up(cp.m, tile->TILE), round_up(cp.n, tile->TILE));
+      local = cl::NDRange(tile->TILE, tile->TILE);
+    } else {
+      global = cl::NDRange(cp.m, cp.n);
+    }
+    set_args(k, 0, M, N, K);
+    set_real(k, 3, problem.alpha, prec);
+    set_real(k, 4, problem.beta, prec);
+    set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), cp.trans_a ? 1 : 0, *b.buffer,
+             i32(b.offset), i32(cp.ldb), cp.trans_b ? 1 : 0, *c.buffer, i32(c.offset), i32(cp.ldc));
+  }
+  out.main = 0;
+  launch(k, global, local);
+  return out;
+}
+
+}  // namespace mmtune

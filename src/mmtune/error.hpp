@@ -1,0 +1,42 @@
+// Exceptions for setup errors and misuse. A kernel variant's own failure is never an exception:
+// it is a Status value (see status.hpp).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace mmtune {
+
+// Process exit codes, documented in README.md.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,
+  kExitUsage = 2,
+  kExitNoDevice = 3,
+  kExitInterrupted = 130,
+};
+
+// Any mmtune error; the message is one line meant for the user.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& what, int exit_code = kExitFailure)
+      : std::runtime_error(what), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+// Bad options or input values.
+class UsageError : public Error {
+ public:
+  explicit UsageError(const std::string& what) : Error(what, kExitUsage) {}
+};
+
+// No OpenCL platform or device, or a device that cannot do what was asked.
+class NoDeviceError : public Error {
+ public:
+  explicit NoDeviceError(const std::string& what) : Error(what, kExitNoDevice) {}
+};
+
+}  // namespace mmtune

@@ -1,0 +1,64 @@
+// Runs one configuration of the kernel family as a complete GEMM routine on OpenCL buffers: the
+// tiled kernel with the pad/transpose copies it needs, or one of the copy-free kernels.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mmtune/cl.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/kernel_source.hpp"
+#include "mmtune/problem.hpp"
+#include "mmtune/program_cache.hpp"
+
+namespace mmtune {
+
+// Events of one routine call, in enqueue order. `main` indexes the GEMM kernel itself.
+struct RoutineEvents {
+  std::vector<cl::Event> events;
+  std::size_t main = 0;
+};
+
+struct Operand {
+  const cl::Buffer* buffer;
+  std::size_t offset = 0;  // in elements
+};
+
+class GemmRoutine {
+ public:
+  GemmRoutine(const KernelSources& sources, ProgramCache& cache, const DeviceInfo& device);
+
+  // Builds everything `config` needs for this precision. On failure returns false and the log.
+  // Successful builds are kept, so calling it again is cheap.
+  struct Prepared {
+    bool ok = false;
+    std::string log;
+    double build_seconds = 0.0;
+  };
+  Prepared prepare(const KernelConfig& config, Precision precision);
+
+  // Enqueues C = alpha op(A) op(B) + beta C. Throws UsageError for buffers too small or a
+  // malformed problem, and cl::Error when the launch fails. prepare() must have succeeded.
+  RoutineEvents enqueue(cl::CommandQueue& queue, const GemmProblem& problem,
+                        const KernelConfig& config, Operand a, Operand b, Operand c);
+
+ private:
+  struct Kernels {
+    std::vector<cl::Kernel> main;  // direct: one per transposition pair (nn, nt, tn, tt)
+  };
+  const Kernels& kernels(const KernelConfig& config, Precision precision);
+  cl::Buffer& scratch(int slot, std::size_t bytes);
+
+  const KernelSources& sources_;
+  ProgramCache& cache_;
+  DeviceInfo device_;
+  std::map<std::string, Kernels> kernels_;  // key: precision + build options
+  std::map<Precision, std::pair<cl::Kernel, cl::Kernel>> copy_;  // pad_copy, unpad_copy
+  cl::Buffer scratch_[3];
+  std::size_t scratch_bytes_[3] = {0, 0, 0};
+};
+
+}  // namespace mmtune

@@ -1,0 +1,31 @@
+// Host-side matrices: values are held as doubles and converted to the device's precision when
+// uploaded, so one reference serves every precision.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mmtune/device.hpp"
+#include "mmtune/problem.hpp"
+
+namespace mmtune {
+
+// IEEE binary16 conversions (round to nearest even), for fp16 buffers.
+std::uint16_t to_half(float f);
+float from_half(std::uint16_t h);
+
+// Rounds a value to what the precision can represent.
+double round_to(double v, Precision p);
+
+std::vector<unsigned char> to_bytes(const std::vector<double>& v, Precision p);
+std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, Precision p);
+
+struct Operands {
+  std::vector<double> a, b, c;  // buffers as stored: a_elements(), b_elements(), c_elements()
+};
+
+// Seeded uniform values in [-1, 1), already rounded to the precision. With `nan_c`, C is filled
+// with NaN (for beta = 0, where BLAS must not read C).
+Operands random_operands(const GemmProblem& p, std::uint64_t seed, bool nan_c = false);
+
+}  // namespace mmtune

@@ -1,0 +1,62 @@
+// A GEMM problem: C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "mmtune/device.hpp"
+
+namespace mmtune {
+
+enum class Layout { kRowMajor, kColMajor };
+
+struct GemmProblem {
+  std::size_t m = 0, n = 0, k = 0;
+  Precision precision = Precision::kSingle;
+  Layout layout = Layout::kRowMajor;
+  bool trans_a = false, trans_b = false;
+  std::size_t lda = 0, ldb = 0, ldc = 0;  // 0: tight (the minimum for the layout)
+  double alpha = 1.0, beta = 0.0;
+
+  // Stored shape of each operand: rows x cols in the storage order of `layout`.
+  std::size_t a_rows() const { return trans_a ? k : m; }
+  std::size_t a_cols() const { return trans_a ? m : k; }
+  std::size_t b_rows() const { return trans_b ? n : k; }
+  std::size_t b_cols() const { return trans_b ? k : n; }
+  // The minimum leading dimension of a rows x cols matrix in this layout.
+  std::size_t min_ld(std::size_t rows, std::size_t cols) const {
+    return layout == Layout::kRowMajor ? cols : rows;
+  }
+  std::size_t lda_or_min() const { return lda ? lda : min_ld(a_rows(), a_cols()); }
+  std::size_t ldb_or_min() const { return ldb ? ldb : min_ld(b_rows(), b_cols()); }
+  std::size_t ldc_or_min() const { return ldc ? ldc : min_ld(m, n); }
+  // Elements each buffer must hold.
+  std::size_t a_elements() const { return lda_or_min() * (layout == Layout::kRowMajor ? a_rows() : a_cols()); }
+  std::size_t b_elements() const { return ldb_or_min() * (layout == Layout::kRowMajor ? b_rows() : b_cols()); }
+  std::size_t c_elements() const { return ldc_or_min() * (layout == Layout::kRowMajor ? m : n); }
+  std::size_t element_size() const { return static_cast<std::size_t>(precision) / 8; }
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+};
+
+// Throws UsageError when the problem is malformed (zero size, leading dimension too small,
+// indices beyond 32-bit kernel arithmetic).
+void validate(const GemmProblem& p);
+
+// Throws UsageError when the problem's buffers exceed the device's memory or largest allocation.
+void check_fits(const GemmProblem& p, const DeviceInfo& d);
+
+// e.g. "2048x2048x2048 fp32 row NN"
+std::string describe(const GemmProblem& p);
+
+// The column-major problem equivalent to `p`: a row-major C = op(A) op(B) is the column-major
+// C^T = op(B)^T op(A)^T, so m/n, A/B and their transpositions swap. `swapped` says whether the
+// caller's A and B buffers trade places.
+struct ColMajorProblem {
+  std::size_t m, n, k, lda, ldb, ldc;
+  bool trans_a, trans_b;
+  bool swapped;
+};
+ColMajorProblem to_col_major(const GemmProblem& p);
+
+}  // namespace mmtune

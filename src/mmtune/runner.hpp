@@ -1,0 +1,73 @@
+// Evaluates configurations on one device for one problem: uploads seeded operands, computes the
+// CPU reference once, then for each configuration builds, runs, verifies and times it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mmtune/cl.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/gemm_routine.hpp"
+#include "mmtune/host_data.hpp"
+#include "mmtune/kernel_source.hpp"
+#include "mmtune/problem.hpp"
+#include "mmtune/program_cache.hpp"
+#include "mmtune/reference.hpp"
+#include "mmtune/status.hpp"
+
+namespace mmtune {
+
+struct TimingOptions {
+  int warmup = 1;              // untimed runs after the verified one
+  int min_reps = 3;            // timed runs at least...
+  int max_reps = 15;           // ...and at most
+  double stable_within = 0.03; // stop once the median moved less than this between reps
+  double max_seconds = 10.0;   // stop adding repetitions after this much timed work
+};
+
+struct Measurement {
+  Status status = Status::kOk;
+  std::string message;           // why it failed (the build log for BuildFailed)
+  double build_seconds = 0.0;
+  std::vector<double> routine_ms;  // samples: whole routine (copies + kernel)
+  std::vector<double> kernel_ms;   // samples: the GEMM kernel alone
+  double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;  // of routine_ms
+  double kernel_median_ms = 0.0;
+  double gflops = 0.0, kernel_gflops = 0.0;  // from the medians
+  double max_error = 0.0;                    // largest |C - reference|
+};
+
+class Runner {
+ public:
+  Runner(const Device& device, const KernelSources& sources);
+
+  // Uploads operands made from `seed` and computes the reference. Throws UsageError when the
+  // problem is malformed or does not fit the device.
+  void set_problem(const GemmProblem& problem, std::uint64_t seed = 1);
+  const GemmProblem& problem() const { return problem_; }
+
+  // Never throws for a failure of the variant itself: see Measurement::status.
+  Measurement evaluate(const KernelConfig& config, const TimingOptions& timing = {});
+
+  ProgramCache& cache() { return cache_; }
+  const DeviceInfo& device() const { return device_; }
+
+ private:
+  void reset_c();
+
+  DeviceInfo device_;
+  const KernelSources& sources_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  ProgramCache cache_;
+  GemmRoutine routine_;
+  GemmProblem problem_;
+  Operands operands_;
+  Reference reference_;
+  cl::Buffer a_, b_, c_;
+};
+
+}  // namespace mmtune

@@ -1,0 +1,78 @@
+#include "mmtune/problem.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+
+void validate(const GemmProblem& p) {
+  if (p.m == 0 || p.n == 0 || p.k == 0) {
+    throw UsageError("matrix sizes must be at least 1 (got m=" + std::to_string(p.m) +
+                     ", n=" + std::to_string(p.n) + ", k=" + std::to_string(p.k) + ")");
+  }
+  const auto check_ld = [&](const char* name, std::size_t ld, std::size_t rows, std::size_t cols) {
+    if (ld != 0 && ld < p.min_ld(rows, cols)) {
+      throw UsageError(std::string(name) + "=" + std::to_string(ld) + " is smaller than " +
+                       std::to_string(p.min_ld(rows, cols)));
+    }
+  };
+  check_ld("lda", p.lda, p.a_rows(), p.a_cols());
+  check_ld("ldb", p.ldb, p.b_rows(), p.b_cols());
+  check_ld("ldc", p.ldc, p.m, p.n);
+  // Kernels index with 32-bit ints; padding can add up to one 256-wide tile per dimension.
+  // Doubles, because products of huge sizes overflow 64-bit integers.
+  const double m = double(p.m) + 256.0, n = double(p.n) + 256.0, k = double(p.k) + 256.0;
+  const double lda = double(p.lda_or_min()) + 256.0, ldb = double(p.ldb_or_min()) + 256.0,
+               ldc = double(p.ldc_or_min()) + 256.0;
+  const double biggest = std::max({lda * std::max(m, k), ldb * std::max(n, k), ldc * std::max(m, n),
+                                   m * n, m * k, n * k});
+  if (biggest > double(std::numeric_limits<int>::max())) {
+    throw UsageError("problem " + describe(p) + " is too large: a matrix would exceed 2^31 elements");
+  }
+}
+
+void check_fits(const GemmProblem& p, const DeviceInfo& d) {
+  // Doubles: sizes like 99999999999^2 overflow 64-bit integers.
+  const double es = double(p.element_size());
+  const auto bytes = [&](std::size_t ld, std::size_t rows, std::size_t cols) {
+    return double(ld ? ld : p.min_ld(rows, cols)) *
+           double(p.layout == Layout::kRowMajor ? rows : cols) * es;
+  };
+  const double a = bytes(p.lda, p.a_rows(), p.a_cols());
+  const double b = bytes(p.ldb, p.b_rows(), p.b_cols());
+  const double c = bytes(p.ldc, p.m, p.n);
+  const auto gib = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g GiB", v / double(1ull << 30));
+    return std::string(buf);
+  };
+  const double largest = std::max({a, b, c});
+  if (largest > double(d.max_alloc_bytes)) {
+    throw UsageError("problem " + describe(p) + " needs a " + gib(largest) + " buffer; device '" +
+                     d.name + "' allocates at most " + gib(double(d.max_alloc_bytes)));
+  }
+  if (a + b + c > double(d.global_mem_bytes)) {
+    throw UsageError("problem " + describe(p) + " needs " + gib(a + b + c) + "; device '" + d.name +
+                     "' has " + gib(double(d.global_mem_bytes)));
+  }
+}
+
+std::string describe(const GemmProblem& p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " fp" +
+         to_string(p.precision) + (p.layout == Layout::kRowMajor ? " row " : " col ") +
+         (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N");
+}
+
+ColMajorProblem to_col_major(const GemmProblem& p) {
+  ColMajorProblem c{p.m, p.n, p.k, p.lda_or_min(), p.ldb_or_min(), p.ldc_or_min(),
+                    p.trans_a, p.trans_b, false};
+  if (p.layout == Layout::kRowMajor) {
+    c = {p.n, p.m, p.k, p.ldb_or_min(), p.lda_or_min(), p.ldc_or_min(), p.trans_b, p.trans_a, true};
+  }
+  return c;
+}
+
+}  // namespace mmtune

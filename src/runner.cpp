@@ -1,0 +1,119 @@
+#include "mmtune/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double span_ms(const cl::Event& first, const cl::Event& last) {
+  const auto start = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+  const auto end = last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+  return double(end - start) * 1e-6;
+}
+
+}  // namespace
+
+Runner::Runner(const Device& device, const KernelSources& sources)
+    : device_(device.info),
+      sources_(sources),
+      context_(device.device),
+      queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
+      cache_(context_, device.device, device.info.key),
+      routine_(sources, cache_, device.info) {}
+
+void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed) {
+  check_fits(problem, device_);
+  validate(problem);
+  if (!device_.supports(problem.precision)) {
+    throw NoDeviceError(std::string("device '") + device_.name + "' has no fp" +
+                        to_string(problem.precision) + " support");
+  }
+  problem_ = problem;
+  operands_ = random_operands(problem, seed, problem.beta == 0.0);
+  reference_ = reference_gemm(problem, operands_);
+  const auto upload = [&](const std::vector<double>& v) {
+    auto bytes = to_bytes(v, problem.precision);
+    return cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
+  };
+  a_ = upload(operands_.a);
+  b_ = upload(operands_.b);
+  c_ = upload(operands_.c);
+}
+
+void Runner::reset_c() {
+  const auto bytes = to_bytes(operands_.c, problem_.precision);
+  queue_.enqueueWriteBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
+}
+
+Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& timing) {
+  Measurement m;
+  if (auto v = limit_violations(config, device_, problem_.precision); !v.empty()) {
+    m.status = Status::kExceedsLimits;
+    m.message = v.front();
+    return m;
+  }
+  const auto prepared = routine_.prepare(config, problem_.precision);
+  m.build_seconds = prepared.build_seconds;
+  if (!prepared.ok) {
+    m.status = Status::kBuildFailed;
+    m.message = prepared.log;
+    return m;
+  }
+  const auto run_once = [&]() {
+    auto ev = routine_.enqueue(queue_, problem_, config, {&a_}, {&b_}, {&c_});
+    cl::Event::waitForEvents(ev.events);
+    return ev;
+  };
+  try {
+    reset_c();
+    run_once();
+    std::vector<unsigned char> bytes(problem_.c_elements() * problem_.element_size());
+    queue_.enqueueReadBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
+    const Verdict v = verify(problem_, reference_, from_bytes(bytes, problem_.precision), operands_.c);
+    m.max_error = v.max_error;
+    if (!v.ok) {
+      m.status = Status::kWrongResult;
+      m.message = v.message;
+      return m;
+    }
+    for (int i = 0; i < timing.warmup; ++i) run_once();
+    double timed_ms = 0.0;
+    double last_median = 0.0;
+    while (int(m.routine_ms.size()) < timing.max_reps) {
+      const auto ev = run_once();
+      m.routine_ms.push_back(span_ms(ev.events.front(), ev.events.back()));
+      m.kernel_ms.push_back(span_ms(ev.events[ev.main], ev.events[ev.main]));
+      timed_ms += m.routine_ms.back();
+      const double med = median(m.routine_ms);
+      if (int(m.routine_ms.size()) >= timing.min_reps &&
+          (std::fabs(med - last_median) <= timing.stable_within * med ||
+           timed_ms > timing.max_seconds * 1e3)) {
+        break;
+      }
+      last_median = med;
+    }
+  } catch (const cl::Error& e) {
+    m.status = e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;
+    m.message = std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err());
+    return m;
+  }
+  m.median_ms = median(m.routine_ms);
+  m.min_ms = *std::min_element(m.routine_ms.begin(), m.routine_ms.end());
+  m.max_ms = *std::max_element(m.routine_ms.begin(), m.routine_ms.end());
+  m.kernel_median_ms = median(m.kernel_ms);
+  m.gflops = problem_.flops() / (m.median_ms * 1e6);
+  m.kernel_gflops = problem_.flops() / (m.kernel_median_ms * 1e6);
+  return m;
+}
+
+}  // namespace mmtune
