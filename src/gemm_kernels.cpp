@@ -1,5 +1,6 @@
 #include "mmtune/gemm_kernels.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -19,23 +20,24 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        "macro tile in m (rows of C per work-group)"},
       {"NWG", &C::NWG, q ? std::vector{32, 64, 128} : std::vector{16, 32, 64, 128},
        "macro tile in n (columns of C per work-group)"},
-      {"KWG", &C::KWG, q ? std::vector{16, 32} : std::vector{8, 16, 32}, "k-slice per iteration"},
-      {"MDIMC", &C::MDIMC, q ? std::vector{4, 8, 16} : std::vector{1, 2, 4, 8, 16, 32},
+      {"KWG", &C::KWG, q ? std::vector{32} : std::vector{16, 32}, "k-slice per iteration"},
+      {"MDIMC", &C::MDIMC, q ? std::vector{2, 4, 8} : std::vector{1, 2, 4, 8, 16, 32},
        "work-group size in m"},
-      {"NDIMC", &C::NDIMC, q ? std::vector{4, 8, 16} : std::vector{1, 2, 4, 8, 16, 32},
+      {"NDIMC", &C::NDIMC, q ? std::vector{2, 4, 8} : std::vector{1, 2, 4, 8, 16, 32},
        "work-group size in n"},
-      {"VWM", &C::VWM, q ? std::vector{4, 8, 16} : std::vector{1, 2, 4, 8, 16},
+      {"VWM", &C::VWM, q ? std::vector{8, 16} : std::vector{1, 2, 4, 8, 16},
        "vector width in m (A, C)"},
-      {"VWN", &C::VWN, q ? std::vector{1, 4, 8} : std::vector{1, 2, 4, 8, 16},
+      {"VWN", &C::VWN, q ? std::vector{8, 16} : std::vector{1, 2, 4, 8, 16},
        "vector width in n (B)"},
-      {"KWI", &C::KWI, q ? std::vector{2} : std::vector{1, 2, 4, 8}, "unroll of the k loop"},
+      {"KWI", &C::KWI, q ? std::vector{2} : std::vector{2, 8}, "unroll of the k loop"},
       {"SA", &C::SA, q ? std::vector{0} : std::vector{0, 1}, "stage A in local memory"},
-      {"SB", &C::SB, q ? std::vector{0, 1} : std::vector{0, 1}, "stage B in local memory"},
-      {"MDIMA", &C::MDIMA, q ? std::vector{4, 8, 16} : std::vector{1, 2, 4, 8, 16, 32},
-       "re-shaped work-items along m for loading A"},
-      {"NDIMB", &C::NDIMB, q ? std::vector{4, 8, 16} : std::vector{1, 2, 4, 8, 16, 32},
-       "re-shaped work-items along n for loading B"},
-      {"STRM", &C::STRM, {0, 1}, "strided (1) or contiguous (0) m-vectors per work-item"},
+      {"SB", &C::SB, {0, 1}, "stage B in local memory"},
+      {"MDIMA", &C::MDIMA, q ? std::vector{2, 4, 8} : std::vector{1, 2, 4, 8, 16, 32},
+       "re-shaped work-items along m for loading A (SA=1)"},
+      {"NDIMB", &C::NDIMB, q ? std::vector{2, 4, 8, 16} : std::vector{1, 2, 4, 8, 16, 32},
+       "re-shaped work-items along n for loading B (SB=1)"},
+      {"STRM", &C::STRM, q ? std::vector{0} : std::vector{0, 1},
+       "strided (1) or contiguous (0) m-vectors per work-item"},
       {"STRN", &C::STRN, {0, 1}, "strided (1) or contiguous (0) n-vectors per work-item"},
   };
   auto mwi = [](const C& c) { return c.MWG / c.MDIMC; };
@@ -50,6 +52,11 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"KWG % KWI == 0", {"KWG", "KWI"}, [](const C& c) { return c.KWG % c.KWI == 0; }},
       {"SA=0 -> MDIMA == MDIMC (MDIMA unused)", {"SA", "MDIMA", "MDIMC"},
        [](const C& c) { return c.SA || c.MDIMA == c.MDIMC; }},
+      // Fewer than 8 loaders gain nothing from staging; this also keeps the space searchable.
+      {"SA=1 -> MDIMA >= 8 (or the whole work-group)", {"SA", "MDIMA", "MDIMC", "NDIMC"},
+       [=](const C& c) { return !c.SA || c.MDIMA >= std::min(8, c.MDIMC * c.NDIMC); }},
+      {"SB=1 -> NDIMB >= 8 (or the whole work-group)", {"SB", "NDIMB", "MDIMC", "NDIMC"},
+       [=](const C& c) { return !c.SB || c.NDIMB >= std::min(8, c.MDIMC * c.NDIMC); }},
       {"SA=1 -> (MDIMC*NDIMC) % MDIMA == 0", {"SA", "MDIMA", "MDIMC", "NDIMC"},
        [](const C& c) { return !c.SA || (c.MDIMC * c.NDIMC) % c.MDIMA == 0; }},
       {"SA=1 -> MWG % (MDIMA*VWM) == 0", {"SA", "MDIMA", "MWG", "VWM"},

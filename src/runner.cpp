@@ -86,6 +86,7 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
       m.message = v.message;
       return m;
     }
+    if (timing.max_reps == 0) return m;
     for (int i = 0; i < timing.warmup; ++i) run_once();
     double timed_ms = 0.0;
     double last_median = 0.0;

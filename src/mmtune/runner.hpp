@@ -26,6 +26,9 @@ struct TimingOptions {
   int max_reps = 15;           // ...and at most
   double stable_within = 0.03; // stop once the median moved less than this between reps
   double max_seconds = 10.0;   // stop adding repetitions after this much timed work
+
+  // Build, run once and verify; no timing.
+  static TimingOptions verify_only() { return {0, 0, 0, 0.0, 0.0}; }
 };
 
 struct Measurement {

@@ -1,0 +1,122 @@
+// The mmtune binary's command-line contract: exit codes and one-line errors.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+using test::run_mmtune;
+
+void expect_usage_error(const std::vector<std::string>& args, const std::string& needle) {
+  const auto r = run_mmtune(args);
+  std::string joined;
+  for (const auto& a : args) joined += a + " ";
+  EXPECT_EQ(r.exit_code, 2) << joined << "\n" << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1) << joined << "\n" << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << joined << "\n" << r.err;
+  EXPECT_TRUE(r.out.empty()) << joined;
+}
+
+TEST(Cli, VersionAndHelp) {
+  auto r = run_mmtune({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("mmtune "), std::string::npos);
+  r = run_mmtune({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(r.out.find("devices"), std::string::npos);
+  r = run_mmtune({"tune", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--time-limit"), std::string::npos);
+}
+
+TEST(Cli, DevicesListsBothPoclDevices) {
+  const auto r = run_mmtune({"devices"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pthread-"), std::string::npos);
+  EXPECT_NE(r.out.find("basic-"), std::string::npos);
+  EXPECT_NE(r.out.find("key "), std::string::npos);
+  EXPECT_NE(r.out.find("fp64 yes"), std::string::npos);
+  const auto j = run_mmtune({"devices", "--json"});
+  ASSERT_EQ(j.exit_code, 0);
+  const auto list = nlohmann::json::parse(j.out);
+  for (const char* field : {"index", "key", "platform", "vendor", "name", "type", "driver_version",
+                            "opencl_c_version", "compute_units", "max_clock_mhz",
+                            "global_mem_bytes", "local_mem_bytes", "max_work_group_size",
+                            "preferred_vector_widths", "native_vector_widths", "fp64", "fp16"}) {
+    EXPECT_TRUE(list[0].contains(field)) << field;
+  }
+}
+
+TEST(Cli, BadSizesAreUsageErrors) {
+  expect_usage_error({"--device", "0", "--n", "0"}, "--n must be a positive integer");
+  expect_usage_error({"--device", "0", "--n", "-5"}, "-5");
+  expect_usage_error({"--device", "0", "--n", "abc"}, "--n must be a positive integer, got 'abc'");
+  expect_usage_error({"--device", "0", "--n", "99999999999"}, "GiB");
+  expect_usage_error({"--device", "0", "--n", "99999999999999999999999"}, "too large");
+  expect_usage_error({"tune", "--device", "0"}, "give the problem size");
+  expect_usage_error({"run", "--n", "64", "--m", "x"}, "--m must be a positive integer");
+}
+
+TEST(Cli, BadOptionsAreUsageErrors) {
+  expect_usage_error({"--device", "0", "--n", "64", "--bogus"}, "--bogus");
+  expect_usage_error({"--n", "64", "--precision", "12"}, "precision");
+  expect_usage_error({"--n", "64", "--strategy", "magic"}, "strategy");
+  expect_usage_error({"--n", "64", "--time-limit", "soon"}, "not a duration");
+  expect_usage_error({"--n", "64", "--kernel", "fastest"}, "unknown kernel");
+  expect_usage_error({"run", "--n", "64", "--config", "MWG=3"}, "MWG");
+  expect_usage_error({"run", "--n", "64", "--config", "MWG=64 -DEVIL=1"}, "unknown parameter");
+}
+
+TEST(Cli, UnknownDeviceNamesWhatExists) {
+  const auto r = run_mmtune({"--device", "no-such-gpu", "--n", "64"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(test::line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("no-such-gpu"), std::string::npos);
+  EXPECT_NE(r.err.find("pthread-"), std::string::npos);
+  EXPECT_EQ(run_mmtune({"--device", "42", "--n", "64"}).exit_code, 3);
+  EXPECT_EQ(run_mmtune({"--device", "basic", "--platform", "nowhere", "--n", "64"}).exit_code, 3);
+}
+
+TEST(Cli, NoOpenClPlatformIsExitThree) {
+  // An empty vendor directory leaves the ICD loader without any platform.
+  const auto r = run_mmtune({"devices"}, {{"OCL_ICD_VENDORS", "/nonexistent-mmtune"}});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("no OpenCL platform"), std::string::npos) << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1) << r.err;
+}
+
+TEST(Cli, DeviceSelectionByNameWorksForBothDevices) {
+  for (const char* name : {"pthread", "basic"}) {
+    const auto r = run_mmtune({"run", "--device", name, "--n", "40", "--kernel", "naive"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(std::string("on ") + name), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Ok:"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, SpaceCountsConfigurations) {
+  const auto r = run_mmtune({"space", "--kernel", "tiled", "--device", "pthread", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["before_constraints"].get<double>(), j["after_constraints"].get<double>());
+  EXPECT_GE(j["after_constraints"].get<double>(), j["after_device_limits"].get<double>());
+  EXPECT_GE(j["after_device_limits"].get<double>(), 10000);
+  const auto q = run_mmtune({"space", "--kernel", "tiled", "--space", "quick", "--json"});
+  const auto jq = nlohmann::json::parse(q.out);
+  EXPECT_GE(jq["after_constraints"].get<int>(), 100);
+  EXPECT_LE(jq["after_constraints"].get<int>(), 1000);
+}
+
+TEST(Cli, KernelsDirIsUsedAndChecked) {
+  auto r = run_mmtune({"--kernels-dir", MMTUNE_KERNELS_DIR, "run", "--n", "33", "--kernel", "classic"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run_mmtune({"--kernels-dir", "/nonexistent", "run", "--n", "33"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not a directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mmtune

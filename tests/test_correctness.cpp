@@ -1,0 +1,182 @@
+// Every kernel of the family against the CPU reference on PoCL: a matrix of shapes, layouts,
+// transpositions, leading dimensions and scalars, and seeded samples of the tuning spaces.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "mmtune/error.hpp"
+#include "mmtune/runner.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+struct Shape {
+  std::size_t m, n, k;
+};
+
+// Mixes every size of the list into every position (twice each).
+std::vector<Shape> shape_matrix() {
+  const std::size_t v[] = {1, 2, 3, 7, 16, 17, 31, 64, 65, 127, 200};
+  std::vector<Shape> out;
+  for (std::size_t i = 0; i < 11; ++i) {
+    out.push_back({v[i], v[(i + 4) % 11], v[(i + 8) % 11]});
+    out.push_back({v[(i + 2) % 11], v[i], v[(i + 5) % 11]});
+  }
+  return out;
+}
+
+const KernelSources& sources() {
+  static const KernelSources s;
+  return s;
+}
+
+// Runs `config` on each variant of the problems and reports the first failure.
+void expect_correct(Runner& runner, const KernelConfig& config, const GemmProblem& p,
+                    const std::string& what) {
+  runner.set_problem(p, p.m * 131 + p.n * 17 + p.k);
+  const Measurement m = runner.evaluate(config, TimingOptions::verify_only());
+  ASSERT_EQ(m.status, Status::kOk) << what << " " << describe(p) << " lda=" << p.lda
+                                   << " ldb=" << p.ldb << " ldc=" << p.ldc << " alpha=" << p.alpha
+                                   << " beta=" << p.beta << " [" << to_string(config)
+                                   << "]: " << to_string(m.status) << " " << m.message;
+}
+
+struct NamedConfig {
+  std::string name;
+  KernelConfig config;
+};
+
+class ShapeMatrix : public ::testing::TestWithParam<NamedConfig> {};
+
+TEST_P(ShapeMatrix, MatchesReference) {
+  Runner runner(test::pocl_device("pthread"), sources());
+  const KernelConfig& config = GetParam().config;
+  const std::pair<double, double> scalars[] = {{1.0, 0.0}, {-1.5, 0.25}, {0.0, 2.0}};
+  int variant = 0;
+  for (const Shape& s : shape_matrix()) {
+    for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (int t = 0; t < 4; ++t) {
+        for (const auto& [alpha, beta] : scalars) {
+          GemmProblem p;
+          p.m = s.m, p.n = s.n, p.k = s.k;
+          p.layout = layout;
+          p.trans_a = t & 1, p.trans_b = t & 2;
+          p.alpha = alpha, p.beta = beta;  // beta = 0: the runner plants NaN in C
+          if (++variant % 2) {  // every other problem has padded leading dimensions
+            p.lda = p.min_ld(p.a_rows(), p.a_cols()) + 3;
+            p.ldb = p.min_ld(p.b_rows(), p.b_cols()) + 1;
+            p.ldc = p.min_ld(p.m, p.n) + 5;
+          }
+          expect_correct(runner, config, p, GetParam().name);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+std::vector<NamedConfig> matrix_configs() {
+  TiledConfig wide;  // global-memory operands, 16-wide vectors, strided assignment
+  wide.MWG = 64, wide.NWG = 32, wide.KWG = 32, wide.MDIMC = 2, wide.NDIMC = 4, wide.VWM = 16,
+  wide.VWN = 8, wide.KWI = 8, wide.SA = 0, wide.SB = 0, wide.MDIMA = 2, wide.NDIMB = 4,
+  wide.STRM = 1, wide.STRN = 0;
+  DirectConfig dvec;
+  dvec.WGD = 32, dvec.MDIMCD = 4, dvec.NDIMCD = 8, dvec.VWMD = 4, dvec.VWND = 2, dvec.KWID = 8,
+  dvec.MDIMAD = 16, dvec.NDIMBD = 2, dvec.PADA = 0, dvec.PADB = 1;
+  return {{"tiled_default", TiledConfig{}}, {"tiled_wide", wide},
+          {"direct_default", DirectConfig{}}, {"direct_vector", dvec},
+          {"naive", NaiveConfig{}},           {"classic8", ClassicConfig{8}},
+          {"classic16", ClassicConfig{16}},   {"classic32", ClassicConfig{32}}};
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ShapeMatrix, ::testing::ValuesIn(matrix_configs()),
+                         [](const auto& param_info) { return param_info.param.name; });
+
+// Irregular problems that exercise every path of the routine (padding in m, n and k; copies
+// and direct use of operands; leading dimensions; scalars).
+std::vector<GemmProblem> sample_problems(Precision precision) {
+  std::vector<GemmProblem> out;
+  GemmProblem p;
+  p.precision = precision;
+  p.m = 65, p.n = 31, p.k = 17, p.alpha = -1.5, p.beta = 0.25, p.lda = 20;
+  out.push_back(p);
+  p = GemmProblem{};
+  p.precision = precision;
+  p.m = 17, p.n = 70, p.k = 33, p.layout = Layout::kColMajor, p.trans_a = p.trans_b = true;
+  out.push_back(p);
+  p = GemmProblem{};
+  p.precision = precision;
+  p.m = 128, p.n = 64, p.k = 64, p.layout = Layout::kColMajor, p.trans_b = true, p.beta = 1.0;
+  out.push_back(p);  // multiples of every tile: the tiled kernel reads A and B and writes C in place
+  return out;
+}
+
+// Shard `shard` of `shards` of a seeded sample of `count` configurations of a kernel's space.
+void sample_space(KernelKind kind, std::size_t count, int shard, int shards, Precision precision) {
+  const Device& dev = test::pocl_device("pthread");
+  auto all = enumerate(kind, SpaceSize::kFull, &dev.info, precision);
+  ASSERT_GE(all.size(), count);
+  std::mt19937_64 rng(20261130);
+  std::shuffle(all.begin(), all.end(), rng);
+  Runner runner(dev, sources());
+  for (std::size_t i = shard; i < count; i += shards) {
+    for (const GemmProblem& p : sample_problems(precision)) {
+      expect_correct(runner, all[i], p, std::string(kernel_name(kind)) + " sample " + std::to_string(i));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+constexpr int kShards = 8;
+class TiledSample : public ::testing::TestWithParam<int> {};
+TEST_P(TiledSample, EveryConfigurationIsCorrect) {
+  sample_space(KernelKind::kTiled, 200, GetParam(), kShards, Precision::kSingle);
+}
+INSTANTIATE_TEST_SUITE_P(Shards, TiledSample, ::testing::Range(0, kShards));
+
+class DirectSample : public ::testing::TestWithParam<int> {};
+TEST_P(DirectSample, EveryConfigurationIsCorrect) {
+  sample_space(KernelKind::kDirect, 100, GetParam(), kShards / 2, Precision::kSingle);
+}
+INSTANTIATE_TEST_SUITE_P(Shards, DirectSample, ::testing::Range(0, kShards / 2));
+
+TEST(DoublePrecision, KernelsAndSamplesAreCorrect) {
+  const Device& dev = test::pocl_device("pthread");
+  ASSERT_TRUE(dev.info.fp64);
+  Runner runner(dev, sources());
+  int checked = 0;
+  for (const auto& nc : matrix_configs()) {
+    // 16-wide double vectors exceed PoCL's preferred width 8: that is ExceedsLimits, not a bug.
+    if (!limit_violations(nc.config, dev.info, Precision::kDouble).empty()) continue;
+    ++checked;
+    for (GemmProblem p : sample_problems(Precision::kDouble)) {
+      expect_correct(runner, nc.config, p, nc.name + " fp64");
+      if (HasFatalFailure()) return;
+    }
+  }
+  EXPECT_GE(checked, 6);
+  sample_space(KernelKind::kTiled, 12, 0, 1, Precision::kDouble);
+}
+
+TEST(HalfPrecision, SkippedCleanlyWithoutFp16) {
+  const Device& dev = test::pocl_device("pthread");
+  if (dev.info.fp16) GTEST_SKIP() << "device has fp16; covered by the fp16 path";
+  Runner runner(dev, sources());
+  GemmProblem p;
+  p.m = p.n = p.k = 8;
+  p.precision = Precision::kHalf;
+  EXPECT_THROW(runner.set_problem(p), NoDeviceError);
+  EXPECT_FALSE(enumerate(KernelKind::kTiled, SpaceSize::kQuick, &dev.info, Precision::kHalf).size());
+}
+
+TEST(BasicDevice, DefaultsAreCorrectOnTheSecondDevice) {
+  Runner runner(test::pocl_device("basic"), sources());
+  for (const auto& nc : matrix_configs()) {
+    expect_correct(runner, nc.config, sample_problems(Precision::kSingle)[0], nc.name + " basic");
+    if (HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace mmtune

@@ -1,0 +1,126 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
+
+namespace mmtune {
+namespace {
+
+constexpr KernelKind kAllKinds[] = {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive,
+                                    KernelKind::kClassic};
+
+TEST(ParamSpace, EnumeratedConfigurationsSatisfyEveryConstraint) {
+  const auto& space = tiled_space(SpaceSize::kFull);
+  const auto all = space.enumerate();
+  EXPECT_GT(space.product_size(), all.size());
+  EXPECT_GE(all.size(), 10000u);
+  for (std::size_t i = 0; i < all.size(); i += 97) {
+    EXPECT_TRUE(space.violations(all[i]).empty());
+    EXPECT_TRUE(space.in_value_sets(all[i]));
+  }
+  // Brute force over a small product: the pruned enumeration finds exactly the valid ones.
+  const auto& quick = direct_space(SpaceSize::kQuick);
+  std::size_t brute = 0;
+  DirectConfig c;
+  const auto& p = quick.parameters();
+  std::vector<std::size_t> idx(p.size(), 0);
+  for (std::uint64_t n = 0; n < quick.product_size(); ++n) {
+    std::uint64_t r = n;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      c.*(p[i].field) = p[i].values[r % p[i].values.size()];
+      r /= p[i].values.size();
+    }
+    brute += quick.violations(c).empty();
+  }
+  EXPECT_EQ(brute, quick.enumerate().size());
+}
+
+TEST(ParamSpace, QuickSpacesAreSmallSubsets) {
+  const auto quick = tiled_space(SpaceSize::kQuick).enumerate();
+  EXPECT_GE(quick.size(), 100u);
+  EXPECT_LE(quick.size(), 1000u);
+  for (const auto& c : quick) EXPECT_TRUE(tiled_space(SpaceSize::kFull).in_value_sets(c));
+  const auto dq = direct_space(SpaceSize::kQuick).enumerate();
+  EXPECT_GE(dq.size(), 20u);
+  EXPECT_LE(dq.size(), 1000u);
+}
+
+TEST(ParamSpace, DefaultsAreValid) {
+  for (auto k : kAllKinds) {
+    const auto c = default_config(k);
+    EXPECT_EQ(kind_of(c), k);
+    EXPECT_TRUE(constraint_violations(c).empty()) << kernel_name(k);
+  }
+}
+
+TEST(ParamSpace, TextRoundTripsAndRejectsBadInput) {
+  std::mt19937 rng(7);
+  const auto all = enumerate(KernelKind::kTiled, SpaceSize::kFull, nullptr, Precision::kSingle);
+  for (int i = 0; i < 200; ++i) {
+    const auto& c = all[rng() % all.size()];
+    EXPECT_EQ(parse_config(KernelKind::kTiled, to_string(c)), c);
+  }
+  for (auto k : kAllKinds) {
+    EXPECT_EQ(parse_config(k, to_string(default_config(k))), default_config(k));
+  }
+  const std::string good = to_string(default_config(KernelKind::kTiled));
+  EXPECT_THROW(parse_config(KernelKind::kTiled, good + " MWG=64"), UsageError);   // repeated
+  EXPECT_THROW(parse_config(KernelKind::kTiled, "MWG=64"), UsageError);          // incomplete
+  EXPECT_THROW(parse_config(KernelKind::kTiled, good + " FOO=1"), UsageError);   // unknown
+  EXPECT_THROW(parse_config(KernelKind::kTiled, good + " -DX=1"), UsageError);   // injection
+  EXPECT_THROW(parse_config(KernelKind::kNaive, "-cl-opt-disable"), UsageError);
+  std::string bad = good;
+  bad.replace(bad.find("MWG=64"), 6, "MWG=6x");
+  EXPECT_THROW(parse_config(KernelKind::kTiled, bad), UsageError);
+  bad = good;
+  bad.replace(bad.find("MWG=64"), 6, "MWG=48");  // not in the value set
+  EXPECT_THROW(parse_config(KernelKind::kTiled, bad), UsageError);
+  bad = good;
+  bad.replace(bad.find("KWI=2"), 5, "KWI=8");  // breaks KWG % KWI (KWG=16 is fine) -> valid
+  EXPECT_NO_THROW(parse_config(KernelKind::kTiled, bad));
+  bad.replace(bad.find("VWM=4"), 5, "VWM=16");  // MWG % (MDIMC*VWM) == 64 % 128 != 0
+  EXPECT_THROW(parse_config(KernelKind::kTiled, bad), UsageError);
+}
+
+TEST(ParamSpace, BuildOptionsNameEveryParameter) {
+  const auto c = default_config(KernelKind::kTiled);
+  const std::string o = build_options(c, Precision::kDouble);
+  EXPECT_EQ(o.rfind("-DPRECISION=64 ", 0), 0u) << o;
+  for (const auto& p : tiled_space(SpaceSize::kFull).parameters()) {
+    EXPECT_NE(o.find(" -D" + p.name + "="), std::string::npos) << p.name;
+  }
+  EXPECT_EQ(build_options(default_config(KernelKind::kNaive), Precision::kSingle), "-DPRECISION=32");
+}
+
+TEST(ParamSpace, DeviceLimitsComeFromTheDeviceInfo) {
+  DeviceInfo small;
+  small.max_work_group_size = 64;
+  small.max_work_item_sizes = {64, 64, 64};
+  small.local_mem_bytes = 4096;
+  small.preferred.float_ = 1;
+  small.preferred.double_ = 1;
+  small.fp64 = false;
+  TiledConfig t;
+  t.MDIMC = 16, t.NDIMC = 8;  // 128 work-items
+  EXPECT_FALSE(limit_violations(t, small, Precision::kSingle).empty());
+  t = TiledConfig{};          // 64 work-items, local (16*64 + 16*64) * 4 = 8 KiB > 4 KiB
+  EXPECT_FALSE(limit_violations(t, small, Precision::kSingle).empty());
+  t.SA = 0;                   // 4 KiB: fits exactly
+  EXPECT_TRUE(limit_violations(t, small, Precision::kSingle).empty());
+  t.VWM = 16;                 // wider than max(8, preferred 1)
+  EXPECT_FALSE(limit_violations(t, small, Precision::kSingle).empty());
+  EXPECT_FALSE(limit_violations(NaiveConfig{}, small, Precision::kDouble).empty());  // no fp64
+  const auto all = enumerate(KernelKind::kTiled, SpaceSize::kQuick, nullptr, Precision::kSingle);
+  const auto fit = enumerate(KernelKind::kTiled, SpaceSize::kQuick, &small, Precision::kSingle);
+  EXPECT_LT(fit.size(), all.size());
+  for (const auto& c : fit) {
+    const auto& tc = std::get<TiledConfig>(c);
+    EXPECT_LE(tc.MDIMC * tc.NDIMC, 64);
+    EXPECT_LE(local_memory_bytes(c, Precision::kSingle), 4096u);
+  }
+}
+
+}  // namespace
+}  // namespace mmtune

@@ -1,0 +1,98 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "mmtune/host_data.hpp"
+#include "mmtune/reference.hpp"
+
+namespace mmtune {
+namespace {
+
+TEST(HostData, HalfConversions) {
+  EXPECT_EQ(to_half(1.0f), 0x3c00);
+  EXPECT_EQ(to_half(-2.0f), 0xc000);
+  EXPECT_EQ(to_half(65504.0f), 0x7bff);
+  EXPECT_EQ(to_half(1e6f), 0x7c00);  // overflow to infinity
+  EXPECT_EQ(to_half(0.0f), 0x0000);
+  EXPECT_EQ(from_half(0x3555), 0.333251953125f);
+  EXPECT_EQ(from_half(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
+  EXPECT_TRUE(std::isnan(from_half(to_half(std::numeric_limits<float>::quiet_NaN()))));
+  for (float f : {0.1f, -3.5f, 1000.25f, 6e-5f}) EXPECT_EQ(to_half(from_half(to_half(f))), to_half(f));
+  EXPECT_EQ(round_to(0.1, Precision::kSingle), double(0.1f));
+  const std::vector<double> v = {1.5, -2.25, 0.0};
+  for (auto p : {Precision::kHalf, Precision::kSingle, Precision::kDouble}) {
+    EXPECT_EQ(from_bytes(to_bytes(v, p), p), v);
+  }
+}
+
+// [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50]
+TEST(Reference, SmallProductInEveryLayoutAndTransposition) {
+  for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        GemmProblem p;
+        p.m = p.n = p.k = 2;
+        p.layout = layout;
+        p.trans_a = ta;
+        p.trans_b = tb;
+        p.alpha = 2.0;
+        p.beta = 1.0;
+        // Element (r, c) of a 2x2 matrix stored in `layout`, optionally stored transposed.
+        auto store = [&](std::vector<double> rowmajor, bool trans) {
+          std::vector<double> s(4);
+          for (int r = 0; r < 2; ++r) {
+            for (int c = 0; c < 2; ++c) {
+              const int sr = trans ? c : r, sc = trans ? r : c;  // position in the stored matrix
+              s[layout == Layout::kRowMajor ? sr * 2 + sc : sc * 2 + sr] = rowmajor[r * 2 + c];
+            }
+          }
+          return s;
+        };
+        Operands o{store({1, 2, 3, 4}, ta), store({5, 6, 7, 8}, tb), store({1, 1, 1, 1}, false)};
+        const auto ref = reference_gemm(p, o);
+        EXPECT_EQ(ref.c, store({39, 45, 87, 101}, false));
+      }
+    }
+  }
+}
+
+TEST(Reference, VerifyCatchesErrorsNanAndWritesIntoGaps) {
+  GemmProblem p;
+  p.m = 5, p.n = 4, p.k = 300;
+  p.layout = Layout::kColMajor;
+  p.ldc = 7;  // two gap rows per column
+  p.beta = 0.5;
+  const Operands o = random_operands(p, 3);
+  const Reference ref = reference_gemm(p, o);
+  std::vector<double> got = ref.c;
+  EXPECT_TRUE(verify(p, ref, got, o.c).ok);
+  // Rounding-level noise passes: a fp32 accumulation differs by about k * eps.
+  for (std::size_t j = 0; j < 4; ++j) {
+    for (std::size_t i = 0; i < 5; ++i) got[i + j * 7] += 1e-6 * ref.bound[i + j * 7];
+  }
+  EXPECT_TRUE(verify(p, ref, got, o.c).ok);
+  got = ref.c;
+  got[2 + 1 * 7] += 0.05;  // far beyond k * eps for any plausible accumulation order
+  EXPECT_FALSE(verify(p, ref, got, o.c).ok);
+  got = ref.c;
+  got[3] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(verify(p, ref, got, o.c).ok);
+  got = ref.c;
+  got[5 + 2 * 7] = 42.0;  // a gap element
+  const auto v = verify(p, ref, got, o.c);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.message.find("outside"), std::string::npos);
+}
+
+TEST(Reference, BetaZeroIgnoresNanInC) {
+  GemmProblem p;
+  p.m = 3, p.n = 2, p.k = 4;
+  const Operands o = random_operands(p, 1, /*nan_c=*/true);
+  EXPECT_TRUE(std::isnan(o.c[0]));
+  const auto ref = reference_gemm(p, o);
+  for (double x : ref.c) EXPECT_FALSE(std::isnan(x));
+}
+
+}  // namespace
+}  // namespace mmtune

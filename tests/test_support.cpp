@@ -1,0 +1,77 @@
+#include "test_support.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace mmtune::test {
+
+const Device& pocl_device(const std::string& kind) {
+  static const std::vector<Device> devices = list_devices();
+  for (const auto& d : devices) {
+    if (d.info.name.rfind(kind, 0) == 0) return d;
+  }
+  throw std::runtime_error("no PoCL '" + kind + "' device; is POCL_DEVICES=\"pthread basic\" set?");
+}
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+CommandResult run_mmtune(const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env) {
+  char out_path[] = "/tmp/mmtune-test-out-XXXXXX";
+  char err_path[] = "/tmp/mmtune-test-err-XXXXXX";
+  const int out_fd = mkstemp(out_path);
+  const int err_fd = mkstemp(err_path);
+  if (out_fd < 0 || err_fd < 0) throw std::runtime_error("mkstemp failed");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    const int null_fd = open("/dev/null", O_RDONLY);
+    dup2(null_fd, STDIN_FILENO);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> argv;
+    std::string binary = MMTUNE_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(out_fd);
+  close(err_fd);
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  unlink(out_path);
+  unlink(err_path);
+  return r;
+}
+
+int line_count(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  if (!s.empty() && s.back() != '\n') ++n;
+  return n;
+}
+
+}  // namespace mmtune::test
