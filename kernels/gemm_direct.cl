@@ -44,6 +44,9 @@
 #define LDAL (WGD + PADA)                    // row length of A in local memory
 #define LDBL (WGD + PADB)                    // row length of B in local memory
 
+// A work-group of one work-item needs no barrier (and some compilers mishandle barriers there).
+#define SYNC_LOCAL (MDIMCD * NDIMCD > 1)
+
 #define realMD VREAL(VWMD)
 #define realND VREAL(VWND)
 
@@ -89,7 +92,9 @@ inline void gemm_direct_body(const int M, const int N, const int K, const real a
     // B is K x N: as an operand "rows = n, columns = k" it is stored transposed when not b_trans.
     load_tile_a(A, lda, a_trans, M, K, m0, kw, alm, LDAL, tid);
     load_tile_b(B, ldb, !b_trans, N, K, n0, kw, blm, LDBL, tid);
+#if SYNC_LOCAL
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     for (int kp = 0; kp < WGD; kp += KWID) {
 #pragma unroll
       for (int ku = 0; ku < KWID; ++ku) {
@@ -108,7 +113,9 @@ inline void gemm_direct_body(const int M, const int N, const int K, const real a
         }
       }
     }
+#if SYNC_LOCAL
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   }
 
   for (int ni = 0; ni < NWID; ++ni) {
@@ -129,19 +136,22 @@ inline void gemm_direct_body(const int M, const int N, const int K, const real a
   }
 }
 
-// One entry point per transposition pair, so the compiler specialises the index arithmetic.
-#define GEMM_DIRECT(NAME, AT, BT)                                                              \
-  __kernel __attribute__((reqd_work_group_size(MDIMCD, NDIMCD, 1)))                          \
-  void NAME(const int M, const int N, const int K, const real alpha, const real beta,         \
-            const __global real* restrict A, const int a_offset, const int lda,               \
-            const __global real* restrict B, const int b_offset, const int ldb,               \
-            __global real* C, const int c_offset, const int ldc) {                            \
-    __local real alm[WGD * LDAL];                                                             \
-    __local real blm[WGD * LDBL];                                                             \
-    gemm_direct_body(M, N, K, alpha, beta, A + a_offset, lda, AT, B + b_offset, ldb, BT,      \
-                     C + c_offset, ldc, alm, blm);                                            \
-  }
-GEMM_DIRECT(gemm_direct_nn, 0, 0)
-GEMM_DIRECT(gemm_direct_nt, 0, 1)
-GEMM_DIRECT(gemm_direct_tn, 1, 0)
-GEMM_DIRECT(gemm_direct_tt, 1, 1)
+#ifndef TRANS_A
+#define TRANS_A 0  // A is stored transposed (set by the host from the problem, not tuned)
+#endif
+#ifndef TRANS_B
+#define TRANS_B 0  // B is stored transposed (set by the host from the problem, not tuned)
+#endif
+
+// The transpositions are compile-time constants so the compiler specialises the index
+// arithmetic and builds only the variant the problem needs.
+__kernel __attribute__((reqd_work_group_size(MDIMCD, NDIMCD, 1)))
+void gemm_direct(const int M, const int N, const int K, const real alpha, const real beta,
+                 const __global real* restrict A, const int a_offset, const int lda,
+                 const __global real* restrict B, const int b_offset, const int ldb,
+                 __global real* C, const int c_offset, const int ldc) {
+  __local real alm[WGD * LDAL];
+  __local real blm[WGD * LDBL];
+  gemm_direct_body(M, N, K, alpha, beta, A + a_offset, lda, TRANS_A, B + b_offset, ldb, TRANS_B,
+                   C + c_offset, ldc, alm, blm);
+}

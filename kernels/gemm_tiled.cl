@@ -58,6 +58,9 @@
 #define NVB (NWG / (NDIMB * VWN))         // n-vectors of B each work-item loads per k row
 #define KWB (KWG / KDIMB)                 // k rows of B each work-item loads
 
+// A work-group of one work-item needs no barrier (and some compilers mishandle barriers there).
+#define SYNC_LOCAL (SA || SB) && (MDIMC * NDIMC > 1)
+
 #define realM VREAL(VWM)
 #define realN VREAL(VWN)
 
@@ -119,7 +122,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
       }
     }
 #endif
-#if SA || SB
+#if SYNC_LOCAL
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
@@ -149,7 +152,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
         }
       }
     }
-#if SA || SB
+#if SYNC_LOCAL
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   }

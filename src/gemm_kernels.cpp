@@ -94,7 +94,7 @@ ParamSpace<DirectConfig> make_direct(SpaceSize s) {
        "work-group size in n"},
       {"VWMD", &C::VWMD, q ? std::vector{1, 4} : std::vector{1, 2, 4, 8}, "vector width in m"},
       {"VWND", &C::VWND, q ? std::vector{1, 4} : std::vector{1, 2, 4, 8}, "vector width in n"},
-      {"KWID", &C::KWID, q ? std::vector{2} : std::vector{1, 2, 4, 8}, "unroll of the k loop"},
+      {"KWID", &C::KWID, q ? std::vector{2} : std::vector{2, 8}, "unroll of the k loop"},
       {"MDIMAD", &C::MDIMAD, q ? std::vector{4, 8} : std::vector{1, 2, 4, 8, 16, 32},
        "work-items along A's contiguous dimension when loading"},
       {"NDIMBD", &C::NDIMBD, q ? std::vector{4, 8} : std::vector{1, 2, 4, 8, 16, 32},
@@ -110,6 +110,11 @@ ParamSpace<DirectConfig> make_direct(SpaceSize s) {
       {"MWID*NWID <= 256 (accumulators fit in registers)", {"WGD", "MDIMCD", "NDIMCD"},
        [](const C& c) { return (c.WGD / c.MDIMCD) * (c.WGD / c.NDIMCD) <= 256; }},
       {"WGD % KWID == 0", {"WGD", "KWID"}, [](const C& c) { return c.WGD % c.KWID == 0; }},
+      {"MDIMAD, NDIMBD >= 8 (or the whole work-group)", {"MDIMAD", "NDIMBD", "MDIMCD", "NDIMCD"},
+       [](const C& c) {
+         const int floor = std::min(8, c.MDIMCD * c.NDIMCD);
+         return c.MDIMAD >= floor && c.NDIMBD >= floor;
+       }},
       {"(MDIMCD*NDIMCD) % MDIMAD == 0", {"MDIMCD", "NDIMCD", "MDIMAD"},
        [](const C& c) { return (c.MDIMCD * c.NDIMCD) % c.MDIMAD == 0; }},
       {"WGD % MDIMAD == 0 and WGD % KDIMAD == 0", {"WGD", "MDIMCD", "NDIMCD", "MDIMAD"},

@@ -42,10 +42,19 @@ GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,
                          const DeviceInfo& device)
     : sources_(sources), cache_(cache), device_(device) {}
 
-GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, Precision precision) {
+std::string GemmRoutine::options(const KernelConfig& config, const GemmProblem& problem) {
+  std::string o = build_options(config, problem.precision);
+  if (kind_of(config) == KernelKind::kDirect) {
+    const ColMajorProblem cp = to_col_major(problem);
+    o += std::string(" -DTRANS_A=") + (cp.trans_a ? "1" : "0") + " -DTRANS_B=" + (cp.trans_b ? "1" : "0");
+  }
+  return o;
+}
+
+GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, const GemmProblem& problem) {
   Prepared out;
   const KernelKind kind = kind_of(config);
-  const auto main = cache_.build(sources_.program(source_file(kind)), build_options(config, precision));
+  const auto main = cache_.build(sources_.program(source_file(kind)), options(config, problem));
   out.build_seconds += main->seconds;
   if (!main->ok) {
     out.log = main->log;
@@ -53,7 +62,7 @@ GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, Precision
   }
   if (kind == KernelKind::kTiled) {
     const auto copy = cache_.build(sources_.program("copy.cl"),
-                                   std::string("-DPRECISION=") + to_string(precision));
+                                   std::string("-DPRECISION=") + to_string(problem.precision));
     out.build_seconds += copy->seconds;
     if (!copy->ok) {
       out.log = copy->log;
@@ -64,30 +73,21 @@ GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, Precision
   return out;
 }
 
-const GemmRoutine::Kernels& GemmRoutine::kernels(const KernelConfig& config, Precision precision) {
-  const std::string options = build_options(config, precision);
-  if (auto it = kernels_.find(options); it != kernels_.end()) return it->second;
+cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& problem) {
+  const std::string opts = options(config, problem);
+  if (auto it = kernels_.find(opts); it != kernels_.end()) return it->second;
   const KernelKind kind = kind_of(config);
-  const auto built = cache_.build(sources_.program(source_file(kind)), options);
+  const auto built = cache_.build(sources_.program(source_file(kind)), opts);
   if (!built->ok) throw Error("kernel was not built: " + built->log);
-  Kernels k;
-  switch (kind) {
-    case KernelKind::kTiled: k.main = {cl::Kernel(built->program, "gemm_tiled")}; break;
-    case KernelKind::kDirect:
-      for (const char* n : {"gemm_direct_nn", "gemm_direct_nt", "gemm_direct_tn", "gemm_direct_tt"}) {
-        k.main.emplace_back(built->program, n);
-      }
-      break;
-    case KernelKind::kNaive: k.main = {cl::Kernel(built->program, "gemm_naive")}; break;
-    case KernelKind::kClassic: k.main = {cl::Kernel(built->program, "gemm_classic")}; break;
-  }
+  const Precision precision = problem.precision;
   if (kind == KernelKind::kTiled && !copy_.count(precision)) {
     const auto copy = cache_.build(sources_.program("copy.cl"),
                                    std::string("-DPRECISION=") + to_string(precision));
     if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
     copy_[precision] = {cl::Kernel(copy->program, "pad_copy"), cl::Kernel(copy->program, "unpad_copy")};
   }
-  return kernels_.emplace(options, std::move(k)).first->second;
+  const std::string name = std::string("gemm_") + kernel_name(kind);
+  return kernels_.emplace(opts, cl::Kernel(built->program, name.c_str())).first->second;
 }
 
 cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
@@ -116,11 +116,11 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
 
   const ColMajorProblem cp = to_col_major(problem);
   if (cp.swapped) std::swap(a, b);
-  const Kernels& ks = kernels(config, prec);
+  cl::Kernel& k = kernel(config, problem);
   RoutineEvents out;
-  const auto launch = [&](cl::Kernel& k, cl::NDRange global, cl::NDRange local) {
+  const auto launch = [&](cl::Kernel& kern, cl::NDRange global, cl::NDRange local) {
     out.events.emplace_back();
-    queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, &out.events.back());
+    queue.enqueueNDRangeKernel(kern, cl::NullRange, global, local, nullptr, &out.events.back());
   };
   const int M = i32(cp.m), N = i32(cp.n), K = i32(cp.k);
 
@@ -149,7 +149,6 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
       bb = &s, b_off = 0, ldb = i32(np);
     }
     const bool c_direct = mp == cp.m && np == cp.n;
-    cl::Kernel k = ks.main[0];
     const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
     set_args(k, 0, i32(mp), i32(np), i32(kp));
     set_real(k, 3, problem.alpha, prec);
@@ -168,10 +167,8 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
     return out;
   }
 
-  cl::Kernel k = ks.main[0];
   cl::NDRange global, local = cl::NullRange;
   if (const auto* d = std::get_if<DirectConfig>(&config)) {
-    k = ks.main[(cp.trans_a ? 2 : 0) + (cp.trans_b ? 1 : 0)];
     global = cl::NDRange(round_up(cp.m, d->WGD) / d->WGD * d->MDIMCD,
                          round_up(cp.n, d->WGD) / d->WGD * d->NDIMCD);
     local = cl::NDRange(d->MDIMCD, d->NDIMCD);

@@ -1,7 +1,9 @@
 #include "mmtune/reference.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <thread>
 
 namespace mmtune {
 namespace {
@@ -22,27 +24,38 @@ Reference reference_gemm(const GemmProblem& p, const Operands& in) {
   const std::vector<double>& a = cp.swapped ? in.b : in.a;
   const std::vector<double>& b = cp.swapped ? in.a : in.b;
   Reference r{in.c, std::vector<double>(in.c.size(), 0.0)};
-  std::vector<double> sum(cp.m), abs_sum(cp.m);
-  for (std::size_t j = 0; j < cp.n; ++j) {
-    std::fill(sum.begin(), sum.end(), 0.0);
-    std::fill(abs_sum.begin(), abs_sum.end(), 0.0);
-    for (std::size_t l = 0; l < cp.k; ++l) {
-      const double bv = cp.trans_b ? b[j + l * cp.ldb] : b[l + j * cp.ldb];
-      // The inner loop runs along m, contiguous in A when it is not transposed.
+  // Columns of C are independent: split them over the cores (large problems take seconds).
+  const auto columns = [&](std::size_t j0, std::size_t j1) {
+    std::vector<double> sum(cp.m), abs_sum(cp.m);
+    for (std::size_t j = j0; j < j1; ++j) {
+      std::fill(sum.begin(), sum.end(), 0.0);
+      std::fill(abs_sum.begin(), abs_sum.end(), 0.0);
+      for (std::size_t l = 0; l < cp.k; ++l) {
+        const double bv = cp.trans_b ? b[j + l * cp.ldb] : b[l + j * cp.ldb];
+        // The inner loop runs along m, contiguous in A when it is not transposed.
+        for (std::size_t i = 0; i < cp.m; ++i) {
+          const double av = cp.trans_a ? a[l + i * cp.lda] : a[i + l * cp.lda];
+          sum[i] += av * bv;
+          abs_sum[i] += std::fabs(av * bv);
+        }
+      }
       for (std::size_t i = 0; i < cp.m; ++i) {
-        const double av = cp.trans_a ? a[l + i * cp.lda] : a[i + l * cp.lda];
-        sum[i] += av * bv;
-        abs_sum[i] += std::fabs(av * bv);
+        double& c = r.c[i + j * cp.ldc];
+        const double old = c;
+        c = p.alpha * sum[i] + (p.beta != 0.0 ? p.beta * old : 0.0);
+        r.bound[i + j * cp.ldc] =
+            std::fabs(p.alpha) * abs_sum[i] + (p.beta != 0.0 ? std::fabs(p.beta * old) : 0.0);
       }
     }
-    for (std::size_t i = 0; i < cp.m; ++i) {
-      double& c = r.c[i + j * cp.ldc];
-      const double old = c;
-      c = p.alpha * sum[i] + (p.beta != 0.0 ? p.beta * old : 0.0);
-      r.bound[i + j * cp.ldc] =
-          std::fabs(p.alpha) * abs_sum[i] + (p.beta != 0.0 ? std::fabs(p.beta * old) : 0.0);
-    }
+  };
+  const double work = double(cp.m) * double(cp.n) * double(cp.k);
+  const std::size_t threads =
+      work < 1e7 ? 1 : std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), cp.n);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back(columns, cp.n * t / threads, cp.n * (t + 1) / threads);
   }
+  for (auto& t : pool) t.join();
   return r;
 }
 

@@ -3,11 +3,38 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 
 #include "mmtune/error.hpp"
 
 namespace mmtune {
 namespace {
+
+// Reference files: element count, then C and the error bounds as raw doubles.
+bool load_reference(const std::string& path, std::size_t elements, Reference& out) {
+  std::ifstream in(path, std::ios::binary);
+  std::uint64_t n = 0;
+  if (!in.read(reinterpret_cast<char*>(&n), sizeof n) || n != elements) return false;
+  out.c.resize(n);
+  out.bound.resize(n);
+  in.read(reinterpret_cast<char*>(out.c.data()), std::streamsize(n * sizeof(double)));
+  in.read(reinterpret_cast<char*>(out.bound.data()), std::streamsize(n * sizeof(double)));
+  return bool(in);
+}
+
+void save_reference(const std::string& path, const Reference& r) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    const std::uint64_t n = r.c.size();
+    out.write(reinterpret_cast<const char*>(&n), sizeof n);
+    out.write(reinterpret_cast<const char*>(r.c.data()), std::streamsize(n * sizeof(double)));
+    out.write(reinterpret_cast<const char*>(r.bound.data()), std::streamsize(n * sizeof(double)));
+    if (!out) return;
+  }
+  std::rename(tmp.c_str(), path.c_str());
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -23,15 +50,16 @@ double span_ms(const cl::Event& first, const cl::Event& last) {
 
 }  // namespace
 
-Runner::Runner(const Device& device, const KernelSources& sources)
+Runner::Runner(const Device& device, const KernelSources& sources, const std::string& program_dir)
     : device_(device.info),
       sources_(sources),
       context_(device.device),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
-      cache_(context_, device.device, device.info.key),
+      cache_(context_, device.device, device.info.key, program_dir),
       routine_(sources, cache_, device.info) {}
 
-void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed) {
+void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
+                         const std::string& reference_file) {
   check_fits(problem, device_);
   validate(problem);
   if (!device_.supports(problem.precision)) {
@@ -40,7 +68,10 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed) {
   }
   problem_ = problem;
   operands_ = random_operands(problem, seed, problem.beta == 0.0);
-  reference_ = reference_gemm(problem, operands_);
+  if (reference_file.empty() || !load_reference(reference_file, operands_.c.size(), reference_)) {
+    reference_ = reference_gemm(problem, operands_);
+    if (!reference_file.empty()) save_reference(reference_file, reference_);
+  }
   const auto upload = [&](const std::vector<double>& v) {
     auto bytes = to_bytes(v, problem.precision);
     return cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
@@ -50,19 +81,24 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed) {
   c_ = upload(operands_.c);
 }
 
+GemmRoutine::Prepared Runner::prepare(const KernelConfig& config) {
+  return routine_.prepare(config, problem_);
+}
+
 void Runner::reset_c() {
   const auto bytes = to_bytes(operands_.c, problem_.precision);
   queue_.enqueueWriteBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
 }
 
-Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& timing) {
+Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& timing,
+                             const std::function<void()>& on_run) {
   Measurement m;
   if (auto v = limit_violations(config, device_, problem_.precision); !v.empty()) {
     m.status = Status::kExceedsLimits;
     m.message = v.front();
     return m;
   }
-  const auto prepared = routine_.prepare(config, problem_.precision);
+  const auto prepared = routine_.prepare(config, problem_);
   m.build_seconds = prepared.build_seconds;
   if (!prepared.ok) {
     m.status = Status::kBuildFailed;
@@ -72,11 +108,16 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
   const auto run_once = [&]() {
     auto ev = routine_.enqueue(queue_, problem_, config, {&a_}, {&b_}, {&c_});
     cl::Event::waitForEvents(ev.events);
+    if (on_run) on_run();
     return ev;
+  };
+  const auto record = [&](const RoutineEvents& ev) {
+    m.routine_ms.push_back(span_ms(ev.events.front(), ev.events.back()));
+    m.kernel_ms.push_back(span_ms(ev.events[ev.main], ev.events[ev.main]));
   };
   try {
     reset_c();
-    run_once();
+    const auto first = run_once();
     std::vector<unsigned char> bytes(problem_.c_elements() * problem_.element_size());
     queue_.enqueueReadBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
     const Verdict v = verify(problem_, reference_, from_bytes(bytes, problem_.precision), operands_.c);
@@ -87,14 +128,24 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
       return m;
     }
     if (timing.max_reps == 0) return m;
-    for (int i = 0; i < timing.warmup; ++i) run_once();
+    // The first run includes one-time work (lazy compilation, page faults), so it is a sample
+    // only when it already shows the variant is clearly slower than the best.
+    if (timing.early_stop_ms > 0 && span_ms(first.events.front(), first.events.back()) >
+                                         3.0 * timing.early_stop_ms) {
+      record(first);
+      m.status = Status::kSlowerEarlyStop;
+    }
+    for (int i = 0; i < timing.warmup && m.status == Status::kOk; ++i) run_once();
     double timed_ms = 0.0;
     double last_median = 0.0;
-    while (int(m.routine_ms.size()) < timing.max_reps) {
-      const auto ev = run_once();
-      m.routine_ms.push_back(span_ms(ev.events.front(), ev.events.back()));
-      m.kernel_ms.push_back(span_ms(ev.events[ev.main], ev.events[ev.main]));
+    while (m.status == Status::kOk && int(m.routine_ms.size()) < timing.max_reps) {
+      record(run_once());
       timed_ms += m.routine_ms.back();
+      if (timing.early_stop_ms > 0 && m.routine_ms.size() == 1 &&
+          m.routine_ms.back() > timing.early_stop_ms) {
+        m.status = Status::kSlowerEarlyStop;
+        break;
+      }
       const double med = median(m.routine_ms);
       if (int(m.routine_ms.size()) >= timing.min_reps &&
           (std::fabs(med - last_median) <= timing.stable_within * med ||

@@ -31,14 +31,15 @@ class GemmRoutine {
  public:
   GemmRoutine(const KernelSources& sources, ProgramCache& cache, const DeviceInfo& device);
 
-  // Builds everything `config` needs for this precision. On failure returns false and the log.
-  // Successful builds are kept, so calling it again is cheap.
+  // Builds everything `config` needs for this problem (its precision; the direct kernel also
+  // specialises on the transpositions). On failure returns false and the log. Builds are
+  // cached, so calling it again is cheap. Thread-safe.
   struct Prepared {
     bool ok = false;
     std::string log;
     double build_seconds = 0.0;
   };
-  Prepared prepare(const KernelConfig& config, Precision precision);
+  Prepared prepare(const KernelConfig& config, const GemmProblem& problem);
 
   // Enqueues C = alpha op(A) op(B) + beta C. Throws UsageError for buffers too small or a
   // malformed problem, and cl::Error when the launch fails. prepare() must have succeeded.
@@ -46,16 +47,15 @@ class GemmRoutine {
                         const KernelConfig& config, Operand a, Operand b, Operand c);
 
  private:
-  struct Kernels {
-    std::vector<cl::Kernel> main;  // direct: one per transposition pair (nn, nt, tn, tt)
-  };
-  const Kernels& kernels(const KernelConfig& config, Precision precision);
+  // OpenCL build options of the main program for a configuration and problem.
+  static std::string options(const KernelConfig& config, const GemmProblem& problem);
+  cl::Kernel& kernel(const KernelConfig& config, const GemmProblem& problem);
   cl::Buffer& scratch(int slot, std::size_t bytes);
 
   const KernelSources& sources_;
   ProgramCache& cache_;
   DeviceInfo device_;
-  std::map<std::string, Kernels> kernels_;  // key: precision + build options
+  std::map<std::string, cl::Kernel> kernels_;  // key: build options
   std::map<Precision, std::pair<cl::Kernel, cl::Kernel>> copy_;  // pad_copy, unpad_copy
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};

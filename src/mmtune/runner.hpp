@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,9 +27,12 @@ struct TimingOptions {
   int max_reps = 15;           // ...and at most
   double stable_within = 0.03; // stop once the median moved less than this between reps
   double max_seconds = 10.0;   // stop adding repetitions after this much timed work
+  // When > 0: a variant whose first run (or first timed run) takes longer than this is clearly
+  // slower than the best so far; it is timed no further (status SlowerEarlyStop).
+  double early_stop_ms = 0.0;
 
   // Build, run once and verify; no timing.
-  static TimingOptions verify_only() { return {0, 0, 0, 0.0, 0.0}; }
+  static TimingOptions verify_only() { return {0, 0, 0, 0.0, 0.0, 0.0}; }
 };
 
 struct Measurement {
@@ -45,15 +49,24 @@ struct Measurement {
 
 class Runner {
  public:
-  Runner(const Device& device, const KernelSources& sources);
+  // `program_dir`: where program binaries are cached on disk (empty: memory only).
+  Runner(const Device& device, const KernelSources& sources, const std::string& program_dir = "");
 
   // Uploads operands made from `seed` and computes the reference. Throws UsageError when the
-  // problem is malformed or does not fit the device.
-  void set_problem(const GemmProblem& problem, std::uint64_t seed = 1);
+  // problem is malformed or does not fit the device. With `reference_file`, the reference is
+  // read from that file when it exists (written by an earlier process for the same problem and
+  // seed) and written to it otherwise.
+  void set_problem(const GemmProblem& problem, std::uint64_t seed = 1,
+                   const std::string& reference_file = "");
   const GemmProblem& problem() const { return problem_; }
 
-  // Never throws for a failure of the variant itself: see Measurement::status.
-  Measurement evaluate(const KernelConfig& config, const TimingOptions& timing = {});
+  // Builds what a configuration needs (thread-safe; used to build batches in parallel).
+  GemmRoutine::Prepared prepare(const KernelConfig& config);
+
+  // Never throws for a failure of the variant itself: see Measurement::status. `on_run` is
+  // called after every completed run (a heartbeat for supervisors).
+  Measurement evaluate(const KernelConfig& config, const TimingOptions& timing = {},
+                       const std::function<void()>& on_run = {});
 
   ProgramCache& cache() { return cache_; }
   const DeviceInfo& device() const { return device_; }

@@ -1,0 +1,88 @@
+// The tuning database (SQLite): devices, tuning sessions, every measurement and the best
+// configuration per device, kernel and problem. Every measurement is committed on arrival.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mmtune/device.hpp"
+#include "mmtune/problem.hpp"
+#include "mmtune/runner.hpp"
+#include "mmtune/sqlite.hpp"
+
+namespace mmtune {
+
+// Schema version written to PRAGMA user_version.
+inline constexpr int kSchemaVersion = 1;
+
+struct SessionRecord {
+  std::int64_t id = 0;
+  std::string device_key;
+  std::string command_line, strategy, kernels, space;
+  std::uint64_t seed = 0;
+  std::size_t budget = 0;
+  double time_limit_s = 0.0;
+  std::string started_at, ended_at, outcome;  // outcome: running, completed, interrupted, ...
+  GemmProblem problem;
+};
+
+struct MeasurementRecord {
+  std::int64_t id = 0;
+  std::int64_t session_id = 0;  // 0: none (e.g. imported)
+  std::string device_key;
+  std::string kernel;  // kernel_name()
+  std::string config;  // canonical text, see to_string(KernelConfig)
+  GemmProblem problem;
+  Measurement result;
+  std::string measured_at;
+};
+
+struct BestRecord {
+  std::string device_key, kernel, config;
+  GemmProblem problem;
+  double median_ms = 0.0, gflops = 0.0, kernel_gflops = 0.0;
+  std::int64_t measurement_id = 0, session_id = 0;
+  std::string updated_at;
+};
+
+class Store {
+ public:
+  // $MMTUNE_DB, else $XDG_DATA_HOME/mmtune/tuning.db, else ~/.local/share/mmtune/tuning.db.
+  static std::string default_path();
+
+  // Opens or creates the database (and its directory), migrating older schemas. Throws
+  // UsageError with a one-line reason for a missing or read-only location, a file that is not a
+  // database, or a schema newer than this build.
+  explicit Store(const std::string& path);
+
+  void upsert_device(const DeviceInfo& d);
+  std::optional<DeviceInfo> device(const std::string& key);
+
+  std::int64_t begin_session(const SessionRecord& s);
+  void end_session(std::int64_t id, const std::string& outcome);
+  std::vector<SessionRecord> sessions();
+
+  // Inserts and commits one measurement; updates the best of its kernel and problem when faster.
+  std::int64_t add_measurement(const MeasurementRecord& m);
+
+  // Measurements of a device and problem (m, n, k, precision, layout, transpositions), oldest
+  // first; optionally of one kernel only.
+  std::vector<MeasurementRecord> measurements(const std::string& device_key, const GemmProblem& p,
+                                              const std::string& kernel = "");
+  // The best Ok measurement of a kernel, or of the tiled/direct routine when kernel is empty.
+  std::optional<BestRecord> best(const std::string& device_key, const GemmProblem& p,
+                                 const std::string& kernel = "");
+
+  sql::Database& db() { return db_; }
+
+ private:
+  void migrate();
+  sql::Database db_;
+};
+
+std::string now_utc();  // ISO 8601, seconds
+
+}  // namespace mmtune

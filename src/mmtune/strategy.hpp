@@ -1,0 +1,69 @@
+// Search strategies: one small interface (ask for a batch of candidates, tell their results),
+// one file per strategy under src/strategies/, looked up by name. Strategies see configurations
+// only as points (vectors of parameter values), so they can be replayed without a device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mmtune {
+
+// The candidates of a search: each point holds one value per named parameter.
+class SearchSpace {
+ public:
+  SearchSpace(std::vector<std::string> names, std::vector<std::vector<int>> points);
+
+  std::size_t size() const { return points_.size(); }
+  std::size_t dimensions() const { return names_.size(); }
+  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<int>& point(std::size_t i) const { return points_[i]; }
+  // Sorted distinct values parameter `d` takes over all points.
+  const std::vector<int>& values(std::size_t d) const { return values_[d]; }
+  std::optional<std::size_t> find(const std::vector<int>& point) const;
+  // Points that differ from point i in exactly one parameter, by one step in that parameter's
+  // sorted values.
+  std::vector<std::size_t> neighbours(std::size_t i) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::vector<int>> points_;
+  std::vector<std::vector<int>> values_;
+  std::unordered_map<std::string, std::size_t> index_;  // key: encoded point
+};
+
+// The outcome of evaluating one candidate: its time (lower is better), or nothing when it failed
+// (build failure, wrong result, timeout, ...).
+struct Observation {
+  std::size_t index;
+  std::optional<double> time;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // Up to n candidates not proposed before; fewer (or none) when the strategy has nothing left.
+  virtual std::vector<std::size_t> ask(std::size_t n) = 0;
+  // Results of proposed candidates, in any order and possibly in several calls.
+  virtual void tell(const std::vector<Observation>& results) = 0;
+};
+
+struct StrategyOptions {
+  std::uint64_t seed = 1;
+  std::size_t budget = 0;  // evaluations the caller intends to spend (0: unknown)
+};
+
+// Names of the registered strategies, e.g. "exhaustive", "random", "annealing", "genetic",
+// "model".
+const std::vector<std::string>& strategy_names();
+// The default strategy of `mmtune tune`.
+const char* default_strategy();
+// Throws UsageError for an unknown name.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,
+                                        const StrategyOptions& options);
+
+}  // namespace mmtune

@@ -1,0 +1,353 @@
+#include "mmtune/store.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Each entry migrates from version i to i + 1.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  vendor TEXT NOT NULL, name TEXT NOT NULL, driver_version TEXT NOT NULL,
+  platform TEXT NOT NULL DEFAULT '', platform_version TEXT NOT NULL DEFAULT '',
+  device_version TEXT NOT NULL DEFAULT '', opencl_c_version TEXT NOT NULL DEFAULT '',
+  type TEXT NOT NULL DEFAULT '', compute_units INTEGER, max_clock_mhz INTEGER,
+  global_mem_bytes INTEGER, local_mem_bytes INTEGER, max_work_group_size INTEGER,
+  source TEXT NOT NULL DEFAULT 'measured'
+);
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  command_line TEXT NOT NULL, strategy TEXT NOT NULL, kernels TEXT NOT NULL, space TEXT NOT NULL,
+  seed INTEGER NOT NULL, budget INTEGER NOT NULL, time_limit_s REAL NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  started_at TEXT NOT NULL, ended_at TEXT, outcome TEXT NOT NULL
+);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER REFERENCES sessions(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel TEXT NOT NULL, config TEXT NOT NULL, params TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '',
+  build_s REAL, median_ms REAL, min_ms REAL, max_ms REAL, kernel_median_ms REAL,
+  gflops REAL, kernel_gflops REAL, max_error REAL, samples TEXT NOT NULL DEFAULT '[]',
+  measured_at TEXT NOT NULL
+);
+CREATE INDEX measurements_by_problem
+  ON measurements(device_id, m, n, k, precision, layout, trans_a, trans_b, kernel);
+CREATE TABLE best (
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  config TEXT NOT NULL, median_ms REAL NOT NULL, gflops REAL NOT NULL, kernel_gflops REAL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b)
+);
+)sql",
+};
+
+const char* layout_name(Layout l) { return l == Layout::kRowMajor ? "row" : "col"; }
+
+// Binds m, n, k, precision, layout, trans_a, trans_b from position `first`.
+void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
+  s.bind(first, p.m).bind(first + 1, p.n).bind(first + 2, p.k);
+  s.bind(first + 3, static_cast<int>(p.precision)).bind(first + 4, layout_name(p.layout));
+  s.bind(first + 5, p.trans_a).bind(first + 6, p.trans_b);
+}
+
+GemmProblem read_problem(const sql::Statement& s, int first) {
+  GemmProblem p;
+  p.m = std::size_t(s.integer(first));
+  p.n = std::size_t(s.integer(first + 1));
+  p.k = std::size_t(s.integer(first + 2));
+  p.precision = static_cast<Precision>(s.integer(first + 3));
+  p.layout = s.text(first + 4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
+  p.trans_a = s.integer(first + 5) != 0;
+  p.trans_b = s.integer(first + 6) != 0;
+  return p;
+}
+
+const char* kProblemMatch =
+    "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ?";
+
+std::string params_json(const std::string& kernel, const std::string& config) {
+  nlohmann::json j = nlohmann::json::object();
+  if (const auto kind = parse_kernel_kind(kernel)) {
+    std::istringstream in(config);
+    std::string pair;
+    while (in >> pair) {
+      const auto eq = pair.find('=');
+      if (eq != std::string::npos) j[pair.substr(0, eq)] = std::stoi(pair.substr(eq + 1));
+    }
+  }
+  return j.dump();
+}
+
+sql::Database open(const std::string& path) {
+  const fs::path p(path);
+  std::error_code ec;
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) {
+    throw UsageError("database directory '" + dir.string() + "' does not exist");
+  }
+  if (fs::is_directory(p, ec)) throw UsageError("database path '" + path + "' is a directory");
+  try {
+    return sql::Database(path, /*create=*/true);
+  } catch (const sql::Error& e) {
+    throw UsageError("cannot open database '" + path + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string Store::default_path() {
+  if (const char* env = std::getenv("MMTUNE_DB"); env && *env) return env;
+  fs::path base;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    base = fs::path(home) / ".local" / "share";
+  } else {
+    throw UsageError("cannot find a place for the database: set MMTUNE_DB or HOME, or pass --db");
+  }
+  std::error_code ec;
+  fs::create_directories(base / "mmtune", ec);
+  return (base / "mmtune" / "tuning.db").string();
+}
+
+Store::Store(const std::string& path) : db_(open(path)) {
+  try {
+    db_.exec("PRAGMA journal_mode = WAL");
+    migrate();
+  } catch (const sql::Error& e) {
+    const int primary = e.code() & 0xff;
+    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+      throw UsageError("'" + path + "' is not a valid mmtune database (" + e.what() + ")");
+    }
+    if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM) {
+      throw UsageError("database '" + path + "' is not writable (" + e.what() + ")");
+    }
+    throw Error("database '" + path + "': " + e.what());
+  }
+}
+
+void Store::migrate() {
+  auto v = db_.prepare("PRAGMA user_version");
+  v.step();
+  const int version = int(v.integer(0));
+  if (version > kSchemaVersion) {
+    throw UsageError("database '" + db_.path() + "' has schema version " + std::to_string(version) +
+                     ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +
+                     "); upgrade mmtune");
+  }
+  for (int i = version; i < kSchemaVersion; ++i) {
+    sql::Transaction t(db_);
+    db_.exec(kMigrations[i]);
+    db_.exec("PRAGMA user_version = " + std::to_string(i + 1));
+    t.commit();
+  }
+}
+
+void Store::upsert_device(const DeviceInfo& d) {
+  auto s = db_.prepare(
+      "INSERT INTO devices (key, vendor, name, driver_version, platform, platform_version, "
+      "device_version, opencl_c_version, type, compute_units, max_clock_mhz, global_mem_bytes, "
+      "local_mem_bytes, max_work_group_size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+      "ON CONFLICT(key) DO UPDATE SET platform = excluded.platform, "
+      "platform_version = excluded.platform_version, compute_units = excluded.compute_units, "
+      "max_clock_mhz = excluded.max_clock_mhz, global_mem_bytes = excluded.global_mem_bytes, "
+      "local_mem_bytes = excluded.local_mem_bytes, max_work_group_size = excluded.max_work_group_size");
+  s.bind(1, d.key).bind(2, d.vendor).bind(3, d.name).bind(4, d.driver_version);
+  s.bind(5, d.platform_name).bind(6, d.platform_version).bind(7, d.device_version);
+  s.bind(8, d.opencl_c_version).bind(9, d.type).bind(10, std::int64_t(d.compute_units));
+  s.bind(11, std::int64_t(d.max_clock_mhz)).bind(12, std::int64_t(d.global_mem_bytes));
+  s.bind(13, std::int64_t(d.local_mem_bytes)).bind(14, d.max_work_group_size);
+  s.run();
+}
+
+std::optional<DeviceInfo> Store::device(const std::string& key) {
+  auto s = db_.prepare(
+      "SELECT vendor, name, driver_version, platform, platform_version, device_version, "
+      "opencl_c_version, type, compute_units, max_clock_mhz, global_mem_bytes, local_mem_bytes, "
+      "max_work_group_size FROM devices WHERE key = ?");
+  s.bind(1, key);
+  if (!s.step()) return std::nullopt;
+  DeviceInfo d;
+  d.key = key;
+  d.vendor = s.text(0), d.name = s.text(1), d.driver_version = s.text(2);
+  d.platform_name = s.text(3), d.platform_version = s.text(4), d.device_version = s.text(5);
+  d.opencl_c_version = s.text(6), d.type = s.text(7);
+  d.compute_units = unsigned(s.integer(8)), d.max_clock_mhz = unsigned(s.integer(9));
+  d.global_mem_bytes = std::uint64_t(s.integer(10)), d.local_mem_bytes = std::uint64_t(s.integer(11));
+  d.max_work_group_size = std::size_t(s.integer(12));
+  return d;
+}
+
+std::int64_t Store::begin_session(const SessionRecord& r) {
+  auto s = db_.prepare(
+      "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
+      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome) "
+      "VALUES ((SELECT id FROM devices WHERE key = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running')");
+  s.bind(1, r.device_key).bind(2, r.command_line).bind(3, r.strategy).bind(4, r.kernels);
+  s.bind(5, r.space).bind(6, std::int64_t(r.seed)).bind(7, r.budget).bind(8, r.time_limit_s);
+  bind_problem(s, 9, r.problem);
+  s.bind(16, now_utc());
+  s.run();
+  return db_.last_insert_id();
+}
+
+void Store::end_session(std::int64_t id, const std::string& outcome) {
+  auto s = db_.prepare("UPDATE sessions SET ended_at = ?, outcome = ? WHERE id = ?");
+  s.bind(1, now_utc()).bind(2, outcome).bind(3, id);
+  s.run();
+}
+
+std::vector<SessionRecord> Store::sessions() {
+  auto s = db_.prepare(
+      "SELECT s.id, d.key, command_line, strategy, kernels, space, seed, budget, time_limit_s, "
+      "m, n, k, precision, layout, trans_a, trans_b, started_at, COALESCE(ended_at, ''), outcome "
+      "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
+  std::vector<SessionRecord> out;
+  while (s.step()) {
+    SessionRecord r;
+    r.id = s.integer(0), r.device_key = s.text(1), r.command_line = s.text(2);
+    r.strategy = s.text(3), r.kernels = s.text(4), r.space = s.text(5);
+    r.seed = std::uint64_t(s.integer(6)), r.budget = std::size_t(s.integer(7));
+    r.time_limit_s = s.real(8);
+    r.problem = read_problem(s, 9);
+    r.started_at = s.text(16), r.ended_at = s.text(17), r.outcome = s.text(18);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::int64_t Store::add_measurement(const MeasurementRecord& m) {
+  const Measurement& r = m.result;
+  sql::Transaction t(db_);
+  auto s = db_.prepare(
+      "INSERT INTO measurements (session_id, device_id, kernel, config, params, m, n, k, "
+      "precision, layout, trans_a, trans_b, status, message, build_s, median_ms, min_ms, max_ms, "
+      "kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at) VALUES "
+      "(?, (SELECT id FROM devices WHERE key = ?), ?,?,?, ?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?,?,?)");
+  s.bind(1, m.session_id ? std::optional<std::int64_t>(m.session_id) : std::nullopt);
+  s.bind(2, m.device_key).bind(3, m.kernel).bind(4, m.config).bind(5, params_json(m.kernel, m.config));
+  bind_problem(s, 6, m.problem);
+  const bool timed = !r.routine_ms.empty();
+  auto opt = [&](double v) { return timed ? std::optional<double>(v) : std::nullopt; };
+  s.bind(13, to_string(r.status)).bind(14, r.message).bind(15, r.build_seconds);
+  s.bind(16, opt(r.median_ms)).bind(17, opt(r.min_ms)).bind(18, opt(r.max_ms));
+  s.bind(19, opt(r.kernel_median_ms)).bind(20, opt(r.gflops)).bind(21, opt(r.kernel_gflops));
+  s.bind(22, std::isfinite(r.max_error) ? std::optional<double>(r.max_error) : std::nullopt);
+  s.bind(23, nlohmann::json{{"routine_ms", r.routine_ms}, {"kernel_ms", r.kernel_ms}}.dump());
+  s.bind(24, m.measured_at.empty() ? now_utc() : m.measured_at);
+  s.run();
+  const std::int64_t id = db_.last_insert_id();
+  if (r.status == Status::kOk && timed) {
+    auto b = db_.prepare(
+        "INSERT INTO best (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
+        "measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
+        "((SELECT id FROM devices WHERE key = ?), ?, ?,?,?,?,?,?,?, ?,?,?,?,?,?) "
+        "ON CONFLICT DO UPDATE SET measurement_id = excluded.measurement_id, "
+        "config = excluded.config, median_ms = excluded.median_ms, gflops = excluded.gflops, "
+        "kernel_gflops = excluded.kernel_gflops, updated_at = excluded.updated_at "
+        "WHERE excluded.median_ms < best.median_ms");
+    b.bind(1, m.device_key).bind(2, m.kernel);
+    bind_problem(b, 3, m.problem);
+    b.bind(10, id).bind(11, m.config).bind(12, r.median_ms).bind(13, r.gflops);
+    b.bind(14, r.kernel_gflops).bind(15, now_utc());
+    b.run();
+  }
+  t.commit();
+  return id;
+}
+
+std::vector<MeasurementRecord> Store::measurements(const std::string& device_key,
+                                                   const GemmProblem& p,
+                                                   const std::string& kernel) {
+  auto s = db_.prepare(
+      std::string("SELECT m.id, COALESCE(m.session_id, 0), m.kernel, m.config, m.status, "
+                  "m.message, m.build_s, m.median_ms, m.min_ms, m.max_ms, m.kernel_median_ms, "
+                  "m.gflops, m.kernel_gflops, m.max_error, m.samples, m.measured_at "
+                  "FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND ") +
+      kProblemMatch + " AND (? = '' OR m.kernel = ?) ORDER BY m.id");
+  s.bind(1, device_key);
+  bind_problem(s, 2, p);
+  s.bind(9, kernel).bind(10, kernel);
+  std::vector<MeasurementRecord> out;
+  while (s.step()) {
+    MeasurementRecord r;
+    r.id = s.integer(0), r.session_id = s.integer(1), r.kernel = s.text(2), r.config = s.text(3);
+    r.device_key = device_key;
+    r.problem = p;
+    Measurement& x = r.result;
+    x.status = parse_status(s.text(4)).value_or(Status::kCrashed);
+    x.message = s.text(5);
+    x.build_seconds = s.real(6);
+    x.median_ms = s.real(7), x.min_ms = s.real(8), x.max_ms = s.real(9);
+    x.kernel_median_ms = s.real(10), x.gflops = s.real(11), x.kernel_gflops = s.real(12);
+    x.max_error = s.real(13);
+    const auto samples = nlohmann::json::parse(s.text(14), nullptr, false);
+    if (samples.is_object()) {
+      x.routine_ms = samples.value("routine_ms", std::vector<double>{});
+      x.kernel_ms = samples.value("kernel_ms", std::vector<double>{});
+    }
+    r.measured_at = s.text(15);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::optional<BestRecord> Store::best(const std::string& device_key, const GemmProblem& p,
+                                      const std::string& kernel) {
+  auto s = db_.prepare(
+      std::string("SELECT b.kernel, b.config, b.median_ms, b.gflops, COALESCE(b.kernel_gflops, 0), "
+                  "b.measurement_id, COALESCE(m.session_id, 0), b.updated_at FROM best b "
+                  "JOIN devices d ON d.id = b.device_id "
+                  "JOIN measurements m ON m.id = b.measurement_id WHERE d.key = ? AND b.") +
+      "m = ? AND b.n = ? AND b.k = ? AND b.precision = ? AND b.layout = ? AND b.trans_a = ? "
+      "AND b.trans_b = ? AND (b.kernel = ? OR (? = '' AND b.kernel IN ('tiled', 'direct'))) "
+      "ORDER BY b.median_ms LIMIT 1");
+  s.bind(1, device_key);
+  bind_problem(s, 2, p);
+  s.bind(9, kernel).bind(10, kernel);
+  if (!s.step()) return std::nullopt;
+  BestRecord b;
+  b.device_key = device_key;
+  b.problem = p;
+  b.kernel = s.text(0), b.config = s.text(1);
+  b.median_ms = s.real(2), b.gflops = s.real(3), b.kernel_gflops = s.real(4);
+  b.measurement_id = s.integer(5), b.session_id = s.integer(6), b.updated_at = s.text(7);
+  return b;
+}
+
+}  // namespace mmtune
