@@ -289,6 +289,25 @@ KernelConfig parse_config(KernelKind k, const std::string& text) {
   });
 }
 
+std::vector<std::string> parameter_names(KernelKind k) {
+  return with_kernel(k, [](auto tag) {
+    std::vector<std::string> names;
+    for (const auto& p : space_of<decltype(tag)>(SpaceSize::kFull).parameters()) names.push_back(p.name);
+    return names;
+  });
+}
+
+std::vector<int> parameter_values(const KernelConfig& c) {
+  return std::visit(
+      [](const auto& cfg) {
+        using C = std::decay_t<decltype(cfg)>;
+        std::vector<int> v;
+        for (const auto& p : space_of<C>(SpaceSize::kFull).parameters()) v.push_back(cfg.*(p.field));
+        return v;
+      },
+      c);
+}
+
 std::string build_options(const KernelConfig& c, Precision p) {
   std::string s = std::string("-DPRECISION=") + to_string(p);
   std::visit(

@@ -2,12 +2,21 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <charconv>
+#include <cmath>
+#include <filesystem>
 #include <cstdio>
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
@@ -16,6 +25,11 @@
 #include "mmtune/kernel_source.hpp"
 #include "mmtune/problem.hpp"
 #include "mmtune/runner.hpp"
+#include "mmtune/simulate.hpp"
+#include "mmtune/store.hpp"
+#include "mmtune/strategy.hpp"
+#include "mmtune/tuner.hpp"
+#include "mmtune/worker.hpp"
 
 namespace {
 
@@ -210,8 +224,8 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
 }
 
 struct TuneOptions {
-  std::string kernel = "all", space = "full", strategy = "model", time_limit, db;
-  std::size_t budget = 0;
+  std::string kernel = "all", space = "full", strategy, time_limit = "9m", db;
+  std::size_t budget = 160;
   std::uint64_t seed = 1;
   bool json = false, fresh = false;
 };
@@ -220,43 +234,382 @@ struct TuneOptions {
 double parse_duration(const std::string& text) {
   double total = 0.0;
   std::size_t i = 0;
-  if (text.empty()) throw UsageError("--time-limit is empty");
+  const std::string bad = "--time-limit '" + text + "' is not a duration like 90s, 10m or 1h";
+  if (text.empty()) throw UsageError(bad);
   while (i < text.size()) {
     std::size_t j = i;
     while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
-    if (j == i) throw UsageError("--time-limit '" + text + "' is not a duration like 90s, 10m or 1h");
+    if (j == i || j - i > 12) throw UsageError(bad);
     const double v = std::stod(text.substr(i, j - i));
     double unit = 1.0;
     if (j < text.size()) {
       const char u = text[j++];
       unit = u == 's' ? 1.0 : u == 'm' ? 60.0 : u == 'h' ? 3600.0 : -1.0;
-      if (unit < 0) throw UsageError("--time-limit '" + text + "' is not a duration like 90s, 10m or 1h");
+      if (unit < 0) throw UsageError(bad);
     }
     total += v * unit;
     i = j;
   }
-  if (total <= 0.0) throw UsageError("--time-limit must be positive");
+  if (!(total > 0.0)) throw UsageError("--time-limit must be positive");
   return total;
 }
 
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_sigint(int) {
+  g_stop = true;
+  signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot find the mmtune executable for the worker: " + ec.message());
+  return p.string();
+}
+
+// A private scratch directory (mkdtemp: mode 0700, unpredictable name), removed on exit.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/mmtune-XXXXXX";
+    if (!mkdtemp(templ.data())) throw Error("cannot create a temporary directory in " + templ);
+    path = templ;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+std::string open_db_path(const std::string& db) { return db.empty() ? Store::default_path() : db; }
+
+nlohmann::json record_json(const std::optional<MeasurementRecord>& r) {
+  if (!r) return nullptr;
+  nlohmann::json j = to_json(r->result);
+  j["kernel"] = r->kernel;
+  j["config"] = r->config;
+  j["measurement_id"] = r->id;
+  j["session_id"] = r->session_id;
+  return j;
+}
+
+nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
+  nlohmann::json by_status = nlohmann::json::object();
+  for (const auto& [st, n] : s.by_status) by_status[to_string(st)] = n;
+  nlohmann::json j = {{"session_id", s.session_id},
+                      {"outcome", s.outcome},
+                      {"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
+                      {"problem", to_json(s.problem)},
+                      {"best", record_json(s.best)},
+                      {"default_tiled", record_json(s.default_tiled)},
+                      {"default_direct", record_json(s.default_direct)},
+                      {"naive", record_json(s.naive)},
+                      {"classic", record_json(s.classic)},
+                      {"evaluations", s.evaluations},
+                      {"reused", s.reused},
+                      {"by_status", by_status},
+                      {"worker_restarts", s.worker_restarts},
+                      {"seconds", {{"total", s.total_s}, {"startup", s.startup_s}, {"build", s.build_s},
+                                   {"run", s.run_s}, {"verify", s.verify_s}, {"search", s.search_s},
+                                   {"store", s.store_s}}},
+                      {"best_gflops_by_evaluation", s.best_gflops_by_evaluation}};
+  if (s.best) {
+    const auto ratio = [&](const std::optional<MeasurementRecord>& r) -> nlohmann::json {
+      if (!r || r->result.status != Status::kOk) return nullptr;
+      return r->result.median_ms / s.best->result.median_ms;
+    };
+    j["speedup"] = {{"default_tiled", ratio(s.default_tiled)}, {"default_direct", ratio(s.default_direct)},
+                    {"naive", ratio(s.naive)}, {"classic", ratio(s.classic)}};
+  }
+  return j;
+}
+
+void print_summary(const TuneSummary& s, const std::string& db) {
+  std::printf("Tuned %s: %s (session %lld)\n", describe(s.problem).c_str(), s.outcome.c_str(),
+              static_cast<long long>(s.session_id));
+  if (!s.best) {
+    std::printf("No configuration completed correctly.\n");
+  } else {
+    const Measurement& b = s.best->result;
+    std::printf("Best: %s [%s]\n", s.best->kernel.c_str(), s.best->config.c_str());
+    std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS\n",
+                b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops);
+    const auto line = [&](const char* what, const std::optional<MeasurementRecord>& r) {
+      if (!r) return;
+      if (r->result.status == Status::kOk) {
+        std::printf("  %5.2fx faster than %s (%.1f GFLOPS)\n", r->result.median_ms / b.median_ms,
+                    what, r->result.gflops);
+      } else {
+        std::printf("  %s: %s\n", what, to_string(r->result.status));
+      }
+    };
+    line("the default tiled configuration", s.default_tiled);
+    line("the default direct configuration", s.default_direct);
+    line("the naive kernel", s.naive);
+    line("the classic 16x16 kernel", s.classic);
+  }
+  std::string statuses;
+  for (const auto& [st, n] : s.by_status) {
+    statuses += (statuses.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(st);
+  }
+  std::printf("Evaluations: %zu measured, %zu reused from the database%s%s; worker restarts: %zu\n",
+              s.evaluations, s.reused, statuses.empty() ? "" : ": ", statuses.c_str(), s.worker_restarts);
+  std::printf("Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
+              "storing %.2f s (start-up and baselines %.1f s)\n",
+              s.total_s, s.build_s, s.run_s, s.verify_s, s.search_s, s.store_s, s.startup_s);
+  std::printf("Stored in %s\n", db.c_str());
+}
+
+// Progress: a bar on a terminal, log lines otherwise, nothing with -q.
+struct ProgressPrinter {
+  bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+  bool quiet = false;
+  bool drawn = false;
+  void operator()(const TuneProgress& p) {
+    if (quiet) return;
+    if (!tty) {
+      spdlog::info("{}/{} {:.0f}s best {:.1f} GFLOPS, {} failed: {}", p.done, p.budget, p.elapsed_s,
+                   p.best_gflops, p.failed, p.last);
+      return;
+    }
+    const double frac_budget = p.budget ? double(p.done) / double(p.budget) : 0.0;
+    const double frac_time = p.time_limit_s > 0 ? p.elapsed_s / p.time_limit_s : 0.0;
+    const double frac = std::min(1.0, std::max(frac_budget, frac_time));
+    const int width = 30;
+    const int fill = int(frac * width);
+    const double eta = frac > 0 ? p.elapsed_s * (1.0 - frac) / frac : 0.0;
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.0fs elapsed, ETA %.0fs  best %.1f GFLOPS  %zu failed ",
+                 std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done,
+                 p.budget, p.elapsed_s, eta, p.best_gflops, p.failed);
+    std::fflush(stderr);
+    drawn = true;
+  }
+  void finish() {
+    if (drawn) std::fprintf(stderr, "\n");
+  }
+};
+
 int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOptions& popt,
-             const TuneOptions& t) {
-  const GemmProblem problem = make_problem(popt);
-  if (t.kernel != "all" && !parse_kernel_kind(t.kernel)) {
+             const TuneOptions& t, const std::string& command_line) {
+  TuneRequest req;
+  req.problem = make_problem(popt);
+  if (t.kernel == "all") {
+    req.kernels = {KernelKind::kTiled, KernelKind::kDirect};
+  } else if (t.kernel == "tiled" || t.kernel == "direct") {
+    req.kernels = {*parse_kernel_kind(t.kernel)};
+  } else {
     throw UsageError("unknown kernel '" + t.kernel + "' (tiled, direct or all)");
   }
-  if (!t.time_limit.empty()) parse_duration(t.time_limit);
-  const auto sources = load_sources(g);
+  req.strategy = t.strategy.empty() ? default_strategy() : t.strategy;
+  const auto& names = strategy_names();
+  if (std::find(names.begin(), names.end(), req.strategy) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw UsageError("unknown strategy '" + req.strategy + "' (" + known + ")");
+  }
+  req.space = t.space == "quick" ? SpaceSize::kQuick : SpaceSize::kFull;
+  req.budget = t.budget;
+  req.time_limit_s = t.time_limit == "none" ? 0.0 : parse_duration(t.time_limit);
+  req.seed = t.seed;
+  req.fresh = t.fresh;
+  req.command_line = command_line;
+  const auto sources = load_sources(g);  // checks --kernels-dir before any work
   const auto devices = list_devices();
   const Device& device = select_device(devices, dopt.device, dopt.platform);
-  check_fits(problem, device.info);
-  validate(problem);
-  if (!device.info.supports(problem.precision)) {
+  check_fits(req.problem, device.info);
+  validate(req.problem);
+  if (!device.info.supports(req.problem.precision)) {
     throw NoDeviceError("device '" + device.info.name + "' has no fp" +
-                        to_string(problem.precision) + " support");
+                        to_string(req.problem.precision) + " support");
   }
-  spdlog::info("tune {} on [{}] {}", describe(problem), device.info.index, device.info.name);
-  throw Error("the tuning engine is not available in this build yet; 'mmtune run' evaluates one configuration");
+  const std::string db = open_db_path(t.db);
+  Store store(db);
+  ScratchDir scratch;
+  TuneEnvironment env;
+  env.worker_argv = {self_exe(), "worker"};
+  env.kernels_dir = g.kernels_dir;
+  env.program_dir = ProgramCache::default_disk_dir();
+  env.scratch_dir = scratch.path;
+  env.parallel_builds = std::max(1u, std::thread::hardware_concurrency());
+  spdlog::info("tuning {} on [{}] {} with '{}', budget {} evaluations, time limit {}",
+               describe(req.problem), device.info.index, device.info.name, req.strategy, req.budget,
+               t.time_limit);
+  ProgressPrinter printer;
+  printer.quiet = g.quiet;
+  signal(SIGINT, on_sigint);
+  const TuneSummary summary =
+      tune(device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
+  signal(SIGINT, SIG_DFL);
+  printer.finish();
+  if (t.json) {
+    std::cout << summary_json(summary, device.info).dump(2) << "\n";
+  } else {
+    print_summary(summary, db);
+  }
+  return summary.outcome == "interrupted" ? kExitInterrupted : kExitOk;
+}
+
+struct SimulateOptions {
+  std::string strategy = "all", db, device, kernel = "tiled";
+  std::size_t budget = 100, seeds = 20;
+  ProblemOptions problem;
+  bool json = false;
+};
+
+// The stored device that `spec` names (key, or part of the name); the only one when empty.
+DeviceInfo stored_device(Store& store, const std::string& spec) {
+  std::vector<DeviceInfo> matches;
+  auto q = store.db().prepare("SELECT key FROM devices ORDER BY id");
+  std::vector<std::string> keys;
+  while (q.step()) keys.push_back(q.text(0));
+  std::string all;
+  for (const auto& k : keys) {
+    const auto d = store.device(k);
+    all += (all.empty() ? "" : ", ") + d->name + " (" + k + ")";
+    std::string name = d->name, want = spec;
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    std::transform(want.begin(), want.end(), want.begin(), ::tolower);
+    if (spec.empty() || k == spec || name.find(want) != std::string::npos) matches.push_back(*d);
+  }
+  if (matches.size() == 1) return matches.front();
+  if (keys.empty()) throw UsageError("the database holds no device yet");
+  throw UsageError(std::string(matches.empty() ? "no stored device matches '" : "several stored devices match '") +
+                   spec + "': " + all + " (use --device)");
+}
+
+int cmd_simulate(const SimulateOptions& o) {
+  const auto kind = parse_kernel_kind(o.kernel);
+  if (!kind || (*kind != KernelKind::kTiled && *kind != KernelKind::kDirect)) {
+    throw UsageError("--kernel must be tiled or direct");
+  }
+  std::vector<std::string> strategies;
+  if (o.strategy == "all") {
+    strategies = strategy_names();
+  } else {
+    strategies = {o.strategy};
+  }
+  Store store(open_db_path(o.db));
+  const DeviceInfo device = stored_device(store, o.device);
+  GemmProblem problem;
+  if (!o.problem.n.empty() || !o.problem.m.empty() || !o.problem.k.empty()) {
+    problem = make_problem(o.problem);
+  } else {  // the problem with the most measurements of this kernel
+    auto q = store.db().prepare(
+        "SELECT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b FROM measurements m "
+        "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
+        "GROUP BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b "
+        "ORDER BY COUNT(*) DESC LIMIT 1");
+    q.bind(1, device.key).bind(2, o.kernel);
+    if (!q.step()) throw UsageError("no " + o.kernel + " measurements stored for " + device.name);
+    problem.m = std::size_t(q.integer(0)), problem.n = std::size_t(q.integer(1)), problem.k = std::size_t(q.integer(2));
+    problem.precision = static_cast<Precision>(q.integer(3));
+    problem.layout = q.text(4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
+    problem.trans_a = q.integer(5) != 0, problem.trans_b = q.integer(6) != 0;
+  }
+  // The replayed space is what was recorded: one point per distinct configuration.
+  std::map<std::string, std::optional<double>> table;
+  for (const auto& r : store.measurements(device.key, problem, o.kernel)) {
+    const bool timed = r.result.status == Status::kOk && r.result.median_ms > 0;
+    auto& slot = table[r.config];
+    if (timed && (!slot || r.result.median_ms < *slot)) slot = r.result.median_ms;
+  }
+  if (table.size() < 2) throw UsageError("too few recorded configurations to replay for " + describe(problem));
+  std::vector<std::vector<int>> points;
+  std::vector<std::optional<double>> times;
+  for (const auto& [config, time] : table) {
+    points.push_back(parameter_values(parse_config(*kind, config)));  // validated on the way
+    times.push_back(time);
+  }
+  const SearchSpace space(parameter_names(*kind), std::move(points));
+  SimulationOptions so;
+  so.budget = o.budget;
+  so.seeds = o.seeds;
+  nlohmann::json out = nlohmann::json::array();
+  if (!o.json) {
+    std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
+                space.size(), o.kernel.c_str(), describe(problem).c_str(), device.name.c_str(), o.budget, o.seeds);
+    std::printf("%-12s %28s %10s\n", "strategy", "median evals to within 5 %", "reached");
+  }
+  for (const auto& name : strategies) {
+    const SimulationResult r = simulate(space, times, name, so);
+    if (o.json) {
+      out.push_back({{"strategy", name}, {"median_evaluations", r.median}, {"reached", r.reached},
+                     {"seeds", r.runs.size()}, {"budget", r.budget}, {"best_ms", r.best_time}});
+    } else {
+      std::printf("%-12s %28.1f %7zu/%zu\n", name.c_str(), r.median, r.reached, r.runs.size());
+    }
+  }
+  if (o.json) std::cout << out.dump(2) << "\n";
+  return kExitOk;
+}
+
+struct BestOptions {
+  std::string kernel, db;
+  bool json = false;
+};
+
+int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptions& popt) {
+  const GemmProblem problem = make_problem(popt);
+  Store store(open_db_path(o.db));
+  // The device may be absent from this machine: resolve it among the stored ones first.
+  DeviceInfo device;
+  try {
+    device = select_device(list_devices(), dopt.device, dopt.platform).info;
+  } catch (const NoDeviceError&) {
+    device = stored_device(store, dopt.device);
+  }
+  const auto b = store.best(device.key, problem, o.kernel);
+  if (!b) {
+    throw UsageError("no stored result for " + describe(problem) + " on " + device.name +
+                     (o.kernel.empty() ? "" : " with the " + o.kernel + " kernel"));
+  }
+  std::string command_line, started;
+  for (const auto& s : store.sessions()) {
+    if (s.id == b->session_id) command_line = s.command_line, started = s.started_at;
+  }
+  if (o.json) {
+    std::cout << nlohmann::json{{"device", device.name}, {"device_key", device.key},
+                                {"problem", to_json(problem)}, {"kernel", b->kernel},
+                                {"config", b->config}, {"median_ms", b->median_ms},
+                                {"gflops", b->gflops}, {"kernel_gflops", b->kernel_gflops},
+                                {"measurement_id", b->measurement_id}, {"session_id", b->session_id},
+                                {"session_command_line", command_line}, {"updated_at", b->updated_at}}
+                     .dump(2)
+              << "\n";
+    return kExitOk;
+  }
+  std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(), b->kernel.c_str(),
+              b->config.c_str());
+  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)\n", b->median_ms, b->gflops, b->kernel_gflops);
+  std::printf("  measurement %lld of session %lld (%s, started %s), recorded %s\n",
+              static_cast<long long>(b->measurement_id), static_cast<long long>(b->session_id),
+              command_line.c_str(), started.c_str(), b->updated_at.c_str());
+  return kExitOk;
+}
+
+int cmd_history(const std::string& db, bool json) {
+  Store store(open_db_path(db));
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : store.sessions()) {
+    auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
+    q.bind(1, s.id);
+    q.step();
+    const auto count = q.integer(0);
+    if (json) {
+      out.push_back({{"id", s.id}, {"device_key", s.device_key}, {"problem", to_json(s.problem)},
+                     {"strategy", s.strategy}, {"kernels", s.kernels}, {"seed", s.seed},
+                     {"budget", s.budget}, {"started_at", s.started_at}, {"ended_at", s.ended_at},
+                     {"outcome", s.outcome}, {"measurements", count}, {"command_line", s.command_line}});
+    } else {
+      std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s\n", static_cast<long long>(s.id),
+                  s.started_at.c_str(), s.outcome.c_str(), describe(s.problem).c_str(), s.strategy.c_str(),
+                  static_cast<long long>(count), s.command_line.c_str());
+    }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  return kExitOk;
 }
 
 void setup_logging(const GlobalOptions& g) {
@@ -339,15 +692,48 @@ int main(int argc, char** argv) {
   add_problem_options(tune, tune_prob);
   tune->add_option("--kernel", tune_opt.kernel, "tiled, direct or all")->capture_default_str();
   tune->add_option("--space", tune_opt.space, "full or quick")->check(CLI::IsMember({"full", "quick"}))->capture_default_str();
-  tune->add_option("--strategy", tune_opt.strategy, "search strategy")
-      ->check(CLI::IsMember({"exhaustive", "random", "annealing", "genetic", "model"}))
+  tune->add_option("--strategy", tune_opt.strategy,
+                   "search strategy: exhaustive, random, annealing, genetic or model (default)");
+  tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  tune->add_option("--budget", tune_opt.budget, "maximum evaluations")->check(CLI::PositiveNumber);
-  tune->add_option("--time-limit", tune_opt.time_limit, "maximum tuning time, e.g. 90s, 10m");
+  tune->add_option("--time-limit", tune_opt.time_limit, "maximum tuning time, e.g. 90s, 10m, or none")
+      ->capture_default_str();
   tune->add_option("--seed", tune_opt.seed, "seed of the search and the operands");
   tune->add_option("--db", tune_opt.db, "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");
   tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
   tune->add_flag("--json", tune_opt.json, "print the summary as JSON");
+
+  auto* worker = app.add_subcommand("worker", "internal: the supervised evaluation process");
+  worker->group("");  // hidden from --help
+
+  SimulateOptions sim;
+  auto* simulate = app.add_subcommand(
+      "simulate", "replay recorded measurements to compare search strategies (no device needed)");
+  simulate->add_option("--strategy", sim.strategy, "a strategy, or all")->capture_default_str();
+  simulate->add_option("--budget", sim.budget, "evaluations per run")->check(CLI::PositiveNumber)->capture_default_str();
+  simulate->add_option("--seeds", sim.seeds, "runs per strategy")->check(CLI::PositiveNumber)->capture_default_str();
+  simulate->add_option("--db", sim.db, "tuning database");
+  simulate->add_option("-d,--device", sim.device, "stored device: key or part of its name");
+  simulate->add_option("--kernel", sim.kernel, "tiled or direct")->capture_default_str();
+  add_problem_options(simulate, sim.problem);
+  simulate->add_flag("--json", sim.json, "print JSON");
+
+  BestOptions best_opt;
+  DeviceOptions best_dev;
+  ProblemOptions best_prob;
+  auto* best = app.add_subcommand("best", "print the stored best configuration for a problem");
+  add_device_options(best, best_dev);
+  add_problem_options(best, best_prob);
+  best->add_option("--kernel", best_opt.kernel, "tiled, direct, naive, classic (default: the routine's pick)");
+  best->add_option("--db", best_opt.db, "tuning database");
+  best->add_flag("--json", best_opt.json, "print JSON");
+
+  std::string history_db;
+  bool history_json = false;
+  auto* history = app.add_subcommand("history", "list tuning sessions");
+  history->add_option("--db", history_db, "tuning database");
+  history->add_flag("--json", history_json, "print JSON");
 
   if (argc == 1) {
     std::cout << app.help();
@@ -370,7 +756,13 @@ int main(int argc, char** argv) {
       return cmd_space(space_kernel, space_size, space_device, space_platform, space_precision, space_json);
     }
     if (run->parsed()) return cmd_run(g, run_dev, run_prob, run_kernel, run_config, run_seed, run_json);
-    return cmd_tune(g, tune_dev, tune_prob, tune_opt);
+    if (worker->parsed()) return run_worker(std::cin, std::cout);
+    if (simulate->parsed()) return cmd_simulate(sim);
+    if (best->parsed()) return cmd_best(best_opt, best_dev, best_prob);
+    if (history->parsed()) return cmd_history(history_db, history_json);
+    std::string command_line = "mmtune";
+    for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+    return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);
   } catch (const Error& e) {
     spdlog::error("{}", e.what());
     return e.exit_code();

@@ -57,6 +57,10 @@ std::string to_string(const KernelConfig& c);
 // gate for values read from files and databases before they reach a compiler command line.
 KernelConfig parse_config(KernelKind k, const std::string& text);
 
+// Parameter names of a kernel, in space order, and a configuration's values in that order.
+std::vector<std::string> parameter_names(KernelKind k);
+std::vector<int> parameter_values(const KernelConfig& c);
+
 // OpenCL build options: "-DPRECISION=32 -DMWG=64 ...".
 std::string build_options(const KernelConfig& c, Precision p);
 

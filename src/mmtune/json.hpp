@@ -14,5 +14,11 @@ nlohmann::json to_json(const DeviceInfo& d);
 nlohmann::json to_json(const SpaceSummary& s);
 nlohmann::json to_json(const GemmProblem& p);
 nlohmann::json to_json(const Measurement& m);
+nlohmann::json to_json(const TimingOptions& t);
+
+// Inverses, for the worker protocol. Throw nlohmann::json::exception on malformed input.
+GemmProblem problem_from_json(const nlohmann::json& j);
+Measurement measurement_from_json(const nlohmann::json& j);
+TimingOptions timing_from_json(const nlohmann::json& j);
 
 }  // namespace mmtune

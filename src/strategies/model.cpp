@@ -1,0 +1,353 @@
+// Model-guided search: a small random forest of regression trees, refitted on every result so
+// far, predicts log(time) of unmeasured points; each proposal is the candidate with the lowest
+// predicted mean minus kappa times the spread across trees (the spread rewards exploring what the
+// model is unsure of), except for a fraction of uniformly random picks that keep the model honest
+// where it is confidently wrong. Failed points count as much slower than the slowest success, so
+// the model learns to avoid regions that fail.
+//
+// Features: per parameter, the rank of the point's value among the parameter's sorted values.
+// Trees only compare features, so a rank splits points exactly as log2(value) would (the ranks
+// of powers of two are their log2 up to a shift) and also serves parameters that take 0. Sums and
+// differences of two ranks stand for products and ratios (a work-group's size, the work per
+// work-item), which axis-aligned trees could otherwise only approximate with many splits.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <utility>
+
+#include "common.hpp"
+#include "factories.hpp"
+
+namespace mmtune {
+namespace {
+
+using strategies::Proposed;
+using strategies::Rng;
+using strategies::uniform_index;
+using strategies::uniform_real;
+
+constexpr std::size_t kTrees = 24;
+constexpr int kMaxDepth = 10;
+constexpr std::size_t kMinLeaf = 1;
+constexpr std::size_t kMaxBins = 128;    // per parameter, so that a sum of two still fits a Bin
+constexpr std::size_t kMaxPairDims = 20;  // beyond that, pairwise features cost too much
+constexpr std::size_t kMinInitial = 8;
+constexpr std::size_t kMaxCandidates = 20000;
+constexpr std::size_t kTopPoints = 5;  // whose unvisited neighbours are always scored
+#include <cstdlib>
+inline double envd(const char* n, double d) { const char* v = std::getenv(n); return v ? std::atof(v) : d; }
+const double kRandomFraction = envd("RF", 0.12);
+const double kKappa = envd("KAPPA", 1.0);
+const double kInitialFraction = envd("INIT", 0.04);
+const double kSubset = envd("SUBSET", 0.34);
+const bool kPairs = envd("PAIRS", 1) != 0;
+constexpr double kFailedPenalty = 1.0;  // log-time above the slowest success (e times slower)
+
+using Bin = std::uint8_t;
+
+// A feature computed from a point's parameter bins: bin a alone (sign 0), or a + b or a - b.
+struct Feature {
+  std::uint16_t a, b;
+  std::int16_t sign;
+  std::int16_t offset;  // keeps the value in [0, bins)
+  std::size_t bins;
+  Bin of(const Bin* row) const { return static_cast<Bin>(row[a] + sign * row[b] + offset); }
+};
+
+// A node of a flat regression tree in pre-order: the left child of node i is node i + 1. The
+// split is stored unpacked so that prediction needs no feature table.
+struct Node {
+  std::int32_t right;  // 0: a leaf
+  std::uint16_t a, b;
+  std::int16_t sign;
+  std::int16_t limit;  // go left when row[a] + sign * row[b] <= limit
+  float value;
+};
+
+class Forest {
+ public:
+  explicit Forest(std::vector<Feature> features) : features_(std::move(features)) {}
+
+  std::size_t features() const { return features_.size(); }
+
+  // Writes the features of a row of parameter bins.
+  void expand(const Bin* row, Bin* out) const {
+    for (std::size_t f = 0; f < features_.size(); ++f) out[f] = features_[f].of(row);
+  }
+
+  // x: n rows of features() values; y: n targets.
+  void fit(const std::vector<Bin>& x, const std::vector<double>& y, Rng& rng) {
+    const std::size_t n = y.size();
+    trees_.assign(kTrees, {});
+    std::vector<std::uint32_t> rows(n);
+    for (auto& tree : trees_) {
+      for (auto& r : rows) r = static_cast<std::uint32_t>(uniform_index(rng, n));  // bootstrap
+      build(tree, x, y, rows.data(), rows.size(), 0, rng);
+    }
+  }
+
+  // Mean and standard deviation over the trees for one row of parameter bins.
+  void predict(const Bin* row, double& mean, double& sd) const {
+    double s = 0, s2 = 0;
+    for (const auto& tree : trees_) {
+      const Node* node = tree.data();
+      while (node->right) {
+        const int v = row[node->a] + node->sign * row[node->b];
+        node = v <= node->limit ? node + 1 : tree.data() + node->right;
+      }
+      s += node->value;
+      s2 += static_cast<double>(node->value) * node->value;
+    }
+    mean = s / static_cast<double>(trees_.size());
+    sd = std::sqrt(std::max(0.0, s2 / static_cast<double>(trees_.size()) - mean * mean));
+  }
+
+ private:
+  void build(std::vector<Node>& tree, const std::vector<Bin>& x, const std::vector<double>& y,
+             std::uint32_t* rows, std::size_t n, int depth, Rng& rng) {
+    double sum = 0;
+    for (std::size_t k = 0; k < n; ++k) sum += y[rows[k]];
+    const std::size_t self = tree.size();
+    tree.push_back({0, 0, 0, 0, 0, static_cast<float>(sum / static_cast<double>(n))});
+    if (depth >= kMaxDepth || n < 2 * kMinLeaf) return;
+
+    // A random subset of the features, as random forests do; the rest only when none of the
+    // subset can split (e.g. all rows share its values).
+    const std::size_t nf = features_.size();
+    order_.resize(nf);
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+    const std::size_t subset = std::max<std::size_t>(1, static_cast<std::size_t>(kSubset * nf));
+    const double base = sum * sum / static_cast<double>(n);
+    double best_gain = 1e-12;
+    std::size_t best_feature = nf;
+    std::size_t best_threshold = 0;
+    for (std::size_t k = 0; k < nf; ++k) {
+      if (k >= subset && best_feature < nf) break;
+      std::swap(order_[k], order_[k + uniform_index(rng, nf - k)]);
+      const std::size_t f = order_[k];
+      const std::size_t nb = features_[f].bins;
+      count_.assign(nb, 0);
+      total_.assign(nb, 0.0);
+      for (std::size_t r = 0; r < n; ++r) {
+        const Bin b = x[rows[r] * nf + f];
+        ++count_[b];
+        total_[b] += y[rows[r]];
+      }
+      std::size_t nl = 0;
+      double sl = 0;
+      for (std::size_t t = 0; t + 1 < nb; ++t) {
+        nl += count_[t];
+        sl += total_[t];
+        if (count_[t] == 0 || nl < kMinLeaf) continue;  // same split as the previous bin
+        const std::size_t nr = n - nl;
+        if (nr < kMinLeaf) break;
+        const double sr = sum - sl;
+        const double gain =
+            sl * sl / static_cast<double>(nl) + sr * sr / static_cast<double>(nr) - base;
+        if (gain > best_gain) {
+          best_gain = gain;
+          best_feature = f;
+          best_threshold = t;
+        }
+      }
+    }
+    if (best_feature == nf) return;
+
+    const auto mid = std::partition(rows, rows + n, [&](std::uint32_t r) {
+      return x[r * nf + best_feature] <= best_threshold;
+    });
+    const auto nl = static_cast<std::size_t>(mid - rows);
+    const Feature& f = features_[best_feature];
+    tree[self].a = f.a;
+    tree[self].b = f.b;
+    tree[self].sign = f.sign;
+    tree[self].limit = static_cast<std::int16_t>(static_cast<int>(best_threshold) - f.offset);
+    build(tree, x, y, rows, nl, depth + 1, rng);
+    tree[self].right = static_cast<std::int32_t>(tree.size());
+    build(tree, x, y, mid, n - nl, depth + 1, rng);
+  }
+
+  std::vector<Feature> features_;
+  std::vector<std::vector<Node>> trees_;
+  std::vector<std::size_t> order_;  // scratch for split search
+  std::vector<std::size_t> count_;
+  std::vector<double> total_;
+};
+
+// Bins per parameter: the value's rank, scaled down when a parameter has very many values.
+std::vector<std::size_t> bin_counts(const SearchSpace& space) {
+  std::vector<std::size_t> b(space.dimensions());
+  for (std::size_t d = 0; d < b.size(); ++d) b[d] = std::min(kMaxBins, space.values(d).size());
+  return b;
+}
+
+std::vector<Feature> make_features(const std::vector<std::size_t>& bins) {
+  std::vector<std::uint16_t> used;  // parameters that vary
+  for (std::size_t d = 0; d < bins.size(); ++d) {
+    if (bins[d] > 1) used.push_back(static_cast<std::uint16_t>(d));
+  }
+  std::vector<Feature> f;
+  for (const auto d : used) f.push_back({d, d, 0, 0, bins[d]});
+  if (!kPairs || used.size() > kMaxPairDims) return f;
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    for (std::size_t j = i + 1; j < used.size(); ++j) {
+      const auto a = used[i], b = used[j];
+      const std::size_t n = bins[a] + bins[b] - 1;
+      f.push_back({a, b, 1, 0, n});
+      f.push_back({a, b, -1, static_cast<std::int16_t>(bins[b] - 1), n});
+    }
+  }
+  return f;
+}
+
+class ModelGuided : public Strategy {
+ public:
+  ModelGuided(const SearchSpace& space, const StrategyOptions& options)
+      : space_(space),
+        dims_(space.dimensions()),
+        rng_(options.seed),
+        proposed_(space.size()),
+        initial_(std::max(kMinInitial, static_cast<std::size_t>(
+                                           kInitialFraction * static_cast<double>(options.budget)))),
+        bins_(space.size() * dims_),
+        mark_(space.size(), 0),
+        forest_(make_features(bin_counts(space))) {
+    // The bins of every point, computed once: scoring then never searches the value sets.
+    const auto counts = bin_counts(space);
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      const auto& p = space.point(i);
+      for (std::size_t d = 0; d < dims_; ++d) {
+        const auto& v = space.values(d);
+        const auto rank =
+            static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), p[d]) - v.begin());
+        bins_[i * dims_ + d] = static_cast<Bin>(rank * counts[d] / v.size());
+      }
+    }
+  }
+
+  std::vector<std::size_t> ask(std::size_t n) override {
+    std::vector<std::size_t> out;
+    if (proposed_.count() < initial_ || successes_ < 2) {
+      // Too little to learn from yet: random points.
+      while (out.size() < n && proposed_.remaining() > 0) {
+        propose(*proposed_.random_unvisited(rng_), out);
+      }
+      return out;
+    }
+    if (fitted_ != y_.size()) refit();
+    const auto ranked = rank_candidates(n);
+    std::size_t next = 0;
+    while (out.size() < n && proposed_.remaining() > 0) {
+      if (uniform_real(rng_) < kRandomFraction || next >= ranked.size()) {
+        propose(*proposed_.random_unvisited(rng_), out);
+      } else if (!proposed_.contains(ranked[next])) {
+        propose(ranked[next++], out);
+      } else {
+        ++next;  // taken by a random pick of this batch
+      }
+    }
+    return out;
+  }
+
+  void tell(const std::vector<Observation>& results) override {
+    for (const auto& r : results) {
+      x_.resize(x_.size() + forest_.features());
+      forest_.expand(&bins_[r.index * dims_], &x_[x_.size() - forest_.features()]);
+      const bool ok = r.time && *r.time > 0;
+      y_.push_back(ok ? std::log(*r.time) : 0.0);
+      failed_.push_back(!ok);
+      if (ok) {
+        ++successes_;
+        best_.emplace_back(y_.back(), r.index);
+      }
+    }
+    // Keep the few best successes, whose neighbourhoods are always scored.
+    std::sort(best_.begin(), best_.end());
+    if (best_.size() > kTopPoints) best_.resize(kTopPoints);
+  }
+
+ private:
+  void propose(std::size_t i, std::vector<std::size_t>& out) {
+    proposed_.add(i);
+    out.push_back(i);
+  }
+
+  void refit() {
+    double slowest = -1e300;
+    for (std::size_t k = 0; k < y_.size(); ++k) {
+      if (!failed_[k]) slowest = std::max(slowest, y_[k]);
+    }
+    std::vector<double> y = y_;
+    for (std::size_t k = 0; k < y.size(); ++k) {
+      if (failed_[k]) y[k] = slowest + kFailedPenalty;
+    }
+    forest_.fit(x_, y, rng_);
+    fitted_ = y_.size();
+  }
+
+  void add_candidate(std::size_t i, std::vector<std::size_t>& c) {
+    if (mark_[i] || proposed_.contains(i)) return;
+    mark_[i] = 1;
+    c.push_back(i);
+  }
+
+  // Unvisited candidates, best acquisition first (only the first n are sorted).
+  std::vector<std::size_t> rank_candidates(std::size_t n) {
+    std::vector<std::size_t> c;
+    const std::size_t size = space_.size();
+    if (proposed_.remaining() <= kMaxCandidates) {
+      // Start at a random point so that ties do not always favour low indices.
+      const std::size_t start = uniform_index(rng_, size);
+      for (std::size_t k = 0; k < size; ++k) add_candidate((start + k) % size, c);
+    } else {
+      // Duplicates are skipped, so a few draws more than kMaxCandidates may be needed.
+      for (std::size_t k = 0; k < 2 * kMaxCandidates && c.size() < kMaxCandidates; ++k) {
+        add_candidate(uniform_index(rng_, size), c);
+      }
+    }
+    for (const auto& b : best_) {
+      for (const std::size_t j : space_.neighbours(b.second)) add_candidate(j, c);
+    }
+    for (const std::size_t i : c) mark_[i] = 0;
+
+    std::vector<double> score(c.size());
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      double mean, sd;
+      forest_.predict(&bins_[c[k] * dims_], mean, sd);
+      score[k] = mean - kKappa * sd;
+    }
+    std::vector<std::size_t> order(c.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const std::size_t top = std::min(n, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                      [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+    std::vector<std::size_t> ranked(top);
+    for (std::size_t k = 0; k < top; ++k) ranked[k] = c[order[k]];
+    return ranked;
+  }
+
+  const SearchSpace& space_;
+  std::size_t dims_;
+  Rng rng_;
+  Proposed proposed_;
+  std::size_t initial_;     // random points before the model is used
+  std::vector<Bin> bins_;   // size() rows of dims_ parameter bins
+  std::vector<char> mark_;  // scratch: candidate already collected
+  Forest forest_;
+  std::vector<Bin> x_;  // features of the observed points
+  std::vector<double> y_;
+  std::vector<char> failed_;
+  std::size_t successes_ = 0;
+  std::size_t fitted_ = 0;  // observations the forest was fitted on
+  std::vector<std::pair<double, std::size_t>> best_;  // (log-time, index) of the best successes
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_model_strategy(const SearchSpace& space,
+                                              const StrategyOptions& options) {
+  return std::make_unique<ModelGuided>(space, options);
+}
+
+}  // namespace mmtune

@@ -1,0 +1,43 @@
+// A seeded shuffle of all points, drawn lazily (Fisher-Yates, one swap per proposal).
+#include <numeric>
+
+#include "common.hpp"
+#include "factories.hpp"
+
+namespace mmtune {
+namespace {
+
+using strategies::Rng;
+using strategies::uniform_index;
+
+class RandomSearch : public Strategy {
+ public:
+  RandomSearch(const SearchSpace& space, const StrategyOptions& options)
+      : order_(space.size()), rng_(options.seed) {
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+  }
+
+  std::vector<std::size_t> ask(std::size_t n) override {
+    std::vector<std::size_t> out;
+    while (out.size() < n && next_ < order_.size()) {
+      std::swap(order_[next_], order_[next_ + uniform_index(rng_, order_.size() - next_)]);
+      out.push_back(order_[next_++]);
+    }
+    return out;
+  }
+  void tell(const std::vector<Observation>&) override {}
+
+ private:
+  std::vector<std::size_t> order_;
+  std::size_t next_ = 0;
+  Rng rng_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_random_strategy(const SearchSpace& space,
+                                               const StrategyOptions& options) {
+  return std::make_unique<RandomSearch>(space, options);
+}
+
+}  // namespace mmtune

@@ -1,0 +1,314 @@
+#include "mmtune/tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "mmtune/error.hpp"
+#include "mmtune/evaluator.hpp"
+#include "mmtune/kernel_source.hpp"
+#include "mmtune/strategy.hpp"
+
+namespace mmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// What a strategy learns from a measurement: its time, or nothing when it failed.
+std::optional<double> time_of(const Measurement& m) {
+  const bool timed = m.status == Status::kOk || m.status == Status::kSlowerEarlyStop;
+  if (timed && !m.routine_ms.empty() && m.median_ms > 0) return m.median_ms;
+  return std::nullopt;
+}
+
+struct KernelSearch {
+  KernelKind kind;
+  std::vector<KernelConfig> configs;  // candidate i is point i of the space
+  std::unique_ptr<SearchSpace> space;
+  std::unique_ptr<Strategy> strategy;
+  double weight = 1.0;    // share of the evaluations
+  std::size_t limit = 0;  // evaluations allotted (0: unlimited)
+  std::size_t done = 0;
+  bool exhausted = false;
+};
+
+// Timing for the search: enough repetitions for a stable median, few for clearly slow variants.
+TimingOptions search_timing(double best_ms) {
+  TimingOptions t;
+  t.warmup = 1;
+  t.min_reps = 3;
+  t.max_reps = 10;
+  t.stable_within = 0.03;
+  t.max_seconds = 3.0;
+  t.early_stop_ms = std::isfinite(best_ms) ? 1.5 * best_ms : 0.0;
+  return t;
+}
+
+// Baselines can be very slow: a few runs suffice to show what tuning gains.
+TimingOptions baseline_timing() {
+  TimingOptions t;
+  t.warmup = 0;
+  t.min_reps = 2;
+  t.max_reps = 5;
+  t.max_seconds = 5.0;
+  return t;
+}
+
+}  // namespace
+
+TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
+                 const TuneEnvironment& env,
+                 const std::function<void(const TuneProgress&)>& progress,
+                 const std::atomic<bool>& stop) {
+  const auto t0 = Clock::now();
+  const GemmProblem& problem = request.problem;
+  const std::string& key = device.info.key;
+  TuneSummary summary;
+  summary.problem = problem;
+
+  store.upsert_device(device.info);
+  SessionRecord session;
+  session.device_key = key;
+  session.command_line = request.command_line;
+  session.strategy = request.strategy.empty() ? default_strategy() : request.strategy;
+  for (auto k : request.kernels) session.kernels += (session.kernels.empty() ? "" : ",") + std::string(kernel_name(k));
+  session.space = request.space == SpaceSize::kFull ? "full" : "quick";
+  session.seed = request.seed;
+  session.budget = request.budget;
+  session.time_limit_s = request.time_limit_s;
+  session.problem = problem;
+  summary.session_id = store.begin_session(session);
+
+  // What the store already holds for this device and problem is not measured again.
+  std::map<std::pair<std::string, std::string>, MeasurementRecord> known;
+  if (!request.fresh) {
+    for (auto& m : store.measurements(key, problem)) known[{m.kernel, m.config}] = std::move(m);
+  }
+
+  EvaluatorOptions eo;
+  eo.worker_argv = env.worker_argv;
+  eo.device_index = device.info.index;
+  eo.device_key = key;
+  eo.kernels_dir = env.kernels_dir;
+  eo.program_dir = env.program_dir;
+  if (!env.scratch_dir.empty()) eo.reference_file = env.scratch_dir + "/reference.bin";
+  eo.problem = problem;
+  eo.seed = request.seed;
+  eo.parallel_builds = std::max<std::size_t>(1, env.parallel_builds);
+  Evaluator evaluator(eo);
+
+  double best_ms = std::numeric_limits<double>::infinity();
+  std::size_t budget_done = 0;  // evaluations counted against the budget (measured or reused)
+  const auto report = [&](const std::string& last) {
+    if (!progress) return;
+    TuneProgress p;
+    p.done = budget_done;
+    p.budget = request.budget;
+    p.failed = 0;
+    for (const auto& [s, n] : summary.by_status) {
+      if (s != Status::kOk && s != Status::kSlowerEarlyStop) p.failed += n;
+    }
+    p.elapsed_s = seconds_since(t0);
+    p.time_limit_s = request.time_limit_s;
+    p.best_gflops = std::isfinite(best_ms) ? problem.flops() / (best_ms * 1e6) : 0.0;
+    p.last = last;
+    progress(p);
+  };
+  // Stores one new measurement (committed at once) and accounts for it.
+  const auto record = [&](const KernelConfig& config, const Measurement& m) {
+    MeasurementRecord r;
+    r.session_id = summary.session_id;
+    r.device_key = key;
+    r.kernel = kernel_name(kind_of(config));
+    r.config = to_string(config);
+    r.problem = problem;
+    r.result = m;
+    const auto ts = Clock::now();
+    r.id = store.add_measurement(r);
+    summary.store_s += seconds_since(ts);
+    summary.verify_s += m.verify_seconds;
+    ++summary.evaluations;
+    ++summary.by_status[m.status];
+    if (m.status == Status::kOk && (r.kernel == "tiled" || r.kernel == "direct")) {
+      best_ms = std::min(best_ms, m.median_ms);
+    }
+    summary.best_gflops_by_evaluation.push_back(
+        std::isfinite(best_ms) ? problem.flops() / (best_ms * 1e6) : 0.0);
+    known[{r.kernel, r.config}] = r;
+    return r;
+  };
+  const auto run_limit = [&] { return std::isfinite(best_ms) ? std::clamp(50.0 * best_ms / 1e3, 5.0, 120.0) : 120.0; };
+  const auto measure = [&](const std::vector<KernelConfig>& configs, const TimingOptions& timing) {
+    const auto ts = Clock::now();
+    auto results = evaluator.evaluate(configs, timing, run_limit(), &stop);
+    summary.run_s += seconds_since(ts);
+    return results;
+  };
+  const auto describe_result = [](const MeasurementRecord& r) {
+    const Measurement& m = r.result;
+    char buf[96];
+    if (m.status == Status::kOk || m.status == Status::kSlowerEarlyStop) {
+      std::snprintf(buf, sizeof buf, "%s %.1f GFLOPS", to_string(m.status), m.gflops);
+    } else {
+      std::snprintf(buf, sizeof buf, "%s", to_string(m.status));
+    }
+    return r.kernel + " [" + r.config + "] " + buf;
+  };
+
+  // Defaults and baselines first: they give the search a time to beat and the summary its
+  // reference points. They do not count against the budget.
+  {
+    const auto ts = Clock::now();
+    std::vector<KernelConfig> defaults;
+    for (auto k : request.kernels) defaults.push_back(default_config(k));
+    std::vector<KernelConfig> baselines;
+    if (request.baselines) baselines = {NaiveConfig{}, ClassicConfig{}};
+    for (auto* list : {&defaults, &baselines}) {
+      std::vector<KernelConfig> todo;
+      for (const auto& c : *list) {
+        if (limit_violations(c, device.info, problem.precision).empty() &&
+            !known.count({kernel_name(kind_of(c)), to_string(c)})) {
+          todo.push_back(c);
+        }
+      }
+      if (todo.empty()) continue;
+      const auto results = measure(todo, list == &defaults ? search_timing(best_ms) : baseline_timing());
+      for (std::size_t i = 0; i < todo.size(); ++i) {
+        if (results[i]) report(describe_result(record(todo[i], *results[i])));
+      }
+    }
+    for (const auto& [k, r] : known) {
+      if (r.result.status == Status::kOk && (k.first == "tiled" || k.first == "direct")) {
+        best_ms = std::min(best_ms, r.result.median_ms);
+      }
+    }
+    summary.startup_s = seconds_since(ts);
+  }
+  // The phases below account for the search alone.
+  const double startup_build_s = evaluator.build_seconds();
+  const double startup_eval_s = summary.run_s;
+  const double startup_verify_s = summary.verify_s;
+
+  // One search per kernel, interleaved by weight (the tiled kernel gets most evaluations).
+  std::vector<KernelSearch> searches;
+  for (auto k : request.kernels) {
+    KernelSearch s;
+    s.kind = k;
+    s.configs = enumerate(k, request.space, &device.info, problem.precision);
+    if (s.configs.empty()) continue;
+    std::vector<std::vector<int>> points;
+    points.reserve(s.configs.size());
+    for (const auto& c : s.configs) points.push_back(parameter_values(c));
+    s.space = std::make_unique<SearchSpace>(parameter_names(k), std::move(points));
+    s.weight = k == KernelKind::kTiled ? 3.0 : 1.0;
+    searches.push_back(std::move(s));
+  }
+  double total_weight = 0;
+  for (const auto& s : searches) total_weight += s.weight;
+  for (auto& s : searches) {
+    if (request.budget) {
+      s.limit = std::max<std::size_t>(1, std::size_t(std::llround(double(request.budget) * s.weight / total_weight)));
+    }
+    s.strategy = make_strategy(session.strategy, *s.space, {request.seed, s.limit});
+  }
+
+  const std::size_t batch_size = std::max<std::size_t>(2, 2 * eo.parallel_builds);
+  summary.outcome = "completed";
+  while (true) {
+    if (stop) {
+      summary.outcome = "interrupted";
+      break;
+    }
+    if (request.time_limit_s > 0 && seconds_since(t0) >= request.time_limit_s) {
+      summary.outcome = "time-limit";
+      break;
+    }
+    if (request.budget && budget_done >= request.budget) break;
+    KernelSearch* next = nullptr;
+    for (auto& s : searches) {
+      if (s.exhausted || (s.limit && s.done >= s.limit)) continue;
+      if (!next || double(s.done) / s.weight < double(next->done) / next->weight) next = &s;
+    }
+    if (!next) break;  // every search spent its share or ran out of candidates
+    std::size_t n = batch_size;
+    if (next->limit) n = std::min(n, next->limit - next->done);
+    if (request.budget) n = std::min(n, request.budget - budget_done);
+
+    const auto ts = Clock::now();
+    const auto picks = next->strategy->ask(n);
+    summary.search_s += seconds_since(ts);
+    if (picks.empty()) {
+      next->exhausted = true;
+      continue;
+    }
+    std::vector<Observation> observations;
+    std::vector<std::size_t> to_measure;
+    for (std::size_t i : picks) {
+      const auto it = known.find({kernel_name(next->kind), to_string(next->configs[i])});
+      if (it == known.end()) {
+        to_measure.push_back(i);
+        continue;
+      }
+      observations.push_back({i, time_of(it->second.result)});
+      ++summary.reused;
+      ++next->done;
+      ++budget_done;
+    }
+    if (!to_measure.empty()) {
+      std::vector<KernelConfig> configs;
+      for (std::size_t i : to_measure) configs.push_back(next->configs[i]);
+      const auto results = measure(configs, search_timing(best_ms));
+      for (std::size_t j = 0; j < configs.size(); ++j) {
+        if (!results[j]) continue;  // interrupted before this one
+        const auto r = record(configs[j], *results[j]);
+        observations.push_back({to_measure[j], time_of(r.result)});
+        ++next->done;
+        ++budget_done;
+        report(describe_result(r));
+      }
+    }
+    const auto tt = Clock::now();
+    next->strategy->tell(observations);
+    summary.search_s += seconds_since(tt);
+  }
+  if (request.budget && budget_done >= request.budget && summary.outcome == "completed") {
+    summary.outcome = "budget";
+  }
+  store.end_session(summary.session_id, summary.outcome);
+  summary.worker_restarts = evaluator.restarts();
+  summary.build_s = evaluator.build_seconds() - startup_build_s;
+  summary.verify_s -= startup_verify_s;
+  summary.run_s -= startup_eval_s;
+
+  // The summary reads back what is stored, so its figures are the database's.
+  for (auto& r : store.measurements(key, problem)) {
+    const bool ok = r.result.status == Status::kOk;
+    if (ok && (r.kernel == "tiled" || r.kernel == "direct") &&
+        (!summary.best || r.result.median_ms < summary.best->result.median_ms)) {
+      summary.best = r;
+    }
+    const auto keep = [&](std::optional<MeasurementRecord>& slot, KernelKind k) {
+      if (r.kernel == kernel_name(k) && r.config == to_string(default_config(k)) &&
+          (!slot || (ok && slot->result.status != Status::kOk))) {
+        slot = r;
+      }
+    };
+    keep(summary.default_tiled, KernelKind::kTiled);
+    keep(summary.default_direct, KernelKind::kDirect);
+    keep(summary.naive, KernelKind::kNaive);
+    keep(summary.classic, KernelKind::kClassic);
+  }
+  // Evaluation wall time is building (parallel builds, as wall time), then running and
+  // verifying; start-up (worker, reference, defaults and baselines) is reported on its own.
+  summary.run_s = std::max(0.0, summary.run_s - summary.build_s - summary.verify_s);
+  summary.total_s = seconds_since(t0);
+  return summary;
+}
+
+}  // namespace mmtune

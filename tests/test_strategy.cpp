@@ -1,0 +1,307 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <random>
+#include <set>
+
+#include "mmtune/error.hpp"
+#include "mmtune/simulate.hpp"
+#include "mmtune/strategy.hpp"
+
+namespace mmtune {
+namespace {
+
+// A recorded (or synthetic) tuning run: the space and the time of every point.
+struct Table {
+  SearchSpace space;
+  std::vector<std::optional<double>> times;
+};
+
+double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+double log2i(int v) { return std::log2(static_cast<double>(v)); }
+
+// ~300 points of four parameters: a smooth bowl with 2 % noise, a region that fails and a few
+// scattered failures.
+Table small_table() {
+  std::vector<std::vector<int>> points;
+  std::vector<std::optional<double>> times;
+  std::mt19937_64 rng(42);
+  for (int a : {1, 2, 4, 8, 16, 32}) {
+    for (int b : {1, 2, 4, 8, 16, 32}) {
+      if (a * b > 128) continue;
+      for (int c : {0, 1}) {
+        for (int d : {1, 2, 3, 4, 5}) {
+          points.push_back({a, b, c, d});
+          const double x = log2i(a) - 3, y = log2i(b) - 2;
+          const double lt = 0.3 * x * x + 0.2 * y * y + 0.15 * (d - 4) * (d - 4) + 0.1 * c +
+                            0.05 * x * (d - 4) + 0.02 * (2 * unit(rng) - 1);
+          const bool fails = (a * b >= 64 && c == 1) || unit(rng) < 0.05;
+          times.push_back(fails ? std::nullopt : std::optional(std::exp(lt)));
+        }
+      }
+    }
+  }
+  return {SearchSpace({"A", "B", "C", "D"}, std::move(points)), std::move(times)};
+}
+
+// ~4700 points shaped like a GEMM tiling space: tile sizes, work-group shape, vector widths,
+// staging; a product of per-parameter effects with interactions, 3 % noise, ~10 % failures
+// (too many accumulators per work-item, and scattered ones).
+Table gemm_table() {
+  std::vector<std::vector<int>> points;
+  std::vector<std::optional<double>> times;
+  std::mt19937_64 rng(7);
+  const std::vector<int> tiles = {16, 32, 64, 128}, dims = {4, 8, 16, 32}, widths = {1, 2, 4, 8};
+  for (int mwg : tiles) {
+    for (int nwg : tiles) {
+      for (int kwg : {16, 32}) {
+        for (int mdimc : dims) {
+          for (int ndimc : dims) {
+            for (int vwm : widths) {
+              for (int vwn : widths) {
+                for (int sa : {0, 1}) {
+                  if (mwg % (mdimc * vwm) || nwg % (ndimc * vwn)) continue;
+                  const int wg = mdimc * ndimc;
+                  if (wg < 64 || wg > 256) continue;
+                  points.push_back({mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa});
+                  const int mwi = mwg / mdimc, nwi = nwg / ndimc;
+                  const double acc = log2i(mwi * nwi) - 5, g = log2i(wg) - 7;
+                  const double vm = log2i(vwm) - 2, vn = log2i(vwn) - 1.5;
+                  const double aspect = log2i(mwg) - log2i(nwg);
+                  double lt = 0.12 * acc * acc + 0.1 * g * g + 0.08 * vm * vm + 0.05 * vn * vn +
+                              0.06 * aspect * aspect;
+                  lt += sa ? 0.05 - 0.08 * (log2i(mwg) - 4) : 0.0;  // staging pays on big tiles
+                  lt += kwg == 32 ? (sa ? -0.1 : -0.05) : 0.0;
+                  lt += 0.03 * (2 * unit(rng) - 1);
+                  const bool fails = mwi * nwi > 128 || unit(rng) < 0.06;
+                  times.push_back(fails ? std::nullopt : std::optional(1e-3 * std::exp(lt)));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return {SearchSpace({"MWG", "NWG", "KWG", "MDIMC", "NDIMC", "VWM", "VWN", "SA"},
+                      std::move(points)),
+          std::move(times)};
+}
+
+std::size_t best_index(const Table& t) {
+  std::size_t best = t.times.size();
+  for (std::size_t i = 0; i < t.times.size(); ++i) {
+    if (t.times[i] && (best == t.times.size() || *t.times[i] < *t.times[best])) best = i;
+  }
+  return best;
+}
+
+// Asks in batches of 1..4 and tells the table's outcome, until the budget is spent or the
+// strategy has nothing left; returns every proposal in order.
+std::vector<std::size_t> run(const std::string& name, const Table& t, std::uint64_t seed,
+                             std::size_t budget) {
+  auto s = make_strategy(name, t.space, {seed, budget});
+  std::vector<std::size_t> seen;
+  for (std::size_t step = 0; seen.size() < budget; ++step) {
+    const auto picks = s->ask(std::min<std::size_t>(1 + step % 4, budget - seen.size()));
+    if (picks.empty()) break;
+    std::vector<Observation> told;
+    for (const auto i : picks) told.push_back({i, t.times.at(i)});
+    s->tell(told);
+    seen.insert(seen.end(), picks.begin(), picks.end());
+  }
+  return seen;
+}
+
+// ---- SearchSpace ----------------------------------------------------------------------------
+
+TEST(SearchSpace, FindsPointsAndListsSortedValues) {
+  const SearchSpace s({"X", "Y"}, {{4, 0}, {1, 0}, {2, 1}, {4, 1}});
+  EXPECT_EQ(s.size(), 4u);
+  EXPECT_EQ(s.dimensions(), 2u);
+  EXPECT_EQ(s.values(0), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(s.values(1), (std::vector<int>{0, 1}));
+  EXPECT_EQ(s.find({2, 1}), std::optional<std::size_t>(2));
+  EXPECT_EQ(s.find({4, 0}), std::optional<std::size_t>(0));
+  EXPECT_FALSE(s.find({2, 0}));
+  EXPECT_FALSE(s.find({4}));
+  EXPECT_FALSE(s.find({4, 0, 0}));
+}
+
+TEST(SearchSpace, NeighboursStepOneValueOfOneParameter) {
+  // A 3x3 grid of (1|2|4) x (8|16|32) without (2, 16).
+  std::vector<std::vector<int>> pts;
+  for (int x : {1, 2, 4}) {
+    for (int y : {8, 16, 32}) {
+      if (x != 2 || y != 16) pts.push_back({x, y});
+    }
+  }
+  const SearchSpace s({"X", "Y"}, pts);
+  auto around = [&](int x, int y) {
+    std::set<std::vector<int>> out;
+    for (auto j : s.neighbours(*s.find({x, y}))) out.insert(s.point(j));
+    return out;
+  };
+  EXPECT_EQ(around(1, 8), (std::set<std::vector<int>>{{2, 8}, {1, 16}}));
+  EXPECT_EQ(around(2, 8), (std::set<std::vector<int>>{{1, 8}, {4, 8}}));  // (2, 16) is missing
+  EXPECT_EQ(around(4, 16), (std::set<std::vector<int>>{{4, 8}, {4, 32}}));  // no jump to (1, 16)
+  EXPECT_EQ(around(2, 32), (std::set<std::vector<int>>{{1, 32}, {4, 32}}));
+}
+
+TEST(SearchSpace, RejectsMalformedPoints) {
+  EXPECT_THROW(SearchSpace({"X"}, {{1}, {1}}), std::invalid_argument);
+  EXPECT_THROW(SearchSpace({"X", "Y"}, {{1, 2}, {3}}), std::invalid_argument);
+  EXPECT_EQ(SearchSpace({"X"}, {}).size(), 0u);
+}
+
+// ---- registry -------------------------------------------------------------------------------
+
+TEST(StrategyRegistry, ListsEveryStrategyAndTheDefault) {
+  const auto& names = strategy_names();
+  for (const char* n : {"exhaustive", "random", "annealing", "genetic", "model"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  }
+  EXPECT_STREQ(default_strategy(), "model");
+}
+
+TEST(StrategyRegistry, UnknownNameIsAUsageError) {
+  const SearchSpace s({"X"}, {{1}, {2}});
+  try {
+    make_strategy("simplex", s, {});
+    FAIL() << "no exception";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("simplex"), std::string::npos) << what;
+    EXPECT_NE(what.find("annealing"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_EQ(e.exit_code(), kExitUsage);
+  }
+}
+
+// ---- every strategy -------------------------------------------------------------------------
+
+class EachStrategy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EachStrategy, IsDeterministicForASeed) {
+  const auto t = small_table();
+  const auto a = run(GetParam(), t, 7, 120);
+  EXPECT_EQ(a, run(GetParam(), t, 7, 120));
+  if (GetParam() != "exhaustive") {
+    EXPECT_NE(a, run(GetParam(), t, 8, 120));
+  }
+}
+
+TEST_P(EachStrategy, ProposesEveryPointOnceThenNothing) {
+  const auto t = small_table();
+  for (std::uint64_t seed : {1, 2, 3}) {
+    auto s = make_strategy(GetParam(), t.space, {seed, t.space.size()});
+    std::vector<std::size_t> seen;
+    for (std::size_t step = 0; step < 2 * t.space.size(); ++step) {
+      const auto picks = s->ask(1 + step % 4);
+      if (picks.empty()) break;
+      std::vector<Observation> told;
+      for (const auto i : picks) told.push_back({i, t.times.at(i)});
+      s->tell(told);
+      seen.insert(seen.end(), picks.begin(), picks.end());
+    }
+    EXPECT_EQ(seen.size(), t.space.size()) << "seed " << seed;
+    EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), t.space.size());
+    EXPECT_TRUE(s->ask(4).empty());
+  }
+}
+
+TEST_P(EachStrategy, NeverRepeatsWhileResultsArePending) {
+  const auto t = small_table();
+  auto s = make_strategy(GetParam(), t.space, {5, 200});
+  std::set<std::size_t> seen;
+  std::vector<std::size_t> pending;
+  for (int round = 0; round < 100; ++round) {
+    // Three batches in flight at once; results come back late, newest first.
+    for (int b = 0; b < 3; ++b) {
+      for (const auto i : s->ask(3)) {
+        EXPECT_TRUE(seen.insert(i).second) << "repeated " << i;
+        pending.push_back(i);
+      }
+    }
+    if (pending.empty()) break;
+    std::vector<Observation> told;
+    for (auto it = pending.rbegin(); it != pending.rend(); ++it) told.push_back({*it, t.times[*it]});
+    pending.clear();
+    s->tell(told);
+  }
+  EXPECT_EQ(seen.size(), t.space.size());
+}
+
+TEST_P(EachStrategy, HandlesAnEmptySpace) {
+  const SearchSpace empty({"X"}, {});
+  auto s = make_strategy(GetParam(), empty, {1, 10});
+  EXPECT_TRUE(s->ask(4).empty());
+}
+
+TEST_P(EachStrategy, FindsTheOptimumOfASmallSpace) {
+  const auto t = small_table();
+  const std::size_t best = best_index(t);
+  // Blind strategies need the whole space to be sure; guided ones must do with less.
+  const bool blind = GetParam() == "exhaustive" || GetParam() == "random";
+  const std::size_t budget = blind ? t.space.size() : t.space.size() * 2 / 5;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const auto seen = run(GetParam(), t, seed, budget);
+    EXPECT_NE(std::find(seen.begin(), seen.end(), best), seen.end())
+        << "seed " << seed << ", budget " << budget;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategy, EachStrategy, ::testing::ValuesIn(strategy_names()),
+                         [](const auto& p) { return p.param; });
+
+// ---- replay ---------------------------------------------------------------------------------
+
+TEST(Simulation, CountsEvaluationsUntilTheTarget) {
+  const SearchSpace s({"X"}, {{1}, {2}, {3}, {4}, {5}});
+  const std::vector<std::optional<double>> times = {5.0, std::nullopt, 1.04, 3.0, 1.0};
+  auto r = simulate(s, times, "exhaustive", {.budget = 0, .seeds = 3});
+  EXPECT_EQ(r.best_time, 1.0);
+  EXPECT_EQ(r.budget, 5u);
+  ASSERT_EQ(r.runs.size(), 3u);
+  for (const auto& run : r.runs) EXPECT_EQ(run.evaluations, std::optional<std::size_t>(3));
+  EXPECT_EQ(r.runs[2].seed, 3u);
+  EXPECT_EQ(r.reached, 3u);
+  EXPECT_EQ(r.median, 3.0);
+
+  r = simulate(s, times, "exhaustive", {.budget = 2, .seeds = 2, .batch = 4});
+  EXPECT_EQ(r.reached, 0u);
+  EXPECT_FALSE(r.runs[0].evaluations);
+  EXPECT_EQ(r.median, 3.0);  // "not reached" counts as budget + 1
+
+  r = simulate(s, times, "exhaustive", {.budget = 5, .seeds = 1, .tolerance = 0.01});
+  EXPECT_EQ(r.runs[0].evaluations, std::optional<std::size_t>(5));
+}
+
+TEST(Simulation, RejectsBadTables) {
+  const SearchSpace s({"X"}, {{1}, {2}});
+  EXPECT_THROW(simulate(s, {1.0}, "random", {}), UsageError);
+  EXPECT_THROW(simulate(s, {std::nullopt, std::nullopt}, "random", {}), UsageError);
+  EXPECT_THROW(simulate(s, {1.0, 2.0}, "simplex", {}), UsageError);
+}
+
+TEST(Simulation, ModelNeedsFarFewerEvaluationsThanRandom) {
+  const auto t = gemm_table();
+  SimulationOptions o;
+  o.budget = 1000;
+  o.seeds = 20;
+  const auto random = simulate(t.space, t.times, "random", o);
+  const auto model = simulate(t.space, t.times, "model", o);
+  for (const auto* r : {&random, &model}) {
+    std::cout << "[ replay   ] " << r->strategy << ": median " << r->median << " evaluations, "
+              << r->reached << "/" << r->runs.size() << " runs reached the best +5 % within "
+              << r->budget << " (" << t.space.size() << " points)\n";
+  }
+  EXPECT_LE(model.median * 2, random.median);
+  EXPECT_EQ(model.reached, model.runs.size());
+}
+
+}  // namespace
+}  // namespace mmtune
