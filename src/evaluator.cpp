@@ -205,7 +205,7 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
         if (unbuilt.empty()) {
           build_seconds_ += std::chrono::duration<double>(Clock::now() - build_start).count();
           measuring = true;
-          limit = run_limit_s + options_.build_limit_s;  // first run: lazy compilation
+          limit = run_limit_s + options_.first_run_extra_s;  // first run: lazy compilation
         }
       } else if (op == "tick") {
         limit = run_limit_s;
@@ -213,7 +213,7 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
         results[it->second] = measurement_from_json(msg.at("measurement"));
         std::erase(pending, it->second);
         ++done_in_chunk;
-        limit = run_limit_s + options_.build_limit_s;
+        limit = run_limit_s + options_.first_run_extra_s;
         for (std::size_t i : chunk) {
           if (!results[i]) {
             current = i;

@@ -101,6 +101,8 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   eo.problem = problem;
   eo.seed = request.seed;
   eo.parallel_builds = std::max<std::size_t>(1, env.parallel_builds);
+  eo.build_limit_s = env.build_limit_s;
+  eo.first_run_extra_s = env.first_run_extra_s;
   Evaluator evaluator(eo);
 
   double best_ms = std::numeric_limits<double>::infinity();
@@ -200,7 +202,13 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   for (auto k : request.kernels) {
     KernelSearch s;
     s.kind = k;
-    s.configs = enumerate(k, request.space, &device.info, problem.precision);
+    if (request.candidates) {
+      for (const auto& c : *request.candidates) {
+        if (kind_of(c) == k) s.configs.push_back(c);
+      }
+    } else {
+      s.configs = enumerate(k, request.space, &device.info, problem.precision);
+    }
     if (s.configs.empty()) continue;
     std::vector<std::vector<int>> points;
     points.reserve(s.configs.size());

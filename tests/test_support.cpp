@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -72,6 +73,53 @@ int line_count(const std::string& s) {
   for (char c : s) n += c == '\n';
   if (!s.empty() && s.back() != '\n') ++n;
   return n;
+}
+
+}  // namespace mmtune::test
+
+namespace mmtune::test {
+
+TempDir::TempDir() {
+  std::string templ = "/tmp/mmtune-test-XXXXXX";
+  if (!mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
+  path = templ;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+}
+
+Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir) {
+  Background b;
+  b.out_path = out_dir + "/stdout.txt";
+  b.err_path = out_dir + "/stderr.txt";
+  b.pid = fork();
+  if (b.pid == 0) {
+    const int out = open(b.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = open(b.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    std::vector<char*> argv;
+    std::string binary = MMTUNE_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  return b;
+}
+
+CommandResult Background::wait() {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
 }
 
 }  // namespace mmtune::test

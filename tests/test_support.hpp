@@ -25,3 +25,25 @@ CommandResult run_mmtune(const std::vector<std::string>& args,
 int line_count(const std::string& s);
 
 }  // namespace mmtune::test
+
+namespace mmtune::test {
+
+// A fresh private directory, removed with everything in it at scope exit.
+struct TempDir {
+  std::string path;
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+// Starts the built mmtune in the background with stdout and stderr going to files.
+struct Background {
+  int pid = -1;
+  std::string out_path, err_path;
+  CommandResult wait();  // reaps it and reads both outputs
+};
+Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir);
+
+}  // namespace mmtune::test

@@ -54,6 +54,7 @@ struct EvaluatorOptions {
   std::size_t parallel_builds = 1;
   double startup_limit_s = 600.0;  // device set-up and reference computation
   double build_limit_s = 300.0;    // a batch's builds, per build
+  double first_run_extra_s = 60.0; // added to the limit of a variant's first run
 };
 
 class Evaluator {
@@ -62,8 +63,8 @@ class Evaluator {
   ~Evaluator();
 
   // Measures the configurations in order; never throws for a failure of a variant.
-  // `run_limit_s` bounds each single run of a variant (the first run gets `build_limit_s` more,
-  // as it may include lazy compilation). When `stop` becomes true, returns after the variant
+  // `run_limit_s` bounds each single run of a variant (the first run gets `first_run_extra_s`
+  // more, as it may include lazy compilation). When `stop` becomes true, returns after the variant
   // being measured; the rest stay empty. Throws Error when the worker cannot start at all.
   std::vector<std::optional<Measurement>> evaluate(const std::vector<KernelConfig>& batch,
                                                    const TimingOptions& timing,

@@ -29,6 +29,9 @@ struct TuneRequest {
   bool fresh = false;        // measure again what the store already holds
   bool baselines = true;     // naive and classic kernels, once per device and problem
   std::string command_line;  // recorded with the session
+  // When set, the search runs over these configurations (of the requested kernels) instead of
+  // the kernel's space: for small targeted searches and tests.
+  std::optional<std::vector<KernelConfig>> candidates;
 };
 
 // How variants are evaluated.
@@ -38,6 +41,8 @@ struct TuneEnvironment {
   std::string program_dir;               // on-disk program cache
   std::string scratch_dir;               // private directory for the shared reference file
   std::size_t parallel_builds = 1;
+  double build_limit_s = 300.0;     // per build in a batch
+  double first_run_extra_s = 60.0;  // a variant's first run may include lazy compilation
 };
 
 struct TuneProgress {

@@ -7,9 +7,7 @@
 //
 // Features: per parameter, the rank of the point's value among the parameter's sorted values.
 // Trees only compare features, so a rank splits points exactly as log2(value) would (the ranks
-// of powers of two are their log2 up to a shift) and also serves parameters that take 0. Sums and
-// differences of two ranks stand for products and ratios (a work-group's size, the work per
-// work-item), which axis-aligned trees could otherwise only approximate with many splits.
+// of powers of two are their log2 up to a shift) and also serves parameters that take 0.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -29,9 +27,7 @@ using strategies::uniform_real;
 
 constexpr std::size_t kTrees = 24;
 constexpr int kMaxDepth = 10;
-constexpr std::size_t kMinLeaf = 1;
-constexpr std::size_t kMaxBins = 128;    // per parameter, so that a sum of two still fits a Bin
-constexpr std::size_t kMaxPairDims = 20;  // beyond that, pairwise features cost too much
+constexpr std::size_t kMaxBins = 256;  // parameters with more values are binned by rank
 constexpr std::size_t kMinInitial = 8;
 constexpr std::size_t kMaxCandidates = 20000;
 constexpr std::size_t kTopPoints = 5;  // whose unvisited neighbours are always scored
@@ -41,42 +37,26 @@ const double kRandomFraction = envd("RF", 0.12);
 const double kKappa = envd("KAPPA", 1.0);
 const double kInitialFraction = envd("INIT", 0.04);
 const double kSubset = envd("SUBSET", 0.34);
-const bool kPairs = envd("PAIRS", 1) != 0;
+const double kLocal = envd("LOCAL", 0.0);
+const std::size_t kMinLeaf = static_cast<std::size_t>(envd("MINLEAF", 1));
 constexpr double kFailedPenalty = 1.0;  // log-time above the slowest success (e times slower)
 
 using Bin = std::uint8_t;
 
-// A feature computed from a point's parameter bins: bin a alone (sign 0), or a + b or a - b.
-struct Feature {
-  std::uint16_t a, b;
-  std::int16_t sign;
-  std::int16_t offset;  // keeps the value in [0, bins)
-  std::size_t bins;
-  Bin of(const Bin* row) const { return static_cast<Bin>(row[a] + sign * row[b] + offset); }
-};
-
-// A node of a flat regression tree in pre-order: the left child of node i is node i + 1. The
-// split is stored unpacked so that prediction needs no feature table.
+// A node of a flat regression tree in pre-order: the left child of node i is node i + 1.
 struct Node {
   std::int32_t right;  // 0: a leaf
-  std::uint16_t a, b;
-  std::int16_t sign;
-  std::int16_t limit;  // go left when row[a] + sign * row[b] <= limit
+  std::uint32_t feature;
+  Bin threshold;  // go left when the feature's bin <= threshold
   float value;
 };
 
 class Forest {
  public:
-  explicit Forest(std::vector<Feature> features) : features_(std::move(features)) {}
+  // bins: per feature, the number of values it takes.
+  explicit Forest(std::vector<std::size_t> bins) : bins_(std::move(bins)) {}
 
-  std::size_t features() const { return features_.size(); }
-
-  // Writes the features of a row of parameter bins.
-  void expand(const Bin* row, Bin* out) const {
-    for (std::size_t f = 0; f < features_.size(); ++f) out[f] = features_[f].of(row);
-  }
-
-  // x: n rows of features() values; y: n targets.
+  // x: n rows of one bin per feature; y: n targets.
   void fit(const std::vector<Bin>& x, const std::vector<double>& y, Rng& rng) {
     const std::size_t n = y.size();
     trees_.assign(kTrees, {});
@@ -87,14 +67,13 @@ class Forest {
     }
   }
 
-  // Mean and standard deviation over the trees for one row of parameter bins.
+  // Mean and standard deviation over the trees for one row of bins.
   void predict(const Bin* row, double& mean, double& sd) const {
     double s = 0, s2 = 0;
     for (const auto& tree : trees_) {
       const Node* node = tree.data();
       while (node->right) {
-        const int v = row[node->a] + node->sign * row[node->b];
-        node = v <= node->limit ? node + 1 : tree.data() + node->right;
+        node = row[node->feature] <= node->threshold ? node + 1 : tree.data() + node->right;
       }
       s += node->value;
       s2 += static_cast<double>(node->value) * node->value;
@@ -109,12 +88,12 @@ class Forest {
     double sum = 0;
     for (std::size_t k = 0; k < n; ++k) sum += y[rows[k]];
     const std::size_t self = tree.size();
-    tree.push_back({0, 0, 0, 0, 0, static_cast<float>(sum / static_cast<double>(n))});
+    tree.push_back({0, 0, 0, static_cast<float>(sum / static_cast<double>(n))});
     if (depth >= kMaxDepth || n < 2 * kMinLeaf) return;
 
     // A random subset of the features, as random forests do; the rest only when none of the
     // subset can split (e.g. all rows share its values).
-    const std::size_t nf = features_.size();
+    const std::size_t nf = bins_.size();
     order_.resize(nf);
     std::iota(order_.begin(), order_.end(), std::size_t{0});
     const std::size_t subset = std::max<std::size_t>(1, static_cast<std::size_t>(kSubset * nf));
@@ -126,7 +105,7 @@ class Forest {
       if (k >= subset && best_feature < nf) break;
       std::swap(order_[k], order_[k + uniform_index(rng, nf - k)]);
       const std::size_t f = order_[k];
-      const std::size_t nb = features_[f].bins;
+      const std::size_t nb = bins_[f];
       count_.assign(nb, 0);
       total_.assign(nb, 0.0);
       for (std::size_t r = 0; r < n; ++r) {
@@ -158,17 +137,14 @@ class Forest {
       return x[r * nf + best_feature] <= best_threshold;
     });
     const auto nl = static_cast<std::size_t>(mid - rows);
-    const Feature& f = features_[best_feature];
-    tree[self].a = f.a;
-    tree[self].b = f.b;
-    tree[self].sign = f.sign;
-    tree[self].limit = static_cast<std::int16_t>(static_cast<int>(best_threshold) - f.offset);
+    tree[self].feature = static_cast<std::uint32_t>(best_feature);
+    tree[self].threshold = static_cast<Bin>(best_threshold);
     build(tree, x, y, rows, nl, depth + 1, rng);
     tree[self].right = static_cast<std::int32_t>(tree.size());
     build(tree, x, y, mid, n - nl, depth + 1, rng);
   }
 
-  std::vector<Feature> features_;
+  std::vector<std::size_t> bins_;
   std::vector<std::vector<Node>> trees_;
   std::vector<std::size_t> order_;  // scratch for split search
   std::vector<std::size_t> count_;
@@ -182,25 +158,6 @@ std::vector<std::size_t> bin_counts(const SearchSpace& space) {
   return b;
 }
 
-std::vector<Feature> make_features(const std::vector<std::size_t>& bins) {
-  std::vector<std::uint16_t> used;  // parameters that vary
-  for (std::size_t d = 0; d < bins.size(); ++d) {
-    if (bins[d] > 1) used.push_back(static_cast<std::uint16_t>(d));
-  }
-  std::vector<Feature> f;
-  for (const auto d : used) f.push_back({d, d, 0, 0, bins[d]});
-  if (!kPairs || used.size() > kMaxPairDims) return f;
-  for (std::size_t i = 0; i < used.size(); ++i) {
-    for (std::size_t j = i + 1; j < used.size(); ++j) {
-      const auto a = used[i], b = used[j];
-      const std::size_t n = bins[a] + bins[b] - 1;
-      f.push_back({a, b, 1, 0, n});
-      f.push_back({a, b, -1, static_cast<std::int16_t>(bins[b] - 1), n});
-    }
-  }
-  return f;
-}
-
 class ModelGuided : public Strategy {
  public:
   ModelGuided(const SearchSpace& space, const StrategyOptions& options)
@@ -212,7 +169,7 @@ class ModelGuided : public Strategy {
                                            kInitialFraction * static_cast<double>(options.budget)))),
         bins_(space.size() * dims_),
         mark_(space.size(), 0),
-        forest_(make_features(bin_counts(space))) {
+        forest_(bin_counts(space)) {
     // The bins of every point, computed once: scoring then never searches the value sets.
     const auto counts = bin_counts(space);
     for (std::size_t i = 0; i < space.size(); ++i) {
@@ -236,15 +193,21 @@ class ModelGuided : public Strategy {
       return out;
     }
     if (fitted_ != y_.size()) refit();
-    const auto ranked = rank_candidates(n);
-    std::size_t next = 0;
+    const auto [global, local] = rank_candidates(n);
+    std::size_t g = 0, l = 0;
+    auto take = [&](const std::vector<std::size_t>& list, std::size_t& next) {
+      while (next < list.size() && proposed_.contains(list[next])) ++next;
+      if (next == list.size()) return false;
+      propose(list[next++], out);
+      return true;
+    };
     while (out.size() < n && proposed_.remaining() > 0) {
-      if (uniform_real(rng_) < kRandomFraction || next >= ranked.size()) {
+      const double r = uniform_real(rng_);
+      if (r < kRandomFraction) {
         propose(*proposed_.random_unvisited(rng_), out);
-      } else if (!proposed_.contains(ranked[next])) {
-        propose(ranked[next++], out);
-      } else {
-        ++next;  // taken by a random pick of this batch
+      } else if (r < kRandomFraction + kLocal && take(local, l)) {
+      } else if (!take(global, g)) {
+        propose(*proposed_.random_unvisited(rng_), out);
       }
     }
     return out;
@@ -252,8 +215,8 @@ class ModelGuided : public Strategy {
 
   void tell(const std::vector<Observation>& results) override {
     for (const auto& r : results) {
-      x_.resize(x_.size() + forest_.features());
-      forest_.expand(&bins_[r.index * dims_], &x_[x_.size() - forest_.features()]);
+      const Bin* row = &bins_[r.index * dims_];
+      x_.insert(x_.end(), row, row + dims_);
       const bool ok = r.time && *r.time > 0;
       y_.push_back(ok ? std::log(*r.time) : 0.0);
       failed_.push_back(!ok);
@@ -292,8 +255,9 @@ class ModelGuided : public Strategy {
     c.push_back(i);
   }
 
-  // Unvisited candidates, best acquisition first (only the first n are sorted).
-  std::vector<std::size_t> rank_candidates(std::size_t n) {
+  // The n best unvisited candidates by acquisition, and the n best among the neighbours of the
+  // best points.
+  std::pair<std::vector<std::size_t>, std::vector<std::size_t>> rank_candidates(std::size_t n) {
     std::vector<std::size_t> c;
     const std::size_t size = space_.size();
     if (proposed_.remaining() <= kMaxCandidates) {
@@ -307,9 +271,16 @@ class ModelGuided : public Strategy {
       }
     }
     for (const auto& b : best_) {
-      for (const std::size_t j : space_.neighbours(b.second)) add_candidate(j, c);
+      for (const std::size_t j : space_.neighbours(b.second)) {
+        add_candidate(j, c);
+        if (mark_[j]) mark_[j] = 2;  // near a best point
+      }
     }
-    for (const std::size_t i : c) mark_[i] = 0;
+    std::vector<std::size_t> near;  // positions in c
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      if (mark_[c[k]] == 2) near.push_back(k);
+      mark_[c[k]] = 0;
+    }
 
     std::vector<double> score(c.size());
     for (std::size_t k = 0; k < c.size(); ++k) {
@@ -319,12 +290,16 @@ class ModelGuided : public Strategy {
     }
     std::vector<std::size_t> order(c.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    const std::size_t top = std::min(n, order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                      [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
-    std::vector<std::size_t> ranked(top);
-    for (std::size_t k = 0; k < top; ++k) ranked[k] = c[order[k]];
-    return ranked;
+    auto best_n = [&](std::vector<std::size_t>& idx) {
+      const std::size_t top = std::min(n, idx.size());
+      std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(top), idx.end(),
+                        [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+      idx.resize(top);
+      for (auto& k : idx) k = c[k];
+    };
+    best_n(order);
+    best_n(near);
+    return {order, near};
   }
 
   const SearchSpace& space_;
@@ -335,7 +310,7 @@ class ModelGuided : public Strategy {
   std::vector<Bin> bins_;   // size() rows of dims_ parameter bins
   std::vector<char> mark_;  // scratch: candidate already collected
   Forest forest_;
-  std::vector<Bin> x_;  // features of the observed points
+  std::vector<Bin> x_;  // bins of the observed points
   std::vector<double> y_;
   std::vector<char> failed_;
   std::size_t successes_ = 0;

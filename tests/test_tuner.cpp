@@ -1,0 +1,261 @@
+// The tuning engine on PoCL: strategies over a small space, broken variants, the build cache,
+// the summary against the store, and Ctrl-C with resume through the real binary.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "mmtune/store.hpp"
+#include "mmtune/strategy.hpp"
+#include "mmtune/tuner.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Twelve tiled configurations with clearly different speeds.
+std::vector<KernelConfig> small_space() {
+  std::vector<KernelConfig> out;
+  for (int vwm : {4, 8, 16}) {
+    for (int mdimc : {2, 4}) {
+      for (int sb : {0, 1}) {
+        TiledConfig c;
+        c.MWG = 64, c.NWG = 64, c.KWG = 32, c.MDIMC = mdimc, c.NDIMC = 4, c.VWM = vwm, c.VWN = 4;
+        c.KWI = 2, c.SA = 0, c.SB = sb, c.MDIMA = mdimc, c.NDIMB = sb ? 8 : 4, c.STRM = 0, c.STRN = 0;
+        if (constraint_violations(c).empty()) out.push_back(c);
+      }
+    }
+  }
+  return out;
+}
+
+GemmProblem small_problem() {
+  GemmProblem p;
+  p.m = 128, p.n = 96, p.k = 128;
+  return p;
+}
+
+TuneRequest small_request(const std::string& strategy) {
+  TuneRequest r;
+  r.problem = small_problem();
+  r.kernels = {KernelKind::kTiled};
+  r.strategy = strategy;
+  r.candidates = small_space();
+  r.budget = r.candidates->size();
+  r.baselines = false;
+  return r;
+}
+
+TuneEnvironment environment(const test::TempDir& dir, const std::string& kernels_dir = "") {
+  TuneEnvironment env;
+  env.worker_argv = {MMTUNE_BINARY, "worker"};
+  env.kernels_dir = kernels_dir;
+  env.program_dir = dir / "programs";
+  env.scratch_dir = dir.path;
+  env.parallel_builds = 2;
+  env.first_run_extra_s = 10.0;
+  return env;
+}
+
+const std::atomic<bool> kNoStop{false};
+
+TEST(Tuner, EveryStrategyFindsTheExhaustiveBest) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  const auto env = environment(dir);
+  const TuneSummary exhaustive = tune(dev, store, small_request("exhaustive"), env, {}, kNoStop);
+  ASSERT_TRUE(exhaustive.best);
+  ASSERT_EQ(exhaustive.outcome, "budget");
+  EXPECT_EQ(exhaustive.evaluations, small_space().size() + 1);  // + the default configuration
+  // Every strategy replays the stored measurements (resume) and must end on the same best.
+  for (const auto& name : strategy_names()) {
+    const TuneSummary s = tune(dev, store, small_request(name), env, {}, kNoStop);
+    EXPECT_EQ(s.evaluations, 0u) << name << ": nothing is measured twice";
+    EXPECT_EQ(s.reused, small_space().size()) << name;
+    ASSERT_TRUE(s.best) << name;
+    EXPECT_EQ(s.best->config, exhaustive.best->config) << name;
+  }
+}
+
+// Copies kernels/ and plants faults into gemm_tiled.cl for chosen configurations.
+std::string broken_kernels(const test::TempDir& dir) {
+  const fs::path kdir = dir / "kernels";
+  fs::create_directories(kdir);
+  for (const auto& e : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
+    fs::copy_file(e.path(), kdir / e.path().filename());
+  }
+  std::ifstream in(kdir / "gemm_tiled.cl");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string src = ss.str();
+  const auto replace = [&](const std::string& what, const std::string& with) {
+    const auto pos = src.find(what);
+    ASSERT_NE(pos, std::string::npos) << what;
+    src.replace(pos, what.size(), with);
+  };
+  replace("  realM acc[NWI][MVI];",
+          "#if VWM == 4 && MDIMC == 2 && SB == 0\n#error injected build failure\n#endif\n"
+          "#if VWM == 16 && MDIMC == 4 && SB == 1\n"
+          "  { volatile int spin = 1; while (spin) { } }  /* injected hang */\n#endif\n"
+          "  realM acc[NWI][MVI];");
+  replace("      VSTORE(VWM)(r, 0, c);",
+          "#if VWM == 8 && MDIMC == 2 && SB == 1\n      r += (realM)1;  /* injected error */\n#endif\n"
+          "      VSTORE(VWM)(r, 0, c);");
+  std::ofstream(kdir / "gemm_tiled.cl") << src;
+  return kdir.string();
+}
+
+TEST(Tuner, BrokenVariantsAreRecordedAndTheRunCompletes) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  auto env = environment(dir, broken_kernels(dir));
+  TuneRequest req = small_request("exhaustive");
+  // The hanging variant goes last, when a best time bounds the run limit.
+  auto& c = *req.candidates;
+  const auto is = [](const KernelConfig& k, int vwm, int mdimc, int sb) {
+    const auto& t = std::get<TiledConfig>(k);
+    return t.VWM == vwm && t.MDIMC == mdimc && t.SB == sb;
+  };
+  std::stable_partition(c.begin(), c.end(), [&](const KernelConfig& k) { return !is(k, 16, 4, 1); });
+  KernelConfig crashing;
+  for (const auto& k : c) {
+    if (is(k, 8, 4, 0)) crashing = k;
+  }
+  setenv("MMTUNE_TEST_ABORT_ON_CONFIG", to_string(crashing).c_str(), 1);
+  const TuneSummary s = tune(dev, store, req, env, {}, kNoStop);
+  unsetenv("MMTUNE_TEST_ABORT_ON_CONFIG");
+
+  EXPECT_EQ(s.outcome, "budget");
+  EXPECT_GE(s.worker_restarts, 2u);
+  std::map<std::string, MeasurementRecord> by_config;
+  for (auto& r : store.measurements(dev.info.key, req.problem, "tiled")) by_config[r.config] = r;
+  for (const auto& k : c) {
+    ASSERT_TRUE(by_config.count(to_string(k))) << to_string(k);
+    const Measurement& m = by_config[to_string(k)].result;
+    if (is(k, 4, 2, 0)) {
+      EXPECT_EQ(m.status, Status::kBuildFailed);
+      EXPECT_NE(m.message.find("injected build failure"), std::string::npos) << "build log kept";
+    } else if (is(k, 8, 2, 1)) {
+      EXPECT_EQ(m.status, Status::kWrongResult) << m.message;
+    } else if (is(k, 16, 4, 1)) {
+      EXPECT_EQ(m.status, Status::kTimeout) << m.message;
+    } else if (is(k, 8, 4, 0)) {
+      EXPECT_EQ(m.status, Status::kCrashed) << m.message;
+      EXPECT_NE(m.message.find("signal 6"), std::string::npos) << m.message;
+    } else {
+      EXPECT_TRUE(m.status == Status::kOk || m.status == Status::kSlowerEarlyStop)
+          << to_string(k) << ": " << to_string(m.status) << " " << m.message;
+    }
+  }
+  ASSERT_TRUE(s.best);
+  EXPECT_EQ(s.best->result.status, Status::kOk);
+  for (const auto& [config, r] : by_config) {
+    if (r.result.status == Status::kOk) {
+      EXPECT_LE(s.best->result.median_ms, r.result.median_ms);
+    }
+  }
+}
+
+TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  const auto env = environment(dir);
+  TuneRequest req = small_request("random");
+  req.budget = 5;
+  req.baselines = true;
+  const TuneSummary first = tune(dev, store, req, env, {}, kNoStop);
+  std::map<std::string, fs::file_time_type> files;
+  for (const auto& e : fs::recursive_directory_iterator(env.program_dir)) {
+    if (e.is_regular_file()) files[e.path().string()] = e.last_write_time();
+  }
+  EXPECT_GE(files.size(), 5u);
+
+  req.fresh = true;  // measure everything again: every program must come from the cache
+  const TuneSummary second = tune(dev, store, req, env, {}, kNoStop);
+  EXPECT_EQ(second.reused, 0u);
+  std::map<std::string, fs::file_time_type> after;
+  for (const auto& e : fs::recursive_directory_iterator(env.program_dir)) {
+    if (e.is_regular_file()) after[e.path().string()] = e.last_write_time();
+  }
+  EXPECT_EQ(files, after) << "nothing was compiled again";
+
+  // The summary's figures are those of the database.
+  for (const TuneSummary* s : {&first, &second}) {
+    auto q = store.db().prepare("SELECT status, COUNT(*) FROM measurements WHERE session_id = ? GROUP BY status");
+    q.bind(1, s->session_id);
+    std::size_t total = 0;
+    while (q.step()) {
+      const auto st = parse_status(q.text(0));
+      ASSERT_TRUE(st);
+      EXPECT_EQ(s->by_status.at(*st), std::size_t(q.integer(1)));
+      total += std::size_t(q.integer(1));
+    }
+    EXPECT_EQ(total, s->evaluations);
+  }
+  auto best = store.db().prepare(
+      "SELECT MIN(median_ms) FROM measurements WHERE status = 'Ok' AND kernel IN ('tiled', 'direct')");
+  ASSERT_TRUE(best.step());
+  ASSERT_TRUE(second.best);
+  EXPECT_DOUBLE_EQ(second.best->result.median_ms, best.real(0));
+  ASSERT_TRUE(second.naive && second.classic && second.default_tiled);
+  EXPECT_EQ(second.naive->result.status, Status::kOk);
+  EXPECT_GT(second.naive->result.median_ms, second.best->result.median_ms);
+}
+
+std::int64_t count_rows(const std::string& db, const std::string& sql) {
+  sql::Database d(db, false);
+  auto q = d.prepare(sql);
+  q.step();
+  return q.integer(0);
+}
+
+TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  const std::vector<std::string> args = {"--device", "pthread", "--n",   "96",  "--kernel",
+                                         "tiled",    "--space",  "quick", "--budget", "60",
+                                         "--db",     db,         "--json"};
+  auto bg = test::spawn_mmtune(args, dir.path);
+  // Interrupt once a few search measurements are committed.
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (fs::exists(db) &&
+        count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'") >= 4) {
+      break;
+    }
+  }
+  kill(bg.pid, SIGINT);
+  const auto r = bg.wait();
+  ASSERT_EQ(r.exit_code, 130) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["outcome"], "interrupted");
+  const auto stored = count_rows(db, "SELECT COUNT(*) FROM measurements");
+  EXPECT_EQ(summary["evaluations"].get<std::int64_t>(), stored) << "everything measured is kept";
+  EXPECT_EQ(count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'interrupted'"), 1);
+
+  std::vector<std::string> again = args;
+  again[9] = "8";  // a small budget: resuming re-uses what is stored first
+  const auto resumed = test::run_mmtune(again);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_GE(j["reused"].get<int>(), 3);
+  EXPECT_LE(j["evaluations"].get<int>() + j["reused"].get<int>(), 8);
+  const auto best = test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(nlohmann::json::parse(best.out)["config"], j["best"]["config"]);
+}
+
+}  // namespace
+}  // namespace mmtune
