@@ -95,6 +95,10 @@ std::string listing(const std::vector<Device>& devices) {
 
 }  // namespace
 
+DeviceInfo describe_device(const cl::Device& device) {
+  return query(cl::Platform(device.getInfo<CL_DEVICE_PLATFORM>()), device);
+}
+
 bool DeviceInfo::supports(Precision p) const {
   switch (p) {
     case Precision::kSingle: return true;

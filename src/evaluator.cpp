@@ -156,11 +156,15 @@ void Evaluator::start() {
 
 std::vector<std::optional<Measurement>> Evaluator::evaluate(
     const std::vector<KernelConfig>& batch, const TimingOptions& timing, double run_limit_s,
-    const std::atomic<bool>* stop) {
+    const std::atomic<bool>* stop, double slow_first_run_s) {
   std::vector<std::optional<Measurement>> results(batch.size());
   std::vector<std::size_t> pending(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) pending[i] = i;
   bool serial = false;  // after a fault during parallel builds: one variant at a time
+  // Limit of a variant's first run: lazy compilation is allowed for, a clearly slow run is not.
+  const double first_limit = slow_first_run_s > 0
+                                 ? std::min(run_limit_s + options_.first_run_extra_s, slow_first_run_s)
+                                 : run_limit_s + options_.first_run_extra_s;
   const auto failed = [](Status s, std::string message) {
     Measurement m;
     m.status = s;
@@ -184,6 +188,7 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
     std::set<std::size_t> unbuilt(chunk.begin(), chunk.end());
     std::size_t current = chunk.front();
     bool measuring = false;
+    bool first_run = true;  // the current variant has not completed a run yet
     double limit = options_.build_limit_s * std::ceil(double(chunk.size()) / double(builders));
     std::string phase_note = "building";
     auto r = worker_->send({{"op", "eval"}, {"items", items}, {"timing", to_json(timing)},
@@ -205,15 +210,17 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
         if (unbuilt.empty()) {
           build_seconds_ += std::chrono::duration<double>(Clock::now() - build_start).count();
           measuring = true;
-          limit = run_limit_s + options_.first_run_extra_s;  // first run: lazy compilation
+          limit = first_limit;
         }
       } else if (op == "tick") {
+        first_run = false;
         limit = run_limit_s;
       } else if (op == "result") {
         results[it->second] = measurement_from_json(msg.at("measurement"));
         std::erase(pending, it->second);
         ++done_in_chunk;
-        limit = run_limit_s + options_.first_run_extra_s;
+        first_run = true;
+        limit = first_limit;
         for (std::size_t i : chunk) {
           if (!results[i]) {
             current = i;
@@ -241,6 +248,19 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
       continue;
     }
     const std::size_t culprit = measuring ? current : *unbuilt.begin();
+    if (timed_out && measuring && first_run && slow_first_run_s > 0 && limit == slow_first_run_s) {
+      // The limit derived from the best time so far: a Timeout, with the limit kept as a lower
+      // bound of the variant's time.
+      char why[128];
+      std::snprintf(why, sizeof why, "first run did not finish within %.1f s (the limit derived from the best time)", limit);
+      Measurement slow = failed(Status::kTimeout, why);
+      slow.routine_ms = slow.kernel_ms = {limit * 1e3};
+      slow.median_ms = slow.min_ms = slow.max_ms = slow.kernel_median_ms = limit * 1e3;
+      slow.gflops = slow.kernel_gflops = options_.problem.flops() / (limit * 1e9);
+      results[culprit] = slow;
+      std::erase(pending, culprit);
+      continue;
+    }
     char buf[128];
     std::snprintf(buf, sizeof buf, "%s did not finish within %.1f s", measuring ? "a run" : "the build",
                   limit);

@@ -136,14 +136,20 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     // lazy compilation between commands.
     double first_busy_ms = 0.0;
     for (const auto& e : first.events) first_busy_ms += span_ms(e, e);
+    bool done = false;  // the first run already decided the outcome
     if (timing.early_stop_ms > 0 && first_busy_ms > 3.0 * timing.early_stop_ms) {
       record(first);
       m.status = Status::kSlowerEarlyStop;
+      done = true;
+    } else if (timing.slow_first_run_suffices && first_busy_ms > timing.max_seconds * 1e3) {
+      record(first);
+      m.routine_ms.back() = first_busy_ms;  // the span would include lazy compilation
+      done = true;
     }
-    for (int i = 0; i < timing.warmup && m.status == Status::kOk; ++i) run_once();
+    for (int i = 0; i < timing.warmup && !done; ++i) run_once();
     double timed_ms = 0.0;
     double last_median = 0.0;
-    while (m.status == Status::kOk && int(m.routine_ms.size()) < timing.max_reps) {
+    while (!done && int(m.routine_ms.size()) < timing.max_reps) {
       record(run_once());
       timed_ms += m.routine_ms.back();
       if (timing.early_stop_ms > 0 && m.routine_ms.size() == 1 &&

@@ -1,6 +1,7 @@
 #include "mmtune/store.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <iterator>
 #include <sstream>
 
 #include "mmtune/error.hpp"
@@ -65,7 +67,19 @@ CREATE TABLE best (
   PRIMARY KEY (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b)
 );
 )sql",
+    // 2: provenance of sessions, for databases shared by several hosts.
+    R"sql(
+ALTER TABLE sessions ADD COLUMN host TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN mmtune_version TEXT NOT NULL DEFAULT '';
+)sql",
 };
+
+static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
+}
 
 const char* layout_name(Layout l) { return l == Layout::kRowMajor ? "row" : "col"; }
 
@@ -120,6 +134,8 @@ sql::Database open(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<std::string> schema_migrations() { return {std::begin(kMigrations), std::end(kMigrations)}; }
 
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
@@ -216,12 +232,13 @@ std::optional<DeviceInfo> Store::device(const std::string& key) {
 std::int64_t Store::begin_session(const SessionRecord& r) {
   auto s = db_.prepare(
       "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
-      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome) "
-      "VALUES ((SELECT id FROM devices WHERE key = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running')");
+      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome, host, "
+      "mmtune_version) "
+      "VALUES ((SELECT id FROM devices WHERE key = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?)");
   s.bind(1, r.device_key).bind(2, r.command_line).bind(3, r.strategy).bind(4, r.kernels);
   s.bind(5, r.space).bind(6, std::int64_t(r.seed)).bind(7, r.budget).bind(8, r.time_limit_s);
   bind_problem(s, 9, r.problem);
-  s.bind(16, now_utc());
+  s.bind(16, now_utc()).bind(17, host_name()).bind(18, MMTUNE_VERSION);
   s.run();
   return db_.last_insert_id();
 }
@@ -348,6 +365,20 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
   b.median_ms = s.real(2), b.gflops = s.real(3), b.kernel_gflops = s.real(4);
   b.measurement_id = s.integer(5), b.session_id = s.integer(6), b.updated_at = s.text(7);
   return b;
+}
+
+std::vector<std::pair<std::string, std::string>> Store::top_configs_elsewhere(
+    const std::string& device_key, const GemmProblem& p, std::size_t limit) {
+  auto s = db_.prepare(
+      "SELECT m.kernel, m.config, MAX(m.gflops) AS g FROM measurements m "
+      "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.precision = ? AND m.layout = ? "
+      "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND m.kernel IN ('tiled', 'direct') "
+      "AND NOT (m.m = ? AND m.n = ? AND m.k = ?) GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT ?");
+  s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));
+  s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k).bind(9, limit);
+  std::vector<std::pair<std::string, std::string>> out;
+  while (s.step()) out.emplace_back(s.text(0), s.text(1));
+  return out;
 }
 
 }  // namespace mmtune

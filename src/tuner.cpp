@@ -9,6 +9,7 @@
 #include "mmtune/error.hpp"
 #include "mmtune/evaluator.hpp"
 #include "mmtune/kernel_source.hpp"
+#include "mmtune/lookup.hpp"
 #include "mmtune/strategy.hpp"
 
 namespace mmtune {
@@ -57,6 +58,7 @@ TimingOptions baseline_timing() {
   t.min_reps = 2;
   t.max_reps = 5;
   t.max_seconds = 5.0;
+  t.slow_first_run_suffices = true;
   return t;
 }
 
@@ -146,9 +148,12 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
     return r;
   };
   const auto run_limit = [&] { return std::isfinite(best_ms) ? std::clamp(50.0 * best_ms / 1e3, 5.0, 120.0) : 120.0; };
-  const auto measure = [&](const std::vector<KernelConfig>& configs, const TimingOptions& timing) {
+  const auto measure = [&](const std::vector<KernelConfig>& configs, const TimingOptions& timing,
+                           bool stop_slow = true) {
     const auto ts = Clock::now();
-    auto results = evaluator.evaluate(configs, timing, run_limit(), &stop);
+    // A first run beyond 4x the best (plus time for lazy compilation) is not worth finishing.
+    const double slow_s = stop_slow && std::isfinite(best_ms) ? 4.0 * best_ms / 1e3 + 5.0 : 0.0;
+    auto results = evaluator.evaluate(configs, timing, run_limit(), &stop, slow_s);
     summary.run_s += seconds_since(ts);
     return results;
   };
@@ -179,10 +184,11 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
           todo.push_back(c);
         }
       }
-      if (todo.empty()) continue;
-      const auto results = measure(todo, list == &defaults ? search_timing(best_ms) : baseline_timing());
-      for (std::size_t i = 0; i < todo.size(); ++i) {
-        if (results[i]) report(describe_result(record(todo[i], *results[i])));
+      // One at a time: each default can stop early against the ones before it.
+      for (const auto& c : todo) {
+        const bool baseline = list == &baselines;
+        const auto results = measure({c}, baseline ? baseline_timing() : search_timing(best_ms), !baseline);
+        if (results[0]) report(describe_result(record(c, *results[0])));
       }
     }
     for (const auto& [k, r] : known) {
@@ -224,6 +230,51 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
       s.limit = std::max<std::size_t>(1, std::size_t(std::llround(double(request.budget) * s.weight / total_weight)));
     }
     s.strategy = make_strategy(session.strategy, *s.space, {request.seed, s.limit});
+  }
+
+  // Warm start: the device type's default and what ran best on this device for other shapes
+  // are measured first. They count against the budget, and every strategy learns from them.
+  {
+    std::vector<KernelConfig> seeds = {default_parameters(device.info, problem).config};
+    for (const auto& [kernel, config] : store.top_configs_elsewhere(key, problem, 6)) {
+      try {
+        seeds.push_back(parse_config(*parse_kernel_kind(kernel), config));
+      } catch (const UsageError&) {  // a damaged row is not a candidate
+      }
+    }
+    for (auto& s : searches) {
+      std::vector<std::size_t> picks;
+      for (const auto& c : seeds) {
+        if (kind_of(c) != s.kind) continue;
+        const auto i = s.space->find(parameter_values(c));
+        if (i && std::find(picks.begin(), picks.end(), *i) == picks.end()) picks.push_back(*i);
+      }
+      std::vector<Observation> observations;
+      std::vector<KernelConfig> todo;
+      std::vector<std::size_t> todo_index;
+      for (std::size_t i : picks) {
+        const auto it = known.find({kernel_name(s.kind), to_string(s.configs[i])});
+        if (it != known.end()) {
+          observations.push_back({i, time_of(it->second.result)});
+          ++summary.reused;
+        } else {
+          todo.push_back(s.configs[i]);
+          todo_index.push_back(i);
+        }
+      }
+      if (!todo.empty() && !stop) {
+        const auto results = measure(todo, search_timing(best_ms));
+        for (std::size_t j = 0; j < todo.size(); ++j) {
+          if (!results[j]) continue;
+          const auto r = record(todo[j], *results[j]);
+          observations.push_back({todo_index[j], time_of(r.result)});
+          report(describe_result(r));
+        }
+      }
+      s.done += observations.size();
+      budget_done += observations.size();
+      s.strategy->seed(observations);
+    }
   }
 
   const std::size_t batch_size = std::max<std::size_t>(2, 2 * eo.parallel_builds);

@@ -19,9 +19,13 @@ struct Table {
   std::vector<std::optional<double>> times;
 };
 
-double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double unit(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
-double log2i(int v) { return std::log2(static_cast<double>(v)); }
+double log2i(int v) {
+  return std::log2(static_cast<double>(v));
+}
 
 // ~300 points of four parameters: a smooth bowl with 2 % noise, a region that fails and a few
 // scattered failures.
@@ -86,9 +90,9 @@ Table gemm_table() {
       }
     }
   }
-  return {SearchSpace({"MWG", "NWG", "KWG", "MDIMC", "NDIMC", "VWM", "VWN", "SA"},
-                      std::move(points)),
-          std::move(times)};
+  return {
+      SearchSpace({"MWG", "NWG", "KWG", "MDIMC", "NDIMC", "VWM", "VWN", "SA"}, std::move(points)),
+      std::move(times)};
 }
 
 std::size_t best_index(const Table& t) {
@@ -146,7 +150,7 @@ TEST(SearchSpace, NeighboursStepOneValueOfOneParameter) {
     return out;
   };
   EXPECT_EQ(around(1, 8), (std::set<std::vector<int>>{{2, 8}, {1, 16}}));
-  EXPECT_EQ(around(2, 8), (std::set<std::vector<int>>{{1, 8}, {4, 8}}));  // (2, 16) is missing
+  EXPECT_EQ(around(2, 8), (std::set<std::vector<int>>{{1, 8}, {4, 8}}));    // (2, 16) is missing
   EXPECT_EQ(around(4, 16), (std::set<std::vector<int>>{{4, 8}, {4, 32}}));  // no jump to (1, 16)
   EXPECT_EQ(around(2, 32), (std::set<std::vector<int>>{{1, 32}, {4, 32}}));
 }
@@ -228,7 +232,8 @@ TEST_P(EachStrategy, NeverRepeatsWhileResultsArePending) {
     }
     if (pending.empty()) break;
     std::vector<Observation> told;
-    for (auto it = pending.rbegin(); it != pending.rend(); ++it) told.push_back({*it, t.times[*it]});
+    for (auto it = pending.rbegin(); it != pending.rend(); ++it)
+      told.push_back({*it, t.times[*it]});
     pending.clear();
     s->tell(told);
   }

@@ -54,6 +54,9 @@ struct Device {
 std::string device_key(const std::string& vendor, const std::string& name,
                        const std::string& driver_version);
 
+// The description of one device (index 0; list_devices() numbers them).
+DeviceInfo describe_device(const cl::Device& device);
+
 // Every device of every platform, platforms ordered by name/vendor/version (the ICD loader's order
 // is not guaranteed), devices in the platform's order. Throws NoDeviceError when there is none.
 std::vector<Device> list_devices();

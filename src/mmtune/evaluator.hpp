@@ -65,11 +65,16 @@ class Evaluator {
   // Measures the configurations in order; never throws for a failure of a variant.
   // `run_limit_s` bounds each single run of a variant (the first run gets `first_run_extra_s`
   // more, as it may include lazy compilation). When `stop` becomes true, returns after the variant
-  // being measured; the rest stay empty. Throws Error when the worker cannot start at all.
+  // being measured; the rest stay empty. With `slow_first_run_s` > 0 (derived from the best
+  // time so far), a variant whose first run takes longer is stopped there (the worker is
+  // restarted) and recorded as Timeout, with that limit as a lower bound of its time: on large
+  // problems a bad variant's single run can cost more than measuring several good ones. Throws Error when the
+  // worker cannot start at all.
   std::vector<std::optional<Measurement>> evaluate(const std::vector<KernelConfig>& batch,
                                                    const TimingOptions& timing,
                                                    double run_limit_s,
-                                                   const std::atomic<bool>* stop = nullptr);
+                                                   const std::atomic<bool>* stop = nullptr,
+                                                   double slow_first_run_s = 0.0);
 
   std::size_t restarts() const { return restarts_; }
   // Wall time spent in build phases (builds of a batch run in parallel).

@@ -30,9 +30,12 @@ struct TimingOptions {
   // When > 0: a variant whose first run (or first timed run) takes longer than this is clearly
   // slower than the best so far; it is timed no further (status SlowerEarlyStop).
   double early_stop_ms = 0.0;
+  // When a verified first run alone already takes longer than max_seconds, it is the only
+  // sample (for very slow baselines, where more runs would cost minutes and tell little).
+  bool slow_first_run_suffices = false;
 
   // Build, run once and verify; no timing.
-  static TimingOptions verify_only() { return {0, 0, 0, 0.0, 0.0, 0.0}; }
+  static TimingOptions verify_only() { return {0, 0, 0, 0.0, 0.0, 0.0, false}; }
 };
 
 struct Measurement {

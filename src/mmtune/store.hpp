@@ -16,7 +16,10 @@
 namespace mmtune {
 
 // Schema version written to PRAGMA user_version.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
+
+// The SQL that migrates version i to i + 1, for each i (exposed for migration tests).
+std::vector<std::string> schema_migrations();
 
 struct SessionRecord {
   std::int64_t id = 0;
@@ -75,6 +78,11 @@ class Store {
   // The best Ok measurement of a kernel, or of the tiled/direct routine when kernel is empty.
   std::optional<BestRecord> best(const std::string& device_key, const GemmProblem& p,
                                  const std::string& kernel = "");
+
+  // The fastest distinct (kernel, config) pairs that ran Ok on this device for other shapes of
+  // the same precision, layout and transpositions: warm-start candidates for a new problem.
+  std::vector<std::pair<std::string, std::string>> top_configs_elsewhere(
+      const std::string& device_key, const GemmProblem& p, std::size_t limit);
 
   sql::Database& db() { return db_; }
 

@@ -50,6 +50,10 @@ class Strategy {
   virtual std::vector<std::size_t> ask(std::size_t n) = 0;
   // Results of proposed candidates, in any order and possibly in several calls.
   virtual void tell(const std::vector<Observation>& results) = 0;
+  // Prior knowledge: results of candidates the strategy did not propose (e.g. the best
+  // configurations of nearby problems, measured before the search). They are never proposed
+  // again. Strategies that cannot learn from them just skip them.
+  virtual void seed(const std::vector<Observation>& results) { (void)results; }
 };
 
 struct StrategyOptions {
@@ -62,7 +66,8 @@ struct StrategyOptions {
 const std::vector<std::string>& strategy_names();
 // The default strategy of `mmtune tune`.
 const char* default_strategy();
-// Throws UsageError for an unknown name.
+// Throws UsageError for an unknown name. The strategy keeps a reference to `space`, which must
+// outlive it; a seed always gives the same proposals for the same results.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,
                                         const StrategyOptions& options);
 

@@ -57,6 +57,17 @@ class Annealing : public Strategy {
     return out;
   }
 
+  // The walk starts from the best seed instead of a random point.
+  void seed(const std::vector<Observation>& results) override {
+    for (const auto& r : results) {
+      proposed_.add(r.index);
+      if (r.time && *r.time > 0 && (!current_ || std::log(*r.time) < energy_)) {
+        current_ = r.index;
+        energy_ = best_energy_ = std::log(*r.time);
+      }
+    }
+  }
+
   void tell(const std::vector<Observation>& results) override {
     for (const auto& r : results) {
       ++told_;

@@ -24,7 +24,9 @@ inline std::size_t uniform_index(Rng& rng, std::size_t n) {
 }
 
 // Uniform in [0, 1).
-inline double uniform_real(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+inline double uniform_real(Rng& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
 // The points a strategy has proposed; no strategy proposes a point twice.
 class Proposed {

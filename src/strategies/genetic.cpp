@@ -26,8 +26,8 @@ class Genetic : public Strategy {
       : space_(space),
         rng_(options.seed),
         proposed_(space.size()),
-        population_size_(
-            options.budget ? std::clamp<std::size_t>(options.budget / 10, 8, 32) : 16) {}
+        population_size_(options.budget ? std::clamp<std::size_t>(options.budget / 10, 8, 32)
+                                        : 16) {}
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
@@ -51,8 +51,9 @@ class Genetic : public Strategy {
         population_.push_back({r.index, f});
         continue;
       }
-      auto worst = std::max_element(population_.begin(), population_.end(),
-                                    [](const auto& a, const auto& b) { return a.fitness < b.fitness; });
+      auto worst =
+          std::max_element(population_.begin(), population_.end(),
+                           [](const auto& a, const auto& b) { return a.fitness < b.fitness; });
       if (f < worst->fitness) *worst = {r.index, f};
     }
   }
@@ -66,8 +67,9 @@ class Genetic : public Strategy {
   };
 
   std::size_t successes() const {
-    return static_cast<std::size_t>(std::count_if(population_.begin(), population_.end(),
-                                                  [](const Member& m) { return m.fitness < kFailed; }));
+    return static_cast<std::size_t>(
+        std::count_if(population_.begin(), population_.end(),
+                      [](const Member& m) { return m.fitness < kFailed; }));
   }
 
   const Member& tournament() {
@@ -101,8 +103,9 @@ class Genetic : public Strategy {
       }
       return *found;
     }
-    const auto best = std::min_element(population_.begin(), population_.end(),
-                                       [](const auto& a, const auto& b) { return a.fitness < b.fitness; });
+    const auto best =
+        std::min_element(population_.begin(), population_.end(),
+                         [](const auto& a, const auto& b) { return a.fitness < b.fitness; });
     if (const auto moved = step(best->index)) return *moved;
     return *proposed_.random_unvisited(rng_);
   }

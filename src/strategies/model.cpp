@@ -25,20 +25,19 @@ using strategies::Rng;
 using strategies::uniform_index;
 using strategies::uniform_real;
 
+// The forest: small, so that refitting on every result stays cheap.
 constexpr std::size_t kTrees = 24;
 constexpr int kMaxDepth = 10;
+constexpr std::size_t kMinLeaf = 1;
+constexpr double kSubset = 0.67;       // fraction of the features tried at each split
 constexpr std::size_t kMaxBins = 256;  // parameters with more values are binned by rank
+// The search.
 constexpr std::size_t kMinInitial = 8;
-constexpr std::size_t kMaxCandidates = 20000;
-constexpr std::size_t kTopPoints = 5;  // whose unvisited neighbours are always scored
-#include <cstdlib>
-inline double envd(const char* n, double d) { const char* v = std::getenv(n); return v ? std::atof(v) : d; }
-const double kRandomFraction = envd("RF", 0.12);
-const double kKappa = envd("KAPPA", 1.0);
-const double kInitialFraction = envd("INIT", 0.04);
-const double kSubset = envd("SUBSET", 0.34);
-const double kLocal = envd("LOCAL", 0.0);
-const std::size_t kMinLeaf = static_cast<std::size_t>(envd("MINLEAF", 1));
+constexpr double kInitialFraction = 0.02;      // of the budget: random points before the model
+constexpr std::size_t kMaxCandidates = 20000;  // scored per ask in large spaces
+constexpr std::size_t kTopPoints = 5;          // whose unvisited neighbours are always scored
+constexpr double kRandomFraction = 0.12;
+constexpr double kKappa = 0.3;          // weight of the spread across trees (exploration)
 constexpr double kFailedPenalty = 1.0;  // log-time above the slowest success (e times slower)
 
 using Bin = std::uint8_t;
@@ -165,8 +164,9 @@ class ModelGuided : public Strategy {
         dims_(space.dimensions()),
         rng_(options.seed),
         proposed_(space.size()),
-        initial_(std::max(kMinInitial, static_cast<std::size_t>(
-                                           kInitialFraction * static_cast<double>(options.budget)))),
+        initial_(std::max(
+            kMinInitial,
+            static_cast<std::size_t>(kInitialFraction * static_cast<double>(options.budget)))),
         bins_(space.size() * dims_),
         mark_(space.size(), 0),
         forest_(bin_counts(space)) {
@@ -193,24 +193,23 @@ class ModelGuided : public Strategy {
       return out;
     }
     if (fitted_ != y_.size()) refit();
-    const auto [global, local] = rank_candidates(n);
-    std::size_t g = 0, l = 0;
-    auto take = [&](const std::vector<std::size_t>& list, std::size_t& next) {
-      while (next < list.size() && proposed_.contains(list[next])) ++next;
-      if (next == list.size()) return false;
-      propose(list[next++], out);
-      return true;
-    };
+    const auto ranked = rank_candidates(n);
+    std::size_t next = 0;
     while (out.size() < n && proposed_.remaining() > 0) {
-      const double r = uniform_real(rng_);
-      if (r < kRandomFraction) {
+      while (next < ranked.size() && proposed_.contains(ranked[next])) ++next;  // taken at random
+      if (next == ranked.size() || uniform_real(rng_) < kRandomFraction) {
         propose(*proposed_.random_unvisited(rng_), out);
-      } else if (r < kRandomFraction + kLocal && take(local, l)) {
-      } else if (!take(global, g)) {
-        propose(*proposed_.random_unvisited(rng_), out);
+      } else {
+        propose(ranked[next++], out);
       }
     }
     return out;
+  }
+
+  // Seeds are training data like any result, and are never proposed.
+  void seed(const std::vector<Observation>& results) override {
+    for (const auto& r : results) proposed_.add(r.index);
+    tell(results);
   }
 
   void tell(const std::vector<Observation>& results) override {
@@ -255,9 +254,8 @@ class ModelGuided : public Strategy {
     c.push_back(i);
   }
 
-  // The n best unvisited candidates by acquisition, and the n best among the neighbours of the
-  // best points.
-  std::pair<std::vector<std::size_t>, std::vector<std::size_t>> rank_candidates(std::size_t n) {
+  // The n unvisited candidates with the best acquisition, best first.
+  std::vector<std::size_t> rank_candidates(std::size_t n) {
     std::vector<std::size_t> c;
     const std::size_t size = space_.size();
     if (proposed_.remaining() <= kMaxCandidates) {
@@ -271,16 +269,9 @@ class ModelGuided : public Strategy {
       }
     }
     for (const auto& b : best_) {
-      for (const std::size_t j : space_.neighbours(b.second)) {
-        add_candidate(j, c);
-        if (mark_[j]) mark_[j] = 2;  // near a best point
-      }
+      for (const std::size_t j : space_.neighbours(b.second)) add_candidate(j, c);
     }
-    std::vector<std::size_t> near;  // positions in c
-    for (std::size_t k = 0; k < c.size(); ++k) {
-      if (mark_[c[k]] == 2) near.push_back(k);
-      mark_[c[k]] = 0;
-    }
+    for (const std::size_t i : c) mark_[i] = 0;
 
     std::vector<double> score(c.size());
     for (std::size_t k = 0; k < c.size(); ++k) {
@@ -290,16 +281,12 @@ class ModelGuided : public Strategy {
     }
     std::vector<std::size_t> order(c.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    auto best_n = [&](std::vector<std::size_t>& idx) {
-      const std::size_t top = std::min(n, idx.size());
-      std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(top), idx.end(),
-                        [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
-      idx.resize(top);
-      for (auto& k : idx) k = c[k];
-    };
-    best_n(order);
-    best_n(near);
-    return {order, near};
+    const std::size_t top = std::min(n, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                      [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+    order.resize(top);
+    for (auto& k : order) k = c[k];
+    return order;
   }
 
   const SearchSpace& space_;
@@ -314,7 +301,7 @@ class ModelGuided : public Strategy {
   std::vector<double> y_;
   std::vector<char> failed_;
   std::size_t successes_ = 0;
-  std::size_t fitted_ = 0;  // observations the forest was fitted on
+  std::size_t fitted_ = 0;                            // observations the forest was fitted on
   std::vector<std::pair<double, std::size_t>> best_;  // (log-time, index) of the best successes
 };
 

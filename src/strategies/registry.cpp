@@ -91,7 +91,9 @@ const std::vector<std::string>& strategy_names() {
   return names;
 }
 
-const char* default_strategy() { return "model"; }
+const char* default_strategy() {
+  return "model";
+}
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,
                                         const StrategyOptions& options) {

@@ -1,0 +1,61 @@
+// Tuned parameters for library consumers: what the store holds for a device and problem, with a
+// fallback chain when it holds nothing exact.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+
+namespace mmtune {
+
+// Where the parameters came from, best first.
+enum class LookupSource {
+  kExact,         // this device, this problem
+  kNearestShape,  // this device, the nearest tuned shape (same precision and transpositions)
+  kSimilarDevice, // another device of the same vendor and type, nearest shape
+  kDefault,       // built-in defaults for the device type
+};
+const char* to_string(LookupSource s);
+
+struct TunedParameters {
+  KernelConfig config;
+  LookupSource source = LookupSource::kDefault;
+  std::string device_key;   // whose measurement it is (empty for defaults)
+  std::string device_name;
+  std::size_t m = 0, n = 0, k = 0;  // the tuned shape it came from
+  double gflops = 0.0;              // as measured there (0 for defaults)
+  std::int64_t measurement_id = 0;
+};
+
+// Built-in defaults: reasonable configurations per device type, valid within its limits.
+TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem);
+
+// Reads every stored best once; lookups are then in-memory scans (microseconds).
+class ParameterLookup {
+ public:
+  ParameterLookup() = default;  // no database: defaults only
+  explicit ParameterLookup(const std::string& db_path);
+
+  // Never fails: falls back to defaults. Skips stored entries that the device cannot run.
+  TunedParameters lookup(const DeviceInfo& device, const GemmProblem& problem) const;
+  std::size_t entries() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::string device_key, vendor, type, name;
+    std::size_t m, n, k;
+    Precision precision;
+    Layout layout;
+    bool trans_a, trans_b;
+    KernelConfig config;
+    double median_ms, gflops;
+    std::int64_t measurement_id;
+  };
+  std::vector<Entry> entries_;
+};
+
+}  // namespace mmtune

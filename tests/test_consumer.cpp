@@ -1,0 +1,189 @@
+// The consumer API: parameter lookup with its fallback chain, and the ready GEMM on PoCL.
+#include <gtest/gtest.h>
+
+#include "mmtune/error.hpp"
+#include "mmtune/gemm.hpp"
+#include "mmtune/host_data.hpp"
+#include "mmtune/reference.hpp"
+#include "mmtune/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+TiledConfig tiled(int mwg, int vwm) {
+  TiledConfig c;
+  c.MWG = mwg, c.NWG = 64, c.KWG = 32, c.MDIMC = 4, c.NDIMC = 4, c.VWM = vwm, c.VWN = 8, c.KWI = 2;
+  c.SA = 0, c.SB = 0, c.MDIMA = 4, c.NDIMB = 4;
+  return c;
+}
+
+void store_best(Store& store, const DeviceInfo& d, std::size_t n, const KernelConfig& c, double ms) {
+  ASSERT_TRUE(constraint_violations(c).empty()) << to_string(c);
+  store.upsert_device(d);
+  MeasurementRecord r;
+  r.device_key = d.key;
+  r.kernel = kernel_name(kind_of(c));
+  r.config = to_string(c);
+  r.problem.m = r.problem.n = r.problem.k = n;
+  r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = ms;
+  r.result.routine_ms = r.result.kernel_ms = {ms};
+  r.result.gflops = r.problem.flops() / (ms * 1e6);
+  store.add_measurement(r);
+}
+
+GemmProblem square(std::size_t n) {
+  GemmProblem p;
+  p.m = p.n = p.k = n;
+  return p;
+}
+
+TEST(Lookup, FallbackChainOnEachLevel) {
+  test::TempDir dir;
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  DeviceInfo sibling = dev;  // same vendor and type, another model
+  sibling.name = "sibling-model";
+  sibling.key = device_key(sibling.vendor, sibling.name, sibling.driver_version);
+  DeviceInfo cousin = dev;  // a third model of that vendor, never tuned
+  cousin.name = "cousin-model";
+  cousin.key = device_key(cousin.vendor, cousin.name, cousin.driver_version);
+  DeviceInfo stranger = dev;  // another vendor
+  stranger.vendor = "Elsewhere Inc.";
+  stranger.name = "stranger";
+  stranger.key = device_key(stranger.vendor, stranger.name, stranger.driver_version);
+  {
+    Store store(dir / "t.db");
+    store_best(store, dev, 256, tiled(64, 16), 2.0);
+    store_best(store, dev, 256, tiled(32, 8), 3.0);  // slower: not the best
+    store_best(store, dev, 1024, tiled(64, 8), 50.0);
+    store_best(store, sibling, 512, tiled(64, 4), 9.0);
+  }
+  const ParameterLookup lookup(dir / "t.db");
+  EXPECT_EQ(lookup.entries(), 3u);
+
+  auto t = lookup.lookup(dev, square(256));
+  EXPECT_EQ(t.source, LookupSource::kExact);
+  EXPECT_EQ(t.config, KernelConfig(tiled(64, 16)));
+  t = lookup.lookup(dev, square(300));  // log-distance: 256 is nearer than 1024
+  EXPECT_EQ(t.source, LookupSource::kNearestShape);
+  EXPECT_EQ(t.m, 256u);
+  t = lookup.lookup(dev, square(900));
+  EXPECT_EQ(t.source, LookupSource::kNearestShape);
+  EXPECT_EQ(t.m, 1024u);
+  t = lookup.lookup(cousin, square(512));  // both other models qualify; the sibling's shape is nearest
+  EXPECT_EQ(t.source, LookupSource::kSimilarDevice);
+  EXPECT_EQ(t.device_key, sibling.key);
+  t = lookup.lookup(cousin, square(256));
+  EXPECT_EQ(t.source, LookupSource::kSimilarDevice);
+  EXPECT_EQ(t.device_key, dev.key);
+  t = lookup.lookup(stranger, square(256));
+  EXPECT_EQ(t.source, LookupSource::kDefault);
+  EXPECT_TRUE(limit_violations(t.config, stranger, Precision::kSingle).empty());
+  GemmProblem fp64 = square(256);  // another precision has nothing stored
+  fp64.precision = Precision::kDouble;
+  EXPECT_EQ(lookup.lookup(dev, fp64).source, LookupSource::kDefault);
+  // An entry the device cannot run is skipped: the next-nearest shape is used.
+  DeviceInfo small = dev;
+  small.preferred.float_ = 1;  // vector width cap 8 excludes VWM=16
+  t = lookup.lookup(small, square(256));
+  EXPECT_EQ(t.source, LookupSource::kNearestShape);
+  EXPECT_EQ(t.config, KernelConfig(tiled(64, 8)));
+}
+
+TEST(Lookup, TamperedRowsNeverReachTheCompiler) {
+  test::TempDir dir;
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  {
+    Store store(dir / "t.db");
+    store_best(store, dev, 256, tiled(64, 16), 2.0);
+    store.db().exec("UPDATE best SET config = config || ' -DEVIL=1'");
+  }
+  const ParameterLookup lookup(dir / "t.db");
+  EXPECT_EQ(lookup.entries(), 0u);
+  EXPECT_EQ(lookup.lookup(dev, square(256)).source, LookupSource::kDefault);
+}
+
+class ReadyGemm : public ::testing::Test {
+ protected:
+  const Device& dev = test::pocl_device("pthread");
+  cl::Context context{dev.device};
+  cl::CommandQueue queue{context, dev.device};
+
+  // Runs the problem through Gemm and compares with the CPU reference.
+  void check(Gemm& gemm, const GemmProblem& p) {
+    const Operands o = random_operands(p, 11, p.beta == 0.0);
+    const Reference ref = reference_gemm(p, o);
+    auto upload = [&](const std::vector<double>& v) {
+      auto bytes = to_bytes(v, p.precision);
+      return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
+    };
+    cl::Buffer a = upload(o.a), b = upload(o.b), c = upload(o.c);
+    gemm(p, a, b, c).wait();
+    std::vector<unsigned char> bytes(o.c.size() * p.element_size());
+    queue.enqueueReadBuffer(c, CL_TRUE, 0, bytes.size(), bytes.data());
+    const Verdict v = verify(p, ref, from_bytes(bytes, p.precision), o.c);
+    EXPECT_TRUE(v.ok) << describe(p) << ": " << v.message;
+  }
+};
+
+TEST_F(ReadyGemm, IrregularShapesWithDefaultsAndTunedParameters) {
+  test::TempDir dir;
+  {
+    Store store(dir / "t.db");
+    store_best(store, dev.info, 128, tiled(64, 16), 1.0);
+    DirectConfig d;
+    store_best(store, dev.info, 20, d, 0.01);
+  }
+  Gemm with_defaults(context, queue);
+  Gemm tuned(context(), queue(), std::make_shared<const ParameterLookup>(dir / "t.db"));
+  for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (int t = 0; t < 4; ++t) {
+      for (auto [m, n, k] : {std::tuple{100, 70, 33}, std::tuple{17, 129, 65}, std::tuple{1, 5, 300}}) {
+        GemmProblem p;
+        p.m = m, p.n = n, p.k = k, p.layout = layout, p.trans_a = t & 1, p.trans_b = t & 2;
+        p.alpha = 1.5, p.beta = t == 3 ? 0.0 : -0.5;
+        check(with_defaults, p);
+        check(tuned, p);
+      }
+    }
+  }
+  GemmProblem p;
+  p.m = 100, p.n = 70, p.k = 33;
+  EXPECT_EQ(tuned.parameters(p).source, LookupSource::kNearestShape);
+  EXPECT_EQ(with_defaults.parameters(p).source, LookupSource::kDefault);
+  p.m = p.n = p.k = 20;
+  EXPECT_EQ(tuned.parameters(p).source, LookupSource::kExact);
+  EXPECT_EQ(kind_of(tuned.parameters(p).config), KernelKind::kDirect);
+  check(tuned, p);
+  p.precision = Precision::kDouble;  // PoCL has fp64
+  check(tuned, p);
+}
+
+TEST_F(ReadyGemm, ErrorsAreClearExceptions) {
+  Gemm gemm(context, queue);
+  GemmProblem p;
+  p.m = p.n = p.k = 64;
+  cl::Buffer small(context, CL_MEM_READ_WRITE, 64 * 64 * 4 - 4);
+  cl::Buffer ok(context, CL_MEM_READ_WRITE, 64 * 64 * 4);
+  try {
+    gemm(p, small, ok, ok);
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("buffer A"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gemm(p, ok, ok, ok, 1), UsageError);  // the offset pushes A past the end
+  GemmProblem zero = p;
+  zero.k = 0;
+  EXPECT_THROW(gemm(zero, ok, ok, ok), UsageError);
+  GemmProblem bad_ld = p;
+  bad_ld.lda = 10;
+  EXPECT_THROW(gemm(bad_ld, ok, ok, ok), UsageError);
+  GemmProblem half = p;
+  half.precision = Precision::kHalf;
+  if (!dev.info.fp16) {
+    EXPECT_THROW(gemm(half, ok, ok, ok), NoDeviceError);
+  }
+}
+
+}  // namespace
+}  // namespace mmtune

@@ -1,0 +1,189 @@
+// The SQLite store: migrations, refusal of bad databases, concurrent writers, and a tune killed
+// with SIGKILL that loses nothing and resumes.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "mmtune/error.hpp"
+#include "mmtune/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+MeasurementRecord sample_record(const DeviceInfo& d, int i) {
+  MeasurementRecord r;
+  r.device_key = d.key;
+  r.kernel = "naive";
+  r.config = "";
+  r.problem.m = r.problem.n = r.problem.k = 64;
+  r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = 1.0 + i;
+  r.result.routine_ms = r.result.kernel_ms = {1.0 + i};
+  r.result.gflops = 1.0;
+  return r;
+}
+
+int user_version(const std::string& path) {
+  sql::Database db(path, false);
+  auto q = db.prepare("PRAGMA user_version");
+  q.step();
+  return int(q.integer(0));
+}
+
+TEST(Store, CreatesTheCurrentSchema) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  EXPECT_EQ(user_version(dir / "t.db"), kSchemaVersion);
+  auto q = store.db().prepare("PRAGMA journal_mode");
+  q.step();
+  EXPECT_EQ(q.text(0), "wal");
+}
+
+TEST(Store, MigratesAnOlderSchemaKeepingItsRows) {
+  test::TempDir dir;
+  const std::string path = dir / "old.db";
+  {
+    sql::Database db(path, true);
+    db.exec(schema_migrations()[0]);  // a version 1 database with one session
+    db.exec("PRAGMA user_version = 1");
+    db.exec("INSERT INTO devices (key, vendor, name, driver_version) VALUES ('k1', 'v', 'n', 'd')");
+    db.exec(
+        "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
+        "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome) VALUES "
+        "(1, 'mmtune old', 'random', 'tiled', 'full', 1, 10, 0, 8, 8, 8, 32, 'row', 0, 0, "
+        "'2026-01-01T00:00:00Z', 'completed')");
+  }
+  Store store(path);
+  EXPECT_EQ(user_version(path), kSchemaVersion);
+  const auto sessions = store.sessions();
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions[0].command_line, "mmtune old");
+  auto q = store.db().prepare("SELECT host, mmtune_version FROM sessions");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), "");  // the new columns exist with defaults
+}
+
+TEST(Store, RefusesNewerSchemasAndNonDatabases) {
+  test::TempDir dir;
+  {
+    sql::Database db(dir / "new.db", true);
+    db.exec("PRAGMA user_version = 99");
+  }
+  try {
+    Store s(dir / "new.db");
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(user_version(dir / "new.db"), 99) << "the newer database is left untouched";
+  std::ofstream(dir / "junk.db") << std::string(4096, 'x');
+  try {
+    Store s(dir / "junk.db");
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a valid mmtune database"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Store(dir / "missing/dir/t.db"), UsageError);
+  EXPECT_THROW(Store(dir.path), UsageError);  // a directory
+  if (geteuid() != 0) {  // root ignores permissions
+    fs::create_directories(dir / "ro");
+    chmod((dir / "ro").c_str(), 0500);
+    EXPECT_THROW(Store(dir / "ro/t.db"), UsageError);
+  }
+}
+
+TEST(Store, DefaultPathFollowsEnvironment) {
+  test::TempDir dir;
+  setenv("MMTUNE_DB", (dir / "env.db").c_str(), 1);
+  EXPECT_EQ(Store::default_path(), dir / "env.db");
+  unsetenv("MMTUNE_DB");
+  setenv("XDG_DATA_HOME", dir.path.c_str(), 1);
+  EXPECT_EQ(Store::default_path(), dir / "mmtune/tuning.db");
+  EXPECT_TRUE(fs::is_directory(dir / "mmtune"));
+  unsetenv("XDG_DATA_HOME");
+}
+
+TEST(Store, ConcurrentWritersLoseNothing) {
+  test::TempDir dir;
+  const std::string path = dir / "shared.db";
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  {
+    Store s(path);
+    s.upsert_device(dev);
+  }
+  constexpr int kWriters = 4, kRows = 150;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      try {
+        Store s(path);
+        for (int i = 0; i < kRows; ++i) s.add_measurement(sample_record(dev, w * 1000 + i));
+      } catch (...) {
+        _exit(1);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a writer failed";
+  }
+  Store s(path);
+  auto q = s.db().prepare("SELECT COUNT(*), COUNT(DISTINCT median_ms) FROM measurements");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), kWriters * kRows);
+  EXPECT_EQ(q.integer(1), kWriters * kRows);
+}
+
+std::int64_t count(const std::string& db, const std::string& sql) {
+  sql::Database d(db, false);
+  auto q = d.prepare(sql);
+  q.step();
+  return q.integer(0);
+}
+
+TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  const std::vector<std::string> args = {"--device", "pthread", "--n",   "80",  "--kernel",
+                                         "tiled",    "--space",  "quick", "--budget", "40",
+                                         "--db",     db,         "--json", "-q"};
+  auto bg = test::spawn_mmtune(args, dir.path);
+  std::int64_t before = 0;
+  for (int i = 0; i < 600 && before < 6; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (fs::exists(db)) before = count(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
+  }
+  kill(bg.pid, SIGKILL);
+  const auto r = bg.wait();
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL);
+  {
+    sql::Database d(db, false);
+    auto q = d.prepare("PRAGMA integrity_check");
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.text(0), "ok");
+  }
+  const auto kept = count(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
+  EXPECT_GE(kept, before) << "every committed measurement survives";
+  const auto resumed = test::run_mmtune(args);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_GE(j["reused"].get<std::int64_t>(), kept - 2) << "stored configurations are not measured again";
+  EXPECT_EQ(j["outcome"], "budget");
+}
+
+}  // namespace
+}  // namespace mmtune
