@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
@@ -250,10 +251,14 @@ ImportData read_clblast_tuner_file(const json& j, const std::string& name,
   ImportData data;
   data.format = "clblast";
   data.devices.push_back(dev);
-  SessionRecord s;
+  ImportedSession session;
+  session.mmtune_version = MMTUNE_VERSION;  // the importer; the host is unknown
+  SessionRecord& s = session.record;
   s.id = 1;
   s.device_key = d.key;
-  s.command_line = "clblast_tuner_xgemm (imported from " + name.substr(0, 4000) + ")";
+  // The file's name without its directory, so that another spelling of the path still matches.
+  const std::string file = std::filesystem::path(name).filename().string();
+  s.command_line = "clblast_tuner_xgemm (imported from " + file.substr(0, 1000) + ")";
   s.strategy = "clblast_tuner_xgemm";
   s.kernels = family;
   s.space = "clblast";
@@ -261,7 +266,7 @@ ImportData read_clblast_tuner_file(const json& j, const std::string& name,
   s.problem = p;
   s.started_at = s.ended_at = timestamp;
   s.outcome = "imported";
-  data.sessions.push_back(s);
+  data.sessions.push_back(session);
 
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& r = (*it)[i];

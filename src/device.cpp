@@ -101,27 +101,36 @@ DeviceInfo describe_device(const cl::Device& device) {
 
 bool DeviceInfo::supports(Precision p) const {
   switch (p) {
-    case Precision::kSingle: return true;
-    case Precision::kDouble: return fp64;
-    case Precision::kHalf: return fp16;
+    case Precision::kSingle:
+      return true;
+    case Precision::kDouble:
+      return fp64;
+    case Precision::kHalf:
+      return fp16;
   }
   return false;
 }
 
 unsigned DeviceInfo::preferred_width(Precision p) const {
   switch (p) {
-    case Precision::kSingle: return preferred.float_;
-    case Precision::kDouble: return preferred.double_;
-    case Precision::kHalf: return preferred.half;
+    case Precision::kSingle:
+      return preferred.float_;
+    case Precision::kDouble:
+      return preferred.double_;
+    case Precision::kHalf:
+      return preferred.half;
   }
   return 1;
 }
 
 const char* to_string(Precision p) {
   switch (p) {
-    case Precision::kHalf: return "16";
-    case Precision::kSingle: return "32";
-    case Precision::kDouble: return "64";
+    case Precision::kHalf:
+      return "16";
+    case Precision::kSingle:
+      return "32";
+    case Precision::kDouble:
+      return "64";
   }
   return "?";
 }
@@ -138,10 +147,12 @@ std::vector<Device> list_devices() {
     cl::Platform::get(&platforms);
   } catch (const cl::Error& e) {
     // The ICD loader reports "no platform" as CL_PLATFORM_NOT_FOUND_KHR (-1001).
-    throw NoDeviceError("no OpenCL platform found (install an OpenCL driver, e.g. pocl-opencl-icd)");
+    throw NoDeviceError(
+        "no OpenCL platform found (install an OpenCL driver, e.g. pocl-opencl-icd)");
   }
   if (platforms.empty()) {
-    throw NoDeviceError("no OpenCL platform found (install an OpenCL driver, e.g. pocl-opencl-icd)");
+    throw NoDeviceError(
+        "no OpenCL platform found (install an OpenCL driver, e.g. pocl-opencl-icd)");
   }
   std::vector<std::pair<std::tuple<std::string, std::string, std::string>, cl::Platform>> sorted;
   for (auto& p : platforms) {
@@ -183,8 +194,9 @@ const Device& select_device(const std::vector<Device>& devices, const std::strin
     }
     const std::size_t pi = platform_names.size() - 1;
     if (platform.empty() ||
-        (platform_by_index ? pi == platform_index
-                           : lower(d.info.platform_name).find(lower(platform)) != std::string::npos)) {
+        (platform_by_index
+             ? pi == platform_index
+             : lower(d.info.platform_name).find(lower(platform)) != std::string::npos)) {
       candidates.push_back(&d);
     }
   }

@@ -85,7 +85,8 @@ WorkerProcess::Read WorkerProcess::read(json& message, double timeout_s) {
       message = json::parse(line, nullptr, false);
       if (!message.is_discarded()) return Read::kMessage;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return Read::kTimeout;
     pollfd pfd{from_child_, POLLIN, 0};
     const int r = poll(&pfd, 1, int(std::min<long long>(left.count(), 1000)));
@@ -120,7 +121,9 @@ std::string WorkerProcess::exit_reason() {
 
 Evaluator::Evaluator(EvaluatorOptions options) : options_(std::move(options)) {}
 
-Evaluator::~Evaluator() { stop_worker(); }
+Evaluator::~Evaluator() {
+  stop_worker();
+}
 
 void Evaluator::stop_worker() {
   if (worker_) {
@@ -145,7 +148,7 @@ void Evaluator::start() {
   const auto r = worker_->send(init) ? worker_->read(reply, options_.startup_limit_s)
                                      : WorkerProcess::Read::kExited;
   if (r != WorkerProcess::Read::kMessage || reply.value("op", "") != "ready") {
-    std::string why = r == WorkerProcess::Read::kTimeout ? "did not start in time"
+    std::string why = r == WorkerProcess::Read::kTimeout  ? "did not start in time"
                       : r == WorkerProcess::Read::kExited ? worker_->exit_reason()
                                                           : reply.value("message", "failed");
     const int code = r == WorkerProcess::Read::kMessage ? reply.value("exit_code", 1) : 1;
@@ -154,17 +157,19 @@ void Evaluator::start() {
   }
 }
 
-std::vector<std::optional<Measurement>> Evaluator::evaluate(
-    const std::vector<KernelConfig>& batch, const TimingOptions& timing, double run_limit_s,
-    const std::atomic<bool>* stop, double slow_first_run_s) {
+std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<KernelConfig>& batch,
+                                                            const TimingOptions& timing,
+                                                            double run_limit_s,
+                                                            const std::atomic<bool>* stop,
+                                                            double slow_first_run_s) {
   std::vector<std::optional<Measurement>> results(batch.size());
   std::vector<std::size_t> pending(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) pending[i] = i;
   bool serial = false;  // after a fault during parallel builds: one variant at a time
   // Limit of a variant's first run: lazy compilation is allowed for, a clearly slow run is not.
-  const double first_limit = slow_first_run_s > 0
-                                 ? std::min(run_limit_s + options_.first_run_extra_s, slow_first_run_s)
-                                 : run_limit_s + options_.first_run_extra_s;
+  const double first_limit =
+      slow_first_run_s > 0 ? std::min(run_limit_s + options_.first_run_extra_s, slow_first_run_s)
+                           : run_limit_s + options_.first_run_extra_s;
   const auto failed = [](Status s, std::string message) {
     Measurement m;
     m.status = s;
@@ -182,7 +187,9 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
     for (std::size_t i : chunk) {
       const int id = next_id_++;
       by_id[id] = i;
-      items.push_back({{"id", id}, {"kernel", kernel_name(kind_of(batch[i]))}, {"config", to_string(batch[i])}});
+      items.push_back({{"id", id},
+                       {"kernel", kernel_name(kind_of(batch[i]))},
+                       {"config", to_string(batch[i])}});
     }
     const std::size_t builders = serial ? 1 : options_.parallel_builds;
     std::set<std::size_t> unbuilt(chunk.begin(), chunk.end());
@@ -191,7 +198,9 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
     bool first_run = true;  // the current variant has not completed a run yet
     double limit = options_.build_limit_s * std::ceil(double(chunk.size()) / double(builders));
     std::string phase_note = "building";
-    auto r = worker_->send({{"op", "eval"}, {"items", items}, {"timing", to_json(timing)},
+    auto r = worker_->send({{"op", "eval"},
+                            {"items", items},
+                            {"timing", to_json(timing)},
                             {"parallel_builds", builders}})
                  ? WorkerProcess::Read::kMessage
                  : WorkerProcess::Read::kExited;
@@ -252,7 +261,9 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
       // The limit derived from the best time so far: a Timeout, with the limit kept as a lower
       // bound of the variant's time.
       char why[128];
-      std::snprintf(why, sizeof why, "first run did not finish within %.1f s (the limit derived from the best time)", limit);
+      std::snprintf(why, sizeof why,
+                    "first run did not finish within %.1f s (the limit derived from the best time)",
+                    limit);
       Measurement slow = failed(Status::kTimeout, why);
       slow.routine_ms = slow.kernel_ms = {limit * 1e3};
       slow.median_ms = slow.min_ms = slow.max_ms = slow.kernel_median_ms = limit * 1e3;
@@ -262,9 +273,10 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(
       continue;
     }
     char buf[128];
-    std::snprintf(buf, sizeof buf, "%s did not finish within %.1f s", measuring ? "a run" : "the build",
-                  limit);
-    results[culprit] = failed(status, timed_out ? buf : (measuring ? "" : "while building: ") + reason);
+    std::snprintf(buf, sizeof buf, "%s did not finish within %.1f s",
+                  measuring ? "a run" : "the build", limit);
+    results[culprit] =
+        failed(status, timed_out ? buf : (measuring ? "" : "while building: ") + reason);
     std::erase(pending, culprit);
   }
   return results;

@@ -12,7 +12,6 @@
 #include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "mmtune/error.hpp"
 #include "mmtune/status.hpp"
@@ -244,24 +243,14 @@ std::optional<std::pair<std::vector<std::string>, std::vector<int>>> parameters_
   return std::nullopt;
 }
 
-std::string params_json(const std::string& kernel, const std::string& config) {
-  json j = json::object();
-  if (const auto p = parameters_of(kernel, config)) {
-    if (parse_kernel_kind(kernel)) {
-      for (std::size_t i = 0; i < p->first.size(); ++i) j[p->first[i]] = p->second[i];
-    }
-  }
-  return j.dump();
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
-// A C++ string literal: printable ASCII as is, everything else as three-digit octal escapes
-// (which, unlike \x, cannot run into the next character).
+// A C++ string literal: printable ASCII as is, everything else (and '?', against trigraph
+// warnings) as three-digit octal escapes, which unlike \x cannot run into the next character.
 std::string cpp_literal(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -311,15 +300,14 @@ DeviceInfo find_stored_device(Store& store, const std::string& spec) {
   std::string all;
   for (const auto& k : keys) {
     const auto d = store.device(k);
+    if (k == spec) return *d;  // a key wins over name matches
     all += (all.empty() ? "" : ", ") + d->name + " (" + k + ")";
-    if (spec.empty() || k == spec) {
-      if (k == spec) return *d;  // an exact key wins over name matches
-      matches.push_back(*d);
-    } else if (lower(d->name).find(lower(spec)) != std::string::npos) {
+    if (spec.empty() || lower(d->name).find(lower(spec)) != std::string::npos) {
       matches.push_back(*d);
     }
   }
   if (matches.size() == 1) return matches.front();
+  if (spec.empty()) throw UsageError("several devices are stored: " + all + " (use --device)");
   throw UsageError(std::string(matches.empty() ? "no stored device matches '"
                                                : "several stored devices match '") +
                    spec + "': " + all + " (use --device with a key)");
@@ -359,8 +347,9 @@ json export_json(Store& store, const std::string& device_key) {
 
   auto s = db.prepare(
       "SELECT s.id, d.key, command_line, strategy, kernels, space, seed, budget, time_limit_s, "
-      "m, n, k, precision, layout, trans_a, trans_b, started_at, ended_at, outcome "
-      "FROM sessions s JOIN devices d ON d.id = s.device_id WHERE (? = '' OR d.key = ?) "
+      "m, n, k, precision, layout, trans_a, trans_b, started_at, ended_at, outcome, host, "
+      "mmtune_version FROM sessions s JOIN devices d ON d.id = s.device_id WHERE (? = '' OR d.key "
+      "= ?) "
       "ORDER BY s.id");
   s.bind(1, device_key).bind(2, device_key);
   while (s.step()) {
@@ -376,7 +365,9 @@ json export_json(Store& store, const std::string& device_key) {
                         {"problem", problem_json(problem_at(s, 9))},
                         {"started_at", s.text(16)},
                         {"ended_at", s.is_null(17) ? json(nullptr) : json(s.text(17))},
-                        {"outcome", s.text(18)}});
+                        {"outcome", s.text(18)},
+                        {"host", s.text(19)},
+                        {"mmtune_version", s.text(20)}});
   }
 
   auto m = db.prepare(
@@ -619,7 +610,8 @@ ImportData read_mmtune_export(const json& j) {
   const Field sessions = root.at("sessions");
   for (std::size_t i = 0; i < sessions.array(kMaxItems).size(); ++i) {
     const Field f = sessions.item(i);
-    SessionRecord s;
+    ImportedSession is;
+    SessionRecord& s = is.record;
     s.id = f.at("id").integer(1, std::numeric_limits<std::int64_t>::max());
     if (!session_ids.insert(s.id).second) f.at("id").fail("session id listed twice");
     s.device_key = known_device(f.at("device_key"));
@@ -634,7 +626,9 @@ ImportData read_mmtune_export(const json& j) {
     s.started_at = f.at("started_at").text(kTimestampMax);
     if (const auto e = f.optional("ended_at")) s.ended_at = e->text(kTimestampMax);
     s.outcome = f.at("outcome").text(kNameMax);
-    data.sessions.push_back(std::move(s));
+    if (const auto h = f.optional("host")) is.host = h->text(kNameMax);
+    if (const auto v = f.optional("mmtune_version")) is.mmtune_version = v->text(kNameMax);
+    data.sessions.push_back(std::move(is));
   }
 
   const Field measurements = root.at("measurements");
@@ -729,9 +723,9 @@ ImportSummary store_import(Store& store, const ImportData& data) {
       "SELECT id FROM sessions WHERE device_id = ? AND started_at = ? AND command_line = ?");
   auto add_session = db.prepare(
       "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
-      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, ended_at, outcome) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  for (const auto& s : data.sessions) {
+      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, ended_at, outcome, "
+      "host, mmtune_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const auto& [s, host, version] : data.sessions) {
     const std::int64_t dev = device_id(s.device_key);
     find_session.reset();
     find_session.bind(1, dev).bind(2, s.started_at).bind(3, s.command_line);
@@ -748,7 +742,7 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     add_session.bind(16, s.started_at);
     add_session.bind(17,
                      s.ended_at.empty() ? std::nullopt : std::optional<std::string>(s.ended_at));
-    add_session.bind(18, s.outcome);
+    add_session.bind(18, s.outcome).bind(19, host).bind(20, version);
     add_session.run();
     session_ids[s.id] = db.last_insert_id();
     ++sum.sessions_added;
@@ -758,22 +752,6 @@ ImportSummary store_import(Store& store, const ImportData& data) {
       "SELECT 1 FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
       "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND kernel = ? AND "
       "config = ? AND measured_at = ? AND status = ? AND median_ms IS ? LIMIT 1");
-  // The same columns and best rule as Store::add_measurement, which cannot run inside this
-  // transaction (it opens its own).
-  auto add_measurement = db.prepare(
-      "INSERT INTO measurements (session_id, device_id, kernel, config, params, m, n, k, "
-      "precision, layout, trans_a, trans_b, status, message, build_s, median_ms, min_ms, max_ms, "
-      "kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at) VALUES "
-      "(?,?,?,?,?, ?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?,?,?)");
-  auto update_best = db.prepare(
-      "INSERT INTO best (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
-      "measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
-      "(?, ?, ?,?,?,?,?,?,?, ?,?,?,?,?,?) "
-      "ON CONFLICT DO UPDATE SET measurement_id = excluded.measurement_id, "
-      "config = excluded.config, median_ms = excluded.median_ms, gflops = excluded.gflops, "
-      "kernel_gflops = excluded.kernel_gflops, updated_at = excluded.updated_at "
-      "WHERE excluded.median_ms < best.median_ms");
-  const std::string now = now_utc();
   for (const auto& m : data.measurements) {
     const Measurement& r = m.result;
     const std::int64_t dev = device_id(m.device_key);
@@ -794,29 +772,10 @@ ImportSummary store_import(Store& store, const ImportData& data) {
       if (it == session_ids.end()) throw UsageError("a measurement names an unknown session");
       session = it->second;
     }
-    add_measurement.reset();
-    add_measurement.bind(1, session).bind(2, dev).bind(3, m.kernel).bind(4, m.config);
-    add_measurement.bind(5, params_json(m.kernel, m.config));
-    bind_problem(add_measurement, 6, m.problem);
-    add_measurement.bind(13, to_string(r.status)).bind(14, r.message).bind(15, r.build_seconds);
-    add_measurement.bind(16, opt(r.median_ms)).bind(17, opt(r.min_ms)).bind(18, opt(r.max_ms));
-    add_measurement.bind(19, opt(r.kernel_median_ms)).bind(20, opt(r.gflops));
-    add_measurement.bind(21, opt(r.kernel_gflops));
-    add_measurement.bind(
-        22, std::isfinite(r.max_error) ? std::optional<double>(r.max_error) : std::nullopt);
-    add_measurement.bind(23, json{{"routine_ms", r.routine_ms}, {"kernel_ms", r.kernel_ms}}.dump());
-    add_measurement.bind(24, m.measured_at);
-    add_measurement.run();
-    const std::int64_t id = db.last_insert_id();
+    MeasurementRecord rec = m;
+    rec.session_id = session.value_or(0);
+    store.insert_measurement(rec);  // inside this import's transaction
     ++sum.measurements_added;
-    if (r.status == Status::kOk && timed) {
-      update_best.reset();
-      update_best.bind(1, dev).bind(2, m.kernel);
-      bind_problem(update_best, 3, m.problem);
-      update_best.bind(10, id).bind(11, m.config).bind(12, r.median_ms).bind(13, r.gflops);
-      update_best.bind(14, r.kernel_gflops).bind(15, now);
-      update_best.run();
-    }
   }
   t.commit();
   return sum;

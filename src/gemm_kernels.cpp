@@ -43,38 +43,53 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
   auto mwi = [](const C& c) { return c.MWG / c.MDIMC; };
   auto nwi = [](const C& c) { return c.NWG / c.NDIMC; };
   std::vector<Constraint<C>> k = {
-      {"MWG % (MDIMC*VWM) == 0", {"MWG", "MDIMC", "VWM"},
+      {"MWG % (MDIMC*VWM) == 0",
+       {"MWG", "MDIMC", "VWM"},
        [](const C& c) { return c.MWG % (c.MDIMC * c.VWM) == 0; }},
-      {"NWG % (NDIMC*VWN) == 0", {"NWG", "NDIMC", "VWN"},
+      {"NWG % (NDIMC*VWN) == 0",
+       {"NWG", "NDIMC", "VWN"},
        [](const C& c) { return c.NWG % (c.NDIMC * c.VWN) == 0; }},
-      {"MWI*NWI <= 256 (accumulators fit in registers)", {"MWG", "NWG", "MDIMC", "NDIMC"},
+      {"MWI*NWI <= 256 (accumulators fit in registers)",
+       {"MWG", "NWG", "MDIMC", "NDIMC"},
        [=](const C& c) { return mwi(c) * nwi(c) <= 256; }},
       {"KWG % KWI == 0", {"KWG", "KWI"}, [](const C& c) { return c.KWG % c.KWI == 0; }},
-      {"SA=0 -> MDIMA == MDIMC (MDIMA unused)", {"SA", "MDIMA", "MDIMC"},
+      {"SA=0 -> MDIMA == MDIMC (MDIMA unused)",
+       {"SA", "MDIMA", "MDIMC"},
        [](const C& c) { return c.SA || c.MDIMA == c.MDIMC; }},
       // Fewer than 8 loaders gain nothing from staging; this also keeps the space searchable.
-      {"SA=1 -> MDIMA >= 8 (or the whole work-group)", {"SA", "MDIMA", "MDIMC", "NDIMC"},
+      {"SA=1 -> MDIMA >= 8 (or the whole work-group)",
+       {"SA", "MDIMA", "MDIMC", "NDIMC"},
        [=](const C& c) { return !c.SA || c.MDIMA >= std::min(8, c.MDIMC * c.NDIMC); }},
-      {"SB=1 -> NDIMB >= 8 (or the whole work-group)", {"SB", "NDIMB", "MDIMC", "NDIMC"},
+      {"SB=1 -> NDIMB >= 8 (or the whole work-group)",
+       {"SB", "NDIMB", "MDIMC", "NDIMC"},
        [=](const C& c) { return !c.SB || c.NDIMB >= std::min(8, c.MDIMC * c.NDIMC); }},
-      {"SA=1 -> (MDIMC*NDIMC) % MDIMA == 0", {"SA", "MDIMA", "MDIMC", "NDIMC"},
+      {"SA=1 -> (MDIMC*NDIMC) % MDIMA == 0",
+       {"SA", "MDIMA", "MDIMC", "NDIMC"},
        [](const C& c) { return !c.SA || (c.MDIMC * c.NDIMC) % c.MDIMA == 0; }},
-      {"SA=1 -> MWG % (MDIMA*VWM) == 0", {"SA", "MDIMA", "MWG", "VWM"},
+      {"SA=1 -> MWG % (MDIMA*VWM) == 0",
+       {"SA", "MDIMA", "MWG", "VWM"},
        [](const C& c) { return !c.SA || c.MWG % (c.MDIMA * c.VWM) == 0; }},
-      {"SA=1 -> KWG % KDIMA == 0", {"SA", "MDIMA", "MDIMC", "NDIMC", "KWG"},
+      {"SA=1 -> KWG % KDIMA == 0",
+       {"SA", "MDIMA", "MDIMC", "NDIMC", "KWG"},
        [](const C& c) { return !c.SA || c.KWG % ((c.MDIMC * c.NDIMC) / c.MDIMA) == 0; }},
-      {"SB=0 -> NDIMB == NDIMC (NDIMB unused)", {"SB", "NDIMB", "NDIMC"},
+      {"SB=0 -> NDIMB == NDIMC (NDIMB unused)",
+       {"SB", "NDIMB", "NDIMC"},
        [](const C& c) { return c.SB || c.NDIMB == c.NDIMC; }},
-      {"SB=1 -> (MDIMC*NDIMC) % NDIMB == 0", {"SB", "NDIMB", "MDIMC", "NDIMC"},
+      {"SB=1 -> (MDIMC*NDIMC) % NDIMB == 0",
+       {"SB", "NDIMB", "MDIMC", "NDIMC"},
        [](const C& c) { return !c.SB || (c.MDIMC * c.NDIMC) % c.NDIMB == 0; }},
-      {"SB=1 -> NWG % (NDIMB*VWN) == 0", {"SB", "NDIMB", "NWG", "VWN"},
+      {"SB=1 -> NWG % (NDIMB*VWN) == 0",
+       {"SB", "NDIMB", "NWG", "VWN"},
        [](const C& c) { return !c.SB || c.NWG % (c.NDIMB * c.VWN) == 0; }},
-      {"SB=1 -> KWG % KDIMB == 0", {"SB", "NDIMB", "MDIMC", "NDIMC", "KWG"},
+      {"SB=1 -> KWG % KDIMB == 0",
+       {"SB", "NDIMB", "MDIMC", "NDIMC", "KWG"},
        [](const C& c) { return !c.SB || c.KWG % ((c.MDIMC * c.NDIMC) / c.NDIMB) == 0; }},
       // With one vector per work-item both assignments are the same kernel.
-      {"MWI == VWM -> STRM == 0", {"STRM", "MWG", "MDIMC", "VWM"},
+      {"MWI == VWM -> STRM == 0",
+       {"STRM", "MWG", "MDIMC", "VWM"},
        [=](const C& c) { return c.STRM == 0 || mwi(c) > c.VWM; }},
-      {"NWI == VWN -> STRN == 0", {"STRN", "NWG", "NDIMC", "VWN"},
+      {"NWI == VWN -> STRN == 0",
+       {"STRN", "NWG", "NDIMC", "VWN"},
        [=](const C& c) { return c.STRN == 0 || nwi(c) > c.VWN; }},
   };
   return {std::move(p), std::move(k)};
@@ -103,27 +118,35 @@ ParamSpace<DirectConfig> make_direct(SpaceSize s) {
       {"PADB", &C::PADB, q ? std::vector{1} : std::vector{0, 1}, "local-memory padding of B"},
   };
   std::vector<Constraint<C>> k = {
-      {"WGD % (MDIMCD*VWMD) == 0", {"WGD", "MDIMCD", "VWMD"},
+      {"WGD % (MDIMCD*VWMD) == 0",
+       {"WGD", "MDIMCD", "VWMD"},
        [](const C& c) { return c.WGD % (c.MDIMCD * c.VWMD) == 0; }},
-      {"WGD % (NDIMCD*VWND) == 0", {"WGD", "NDIMCD", "VWND"},
+      {"WGD % (NDIMCD*VWND) == 0",
+       {"WGD", "NDIMCD", "VWND"},
        [](const C& c) { return c.WGD % (c.NDIMCD * c.VWND) == 0; }},
-      {"MWID*NWID <= 256 (accumulators fit in registers)", {"WGD", "MDIMCD", "NDIMCD"},
+      {"MWID*NWID <= 256 (accumulators fit in registers)",
+       {"WGD", "MDIMCD", "NDIMCD"},
        [](const C& c) { return (c.WGD / c.MDIMCD) * (c.WGD / c.NDIMCD) <= 256; }},
       {"WGD % KWID == 0", {"WGD", "KWID"}, [](const C& c) { return c.WGD % c.KWID == 0; }},
-      {"MDIMAD, NDIMBD >= 8 (or the whole work-group)", {"MDIMAD", "NDIMBD", "MDIMCD", "NDIMCD"},
+      {"MDIMAD, NDIMBD >= 8 (or the whole work-group)",
+       {"MDIMAD", "NDIMBD", "MDIMCD", "NDIMCD"},
        [](const C& c) {
          const int floor = std::min(8, c.MDIMCD * c.NDIMCD);
          return c.MDIMAD >= floor && c.NDIMBD >= floor;
        }},
-      {"(MDIMCD*NDIMCD) % MDIMAD == 0", {"MDIMCD", "NDIMCD", "MDIMAD"},
+      {"(MDIMCD*NDIMCD) % MDIMAD == 0",
+       {"MDIMCD", "NDIMCD", "MDIMAD"},
        [](const C& c) { return (c.MDIMCD * c.NDIMCD) % c.MDIMAD == 0; }},
-      {"WGD % MDIMAD == 0 and WGD % KDIMAD == 0", {"WGD", "MDIMCD", "NDIMCD", "MDIMAD"},
+      {"WGD % MDIMAD == 0 and WGD % KDIMAD == 0",
+       {"WGD", "MDIMCD", "NDIMCD", "MDIMAD"},
        [](const C& c) {
          return c.WGD % c.MDIMAD == 0 && c.WGD % ((c.MDIMCD * c.NDIMCD) / c.MDIMAD) == 0;
        }},
-      {"(MDIMCD*NDIMCD) % NDIMBD == 0", {"MDIMCD", "NDIMCD", "NDIMBD"},
+      {"(MDIMCD*NDIMCD) % NDIMBD == 0",
+       {"MDIMCD", "NDIMCD", "NDIMBD"},
        [](const C& c) { return (c.MDIMCD * c.NDIMCD) % c.NDIMBD == 0; }},
-      {"WGD % NDIMBD == 0 and WGD % KDIMBD == 0", {"WGD", "MDIMCD", "NDIMCD", "NDIMBD"},
+      {"WGD % NDIMBD == 0 and WGD % KDIMBD == 0",
+       {"WGD", "MDIMCD", "NDIMCD", "NDIMBD"},
        [](const C& c) {
          return c.WGD % c.NDIMBD == 0 && c.WGD % ((c.MDIMCD * c.NDIMCD) / c.NDIMBD) == 0;
        }},
@@ -140,22 +163,34 @@ ParamSpace<ClassicConfig> make_classic(SpaceSize) {
 template <class C>
 const ParamSpace<C>& space_of(SpaceSize s);
 template <>
-const ParamSpace<TiledConfig>& space_of(SpaceSize s) { return tiled_space(s); }
+const ParamSpace<TiledConfig>& space_of(SpaceSize s) {
+  return tiled_space(s);
+}
 template <>
-const ParamSpace<DirectConfig>& space_of(SpaceSize s) { return direct_space(s); }
+const ParamSpace<DirectConfig>& space_of(SpaceSize s) {
+  return direct_space(s);
+}
 template <>
-const ParamSpace<NaiveConfig>& space_of(SpaceSize s) { return naive_space(s); }
+const ParamSpace<NaiveConfig>& space_of(SpaceSize s) {
+  return naive_space(s);
+}
 template <>
-const ParamSpace<ClassicConfig>& space_of(SpaceSize s) { return classic_space(s); }
+const ParamSpace<ClassicConfig>& space_of(SpaceSize s) {
+  return classic_space(s);
+}
 
 // Calls f with a default-constructed config of the kernel's type (a type tag).
 template <class F>
 decltype(auto) with_kernel(KernelKind k, F&& f) {
   switch (k) {
-    case KernelKind::kTiled: return f(TiledConfig{});
-    case KernelKind::kDirect: return f(DirectConfig{});
-    case KernelKind::kNaive: return f(NaiveConfig{});
-    case KernelKind::kClassic: return f(ClassicConfig{});
+    case KernelKind::kTiled:
+      return f(TiledConfig{});
+    case KernelKind::kDirect:
+      return f(DirectConfig{});
+    case KernelKind::kNaive:
+      return f(NaiveConfig{});
+    case KernelKind::kClassic:
+      return f(ClassicConfig{});
   }
   throw std::logic_error("unknown kernel kind");
 }
@@ -189,7 +224,9 @@ void check_vectors(std::initializer_list<int> widths, const DeviceInfo& d, Preci
   }
 }
 
-std::size_t elem(Precision p) { return static_cast<std::size_t>(p) / 8; }
+std::size_t elem(Precision p) {
+  return static_cast<std::size_t>(p) / 8;
+}
 
 }  // namespace
 
@@ -214,23 +251,29 @@ const ParamSpace<NaiveConfig>& naive_space(SpaceSize) {
 
 const char* kernel_name(KernelKind k) {
   switch (k) {
-    case KernelKind::kTiled: return "tiled";
-    case KernelKind::kDirect: return "direct";
-    case KernelKind::kNaive: return "naive";
-    case KernelKind::kClassic: return "classic";
+    case KernelKind::kTiled:
+      return "tiled";
+    case KernelKind::kDirect:
+      return "direct";
+    case KernelKind::kNaive:
+      return "naive";
+    case KernelKind::kClassic:
+      return "classic";
   }
   return "?";
 }
 
 std::optional<KernelKind> parse_kernel_kind(const std::string& name) {
-  for (auto k : {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive,
-                 KernelKind::kClassic}) {
+  for (auto k :
+       {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive, KernelKind::kClassic}) {
     if (name == kernel_name(k)) return k;
   }
   return std::nullopt;
 }
 
-KernelKind kind_of(const KernelConfig& c) { return static_cast<KernelKind>(c.index()); }
+KernelKind kind_of(const KernelConfig& c) {
+  return static_cast<KernelKind>(c.index());
+}
 
 KernelConfig default_config(KernelKind k) {
   return with_kernel(k, [](auto tag) { return KernelConfig(tag); });
@@ -273,8 +316,8 @@ KernelConfig parse_config(KernelKind k, const std::string& text) {
       auto [ptr, ec] = std::from_chars(b, e, v);
       if (ec != std::errc() || ptr != e || seen[i] ||
           std::find(p.values.begin(), p.values.end(), v) == p.values.end()) {
-        throw UsageError("invalid or repeated value for " + p.name + " in '" +
-                         text.substr(0, 200) + "'");
+        throw UsageError("invalid or repeated value for " + p.name + " in '" + text.substr(0, 200) +
+                         "'");
       }
       if constexpr (!std::is_empty_v<C>) cfg.*(p.field) = v;
       seen[i] = true;
@@ -292,7 +335,8 @@ KernelConfig parse_config(KernelKind k, const std::string& text) {
 std::vector<std::string> parameter_names(KernelKind k) {
   return with_kernel(k, [](auto tag) {
     std::vector<std::string> names;
-    for (const auto& p : space_of<decltype(tag)>(SpaceSize::kFull).parameters()) names.push_back(p.name);
+    for (const auto& p : space_of<decltype(tag)>(SpaceSize::kFull).parameters())
+      names.push_back(p.name);
     return names;
   });
 }
@@ -302,7 +346,8 @@ std::vector<int> parameter_values(const KernelConfig& c) {
       [](const auto& cfg) {
         using C = std::decay_t<decltype(cfg)>;
         std::vector<int> v;
-        for (const auto& p : space_of<C>(SpaceSize::kFull).parameters()) v.push_back(cfg.*(p.field));
+        for (const auto& p : space_of<C>(SpaceSize::kFull).parameters())
+          v.push_back(cfg.*(p.field));
         return v;
       },
       c);
@@ -338,10 +383,10 @@ std::size_t local_memory_bytes(const KernelConfig& c, Precision p) {
   return std::visit(bytes, c);
 }
 
-std::vector<std::string> limit_violations(const KernelConfig& c, const DeviceInfo& d,
-                                          Precision p) {
+std::vector<std::string> limit_violations(const KernelConfig& c, const DeviceInfo& d, Precision p) {
   std::vector<std::string> out;
-  if (!d.supports(p)) out.push_back(std::string("the device has no fp") + to_string(p) + " support");
+  if (!d.supports(p))
+    out.push_back(std::string("the device has no fp") + to_string(p) + " support");
   if (const auto lm = local_memory_bytes(c, p); lm > d.local_mem_bytes) {
     out.push_back("local memory " + std::to_string(lm) + " B exceeds the device's " +
                   std::to_string(d.local_mem_bytes) + " B");
@@ -390,7 +435,8 @@ SpaceSummary summarize(KernelKind k, SpaceSize s, const DeviceInfo* d, Precision
     using C = decltype(tag);
     const auto& space = space_of<C>(s);
     SpaceSummary sum{k, s, {}, {}, space.product_size(), 0, std::nullopt};
-    for (const auto& par : space.parameters()) sum.params.push_back({par.name, par.help, par.values});
+    for (const auto& par : space.parameters())
+      sum.params.push_back({par.name, par.help, par.values});
     for (const auto& con : space.constraints()) sum.constraints.push_back(con.name);
     std::uint64_t fits = 0;
     for (const C& cfg : space.enumerate()) {

@@ -8,22 +8,34 @@ namespace {
 
 const char* source_file(KernelKind k) {
   switch (k) {
-    case KernelKind::kTiled: return "gemm_tiled.cl";
-    case KernelKind::kDirect: return "gemm_direct.cl";
-    case KernelKind::kNaive: return "gemm_naive.cl";
-    case KernelKind::kClassic: return "gemm_classic.cl";
+    case KernelKind::kTiled:
+      return "gemm_tiled.cl";
+    case KernelKind::kDirect:
+      return "gemm_direct.cl";
+    case KernelKind::kNaive:
+      return "gemm_naive.cl";
+    case KernelKind::kClassic:
+      return "gemm_classic.cl";
   }
   return "";
 }
 
-std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
+std::size_t round_up(std::size_t x, std::size_t m) {
+  return (x + m - 1) / m * m;
+}
 
 // Kernel arguments of the scalar type `real`.
 void set_real(cl::Kernel& k, cl_uint index, double v, Precision p) {
   switch (p) {
-    case Precision::kHalf: k.setArg(index, to_half(static_cast<float>(v))); break;
-    case Precision::kSingle: k.setArg(index, static_cast<float>(v)); break;
-    case Precision::kDouble: k.setArg(index, v); break;
+    case Precision::kHalf:
+      k.setArg(index, to_half(static_cast<float>(v)));
+      break;
+    case Precision::kSingle:
+      k.setArg(index, static_cast<float>(v));
+      break;
+    case Precision::kDouble:
+      k.setArg(index, v);
+      break;
   }
 }
 
@@ -34,7 +46,9 @@ void set_args(cl::Kernel& k, cl_uint first, const T& v, const Rest&... rest) {
   set_args(k, first + 1, rest...);
 }
 
-int i32(std::size_t v) { return static_cast<int>(v); }  // validate() guarantees the range
+int i32(std::size_t v) {
+  return static_cast<int>(v);
+}  // validate() guarantees the range
 
 }  // namespace
 
@@ -46,7 +60,8 @@ std::string GemmRoutine::options(const KernelConfig& config, const GemmProblem& 
   std::string o = build_options(config, problem.precision);
   if (kind_of(config) == KernelKind::kDirect) {
     const ColMajorProblem cp = to_col_major(problem);
-    o += std::string(" -DTRANS_A=") + (cp.trans_a ? "1" : "0") + " -DTRANS_B=" + (cp.trans_b ? "1" : "0");
+    o += std::string(" -DTRANS_A=") + (cp.trans_a ? "1" : "0") +
+         " -DTRANS_B=" + (cp.trans_b ? "1" : "0");
   }
   return o;
 }
@@ -84,7 +99,8 @@ cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& p
     const auto copy = cache_.build(sources_.program("copy.cl"),
                                    std::string("-DPRECISION=") + to_string(precision));
     if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
-    copy_[precision] = {cl::Kernel(copy->program, "pad_copy"), cl::Kernel(copy->program, "unpad_copy")};
+    copy_[precision] = {cl::Kernel(copy->program, "pad_copy"),
+                        cl::Kernel(copy->program, "unpad_copy")};
   }
   const std::string name = std::string("gemm_") + kernel_name(kind);
   return kernels_.emplace(opts, cl::Kernel(built->program, name.c_str())).first->second;

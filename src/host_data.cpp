@@ -12,9 +12,10 @@ std::uint16_t to_half(float f) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   const std::uint32_t sign = (x >> 16) & 0x8000u;
   const std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<std::uint16_t>(sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (abs >= 0x7f800000u)
+    return static_cast<std::uint16_t>(sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u));
   if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow to inf
-  if (abs < 0x38800000u) {  // subnormal half (or zero)
+  if (abs < 0x38800000u) {                                         // subnormal half (or zero)
     const float scaled = std::bit_cast<float>(abs) * 16777216.0f;  // * 2^24
     return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(std::nearbyint(scaled)));
   }
@@ -39,9 +40,12 @@ float from_half(std::uint16_t h) {
 
 double round_to(double v, Precision p) {
   switch (p) {
-    case Precision::kHalf: return from_half(to_half(static_cast<float>(v)));
-    case Precision::kSingle: return static_cast<float>(v);
-    case Precision::kDouble: return v;
+    case Precision::kHalf:
+      return from_half(to_half(static_cast<float>(v)));
+    case Precision::kSingle:
+      return static_cast<float>(v);
+    case Precision::kDouble:
+      return v;
   }
   return v;
 }
@@ -60,7 +64,9 @@ std::vector<unsigned char> to_bytes(const std::vector<double>& v, Precision p) {
         std::memcpy(out.data() + 4 * i, &f, 4);
         break;
       }
-      case Precision::kDouble: std::memcpy(out.data() + 8 * i, &v[i], 8); break;
+      case Precision::kDouble:
+        std::memcpy(out.data() + 8 * i, &v[i], 8);
+        break;
     }
   }
   return out;
@@ -83,7 +89,9 @@ std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, Precisio
         out[i] = f;
         break;
       }
-      case Precision::kDouble: std::memcpy(&out[i], bytes.data() + 8 * i, 8); break;
+      case Precision::kDouble:
+        std::memcpy(&out[i], bytes.data() + 8 * i, 8);
+        break;
     }
   }
   return out;

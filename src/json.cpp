@@ -7,7 +7,7 @@ namespace mmtune {
 namespace {
 
 nlohmann::json widths(const VectorWidths& w) {
-  return {{"char", w.char_}, {"short", w.short_}, {"int", w.int_},     {"long", w.long_},
+  return {{"char", w.char_},   {"short", w.short_},   {"int", w.int_}, {"long", w.long_},
           {"float", w.float_}, {"double", w.double_}, {"half", w.half}};
 }
 
@@ -41,7 +41,8 @@ nlohmann::json to_json(const DeviceInfo& d) {
 
 nlohmann::json to_json(const SpaceSummary& s) {
   nlohmann::json params = nlohmann::json::array();
-  for (const auto& p : s.params) params.push_back({{"name", p.name}, {"values", p.values}, {"help", p.help}});
+  for (const auto& p : s.params)
+    params.push_back({{"name", p.name}, {"values", p.values}, {"help", p.help}});
   nlohmann::json j = {{"kernel", kernel_name(s.kernel)},
                       {"space", s.size == SpaceSize::kFull ? "full" : "quick"},
                       {"parameters", params},
@@ -68,28 +69,26 @@ nlohmann::json to_json(const GemmProblem& p) {
 }
 
 nlohmann::json to_json(const Measurement& m) {
-  return {{"status", to_string(m.status)},
-          {"message", m.message},
-          {"build_seconds", m.build_seconds},
-          {"verify_seconds", m.verify_seconds},
-          {"median_ms", m.median_ms},
-          {"min_ms", m.min_ms},
-          {"max_ms", m.max_ms},
-          {"kernel_median_ms", m.kernel_median_ms},
-          {"gflops", m.gflops},
-          {"kernel_gflops", m.kernel_gflops},
-          {"max_error", std::isfinite(m.max_error) ? nlohmann::json(m.max_error) : nlohmann::json()},
-          {"routine_ms", m.routine_ms},
-          {"kernel_ms", m.kernel_ms}};
+  return {
+      {"status", to_string(m.status)},
+      {"message", m.message},
+      {"build_seconds", m.build_seconds},
+      {"verify_seconds", m.verify_seconds},
+      {"median_ms", m.median_ms},
+      {"min_ms", m.min_ms},
+      {"max_ms", m.max_ms},
+      {"kernel_median_ms", m.kernel_median_ms},
+      {"gflops", m.gflops},
+      {"kernel_gflops", m.kernel_gflops},
+      {"max_error", std::isfinite(m.max_error) ? nlohmann::json(m.max_error) : nlohmann::json()},
+      {"routine_ms", m.routine_ms},
+      {"kernel_ms", m.kernel_ms}};
 }
 
 nlohmann::json to_json(const TimingOptions& t) {
-  return {{"warmup", t.warmup},
-          {"min_reps", t.min_reps},
-          {"max_reps", t.max_reps},
-          {"stable_within", t.stable_within},
-          {"max_seconds", t.max_seconds},
-          {"early_stop_ms", t.early_stop_ms}};
+  return {{"warmup", t.warmup},           {"min_reps", t.min_reps},
+          {"max_reps", t.max_reps},       {"stable_within", t.stable_within},
+          {"max_seconds", t.max_seconds}, {"early_stop_ms", t.early_stop_ms}};
 }
 
 GemmProblem problem_from_json(const nlohmann::json& j) {

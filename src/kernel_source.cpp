@@ -9,9 +9,9 @@
 namespace mmtune {
 
 const std::vector<std::string>& required_kernel_files() {
-  static const std::vector<std::string> files = {"common.cl",      "copy.cl",
-                                                 "gemm_tiled.cl",  "gemm_direct.cl",
-                                                 "gemm_naive.cl",  "gemm_classic.cl"};
+  static const std::vector<std::string> files = {"common.cl",     "copy.cl",
+                                                 "gemm_tiled.cl", "gemm_direct.cl",
+                                                 "gemm_naive.cl", "gemm_classic.cl"};
   return files;
 }
 

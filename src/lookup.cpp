@@ -19,10 +19,14 @@ double shape_distance(std::size_t m1, std::size_t n1, std::size_t k1, const Gemm
 
 const char* to_string(LookupSource s) {
   switch (s) {
-    case LookupSource::kExact: return "exact";
-    case LookupSource::kNearestShape: return "nearest-shape";
-    case LookupSource::kSimilarDevice: return "similar-device";
-    case LookupSource::kDefault: return "default";
+    case LookupSource::kExact:
+      return "exact";
+    case LookupSource::kNearestShape:
+      return "nearest-shape";
+    case LookupSource::kSimilarDevice:
+      return "similar-device";
+    case LookupSource::kDefault:
+      return "default";
   }
   return "?";
 }
@@ -62,12 +66,11 @@ ParameterLookup::ParameterLookup(const std::string& db_path) {
     } catch (const UsageError&) {
       continue;
     }
-    entries_.push_back({q.text(0), q.text(1), q.text(2), q.text(3), std::size_t(q.integer(4)),
-                        std::size_t(q.integer(5)), std::size_t(q.integer(6)),
-                        static_cast<Precision>(q.integer(7)),
-                        q.text(8) == "col" ? Layout::kColMajor : Layout::kRowMajor,
-                        q.integer(9) != 0, q.integer(10) != 0, config, q.real(13), q.real(14),
-                        q.integer(15)});
+    entries_.push_back(
+        {q.text(0), q.text(1), q.text(2), q.text(3), std::size_t(q.integer(4)),
+         std::size_t(q.integer(5)), std::size_t(q.integer(6)), static_cast<Precision>(q.integer(7)),
+         q.text(8) == "col" ? Layout::kColMajor : Layout::kRowMajor, q.integer(9) != 0,
+         q.integer(10) != 0, config, q.real(13), q.real(14), q.integer(15)});
   }
 }
 
@@ -85,7 +88,8 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
     const double d = shape_distance(e.m, e.n, e.k, p);
     if (e.device_key == device.key) {
       if (d == 0.0 && (!exact || e.median_ms < exact->median_ms)) exact = &e;
-      if (d < near_d || (d == near_d && near && e.median_ms < near->median_ms)) near = &e, near_d = d;
+      if (d < near_d || (d == near_d && near && e.median_ms < near->median_ms))
+        near = &e, near_d = d;
     } else if (e.vendor == device.vendor && e.type == device.type) {
       if (d < similar_d || (d == similar_d && similar && e.median_ms < similar->median_ms)) {
         similar = &e, similar_d = d;
@@ -96,7 +100,9 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
   if (!chosen) return default_parameters(device, p);
   TunedParameters t;
   t.config = chosen->config;
-  t.source = exact ? LookupSource::kExact : near ? LookupSource::kNearestShape : LookupSource::kSimilarDevice;
+  t.source = exact  ? LookupSource::kExact
+             : near ? LookupSource::kNearestShape
+                    : LookupSource::kSimilarDevice;
   t.device_key = chosen->device_key;
   t.device_name = chosen->name;
   t.m = chosen->m, t.n = chosen->n, t.k = chosen->k;

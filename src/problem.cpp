@@ -27,10 +27,11 @@ void validate(const GemmProblem& p) {
   const double m = double(p.m) + 256.0, n = double(p.n) + 256.0, k = double(p.k) + 256.0;
   const double lda = double(p.lda_or_min()) + 256.0, ldb = double(p.ldb_or_min()) + 256.0,
                ldc = double(p.ldc_or_min()) + 256.0;
-  const double biggest = std::max({lda * std::max(m, k), ldb * std::max(n, k), ldc * std::max(m, n),
-                                   m * n, m * k, n * k});
+  const double biggest = std::max(
+      {lda * std::max(m, k), ldb * std::max(n, k), ldc * std::max(m, n), m * n, m * k, n * k});
   if (biggest > double(std::numeric_limits<int>::max())) {
-    throw UsageError("problem " + describe(p) + " is too large: a matrix would exceed 2^31 elements");
+    throw UsageError("problem " + describe(p) +
+                     " is too large: a matrix would exceed 2^31 elements");
   }
 }
 
@@ -67,7 +68,7 @@ std::string describe(const GemmProblem& p) {
 }
 
 ColMajorProblem to_col_major(const GemmProblem& p) {
-  ColMajorProblem c{p.m, p.n, p.k, p.lda_or_min(), p.ldb_or_min(), p.ldc_or_min(),
+  ColMajorProblem c{p.m,       p.n,       p.k,  p.lda_or_min(), p.ldb_or_min(), p.ldc_or_min(),
                     p.trans_a, p.trans_b, false};
   if (p.layout == Layout::kRowMajor) {
     c = {p.n, p.m, p.k, p.ldb_or_min(), p.lda_or_min(), p.ldc_or_min(), p.trans_b, p.trans_a, true};

@@ -63,7 +63,8 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
   }
   auto result = std::make_shared<BuildResult>();
   const auto t0 = std::chrono::steady_clock::now();
-  const fs::path file = disk_dir_.empty() ? fs::path() : fs::path(disk_dir_) / device_key_ / (key + ".bin");
+  const fs::path file =
+      disk_dir_.empty() ? fs::path() : fs::path(disk_dir_) / device_key_ / (key + ".bin");
   if (!file.empty() && fs::exists(file)) {
     try {
       const cl::Program::Binaries bins = {read_file(file)};
@@ -93,10 +94,12 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
         if (result->log.empty()) result->log = e.what();
       } catch (const cl::Error& e) {
         result->log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
-        if (result->log.empty()) result->log = std::string(e.what()) + " (" + std::to_string(e.err()) + ")";
+        if (result->log.empty())
+          result->log = std::string(e.what()) + " (" + std::to_string(e.err()) + ")";
       }
     } catch (const cl::Error& e) {
-      result->log = std::string("cannot create program: ") + e.what() + " (" + std::to_string(e.err()) + ")";
+      result->log =
+          std::string("cannot create program: ") + e.what() + " (" + std::to_string(e.err()) + ")";
     }
   }
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,7 +1,7 @@
 #include "mmtune/reference.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <thread>
 
@@ -10,9 +10,12 @@ namespace {
 
 double epsilon(Precision p) {
   switch (p) {
-    case Precision::kHalf: return 0x1p-10;
-    case Precision::kSingle: return 0x1p-23;
-    case Precision::kDouble: return 0x1p-52;
+    case Precision::kHalf:
+      return 0x1p-10;
+    case Precision::kSingle:
+      return 0x1p-23;
+    case Precision::kDouble:
+      return 0x1p-52;
   }
   return 0.0;
 }
@@ -50,7 +53,8 @@ Reference reference_gemm(const GemmProblem& p, const Operands& in) {
   };
   const double work = double(cp.m) * double(cp.n) * double(cp.k);
   const std::size_t threads =
-      work < 1e7 ? 1 : std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), cp.n);
+      work < 1e7 ? 1
+                 : std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), cp.n);
   std::vector<std::thread> pool;
   for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back(columns, cp.n * t / threads, cp.n * (t + 1) / threads);
@@ -76,7 +80,8 @@ Verdict verify(const GemmProblem& p, const Reference& ref, const std::vector<dou
       const std::size_t idx = i + j * cp.ldc;
       if (idx >= got.size()) break;
       if (i >= cp.m) {  // leading-dimension gap: must be untouched
-        const bool same = std::isnan(original_c[idx]) ? std::isnan(got[idx]) : got[idx] == original_c[idx];
+        const bool same =
+            std::isnan(original_c[idx]) ? std::isnan(got[idx]) : got[idx] == original_c[idx];
         if (!same && v.ok) {
           v.ok = false;
           v.message = "element outside the matrix was modified at index " + std::to_string(idx);
@@ -88,13 +93,14 @@ Verdict verify(const GemmProblem& p, const Reference& ref, const std::vector<dou
       const double err = std::fabs(got[idx] - ref.c[idx]);
       const double scaled = std::isnan(err) ? std::numeric_limits<double>::infinity() : err / tol;
       v.max_tol_ratio = std::max(v.max_tol_ratio, scaled);
-      v.max_error = std::max(v.max_error, std::isnan(err) ? std::numeric_limits<double>::infinity() : err);
+      v.max_error =
+          std::max(v.max_error, std::isnan(err) ? std::numeric_limits<double>::infinity() : err);
       if (!(err <= tol) && v.ok) {
         v.ok = false;
         const std::size_t row = p.layout == Layout::kRowMajor ? j : i;
         const std::size_t col = p.layout == Layout::kRowMajor ? i : j;
-        v.message = "C(" + std::to_string(row) + "," + std::to_string(col) + ") = " +
-                    std::to_string(got[idx]) + ", expected " + std::to_string(ref.c[idx]);
+        v.message = "C(" + std::to_string(row) + "," + std::to_string(col) +
+                    ") = " + std::to_string(got[idx]) + ", expected " + std::to_string(ref.c[idx]);
       }
     }
   }

@@ -74,7 +74,8 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
   }
   const auto upload = [&](const std::vector<double>& v) {
     auto bytes = to_bytes(v, problem.precision);
-    return cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
+    return cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
+                      bytes.data());
   };
   a_ = upload(operands_.a);
   b_ = upload(operands_.b);
@@ -121,7 +122,8 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     const auto v0 = std::chrono::steady_clock::now();
     std::vector<unsigned char> bytes(problem_.c_elements() * problem_.element_size());
     queue_.enqueueReadBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
-    const Verdict v = verify(problem_, reference_, from_bytes(bytes, problem_.precision), operands_.c);
+    const Verdict v =
+        verify(problem_, reference_, from_bytes(bytes, problem_.precision), operands_.c);
     m.max_error = v.max_error;
     m.verify_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
     if (!v.ok) {
@@ -166,7 +168,8 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
       last_median = med;
     }
   } catch (const cl::Error& e) {
-    m.status = e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;
+    m.status =
+        e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;
     m.message = std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err());
     return m;
   }

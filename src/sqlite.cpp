@@ -25,7 +25,9 @@ Database::Database(const std::string& path, bool create, int busy_timeout_ms) : 
   exec("PRAGMA foreign_keys = ON");
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  sqlite3_close_v2(db_);
+}
 
 void Database::exec(const std::string& sql) {
   char* err = nullptr;
@@ -37,17 +39,27 @@ void Database::exec(const std::string& sql) {
   }
 }
 
-Statement Database::prepare(const std::string& sql) { return Statement(db_, sql); }
-std::int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
-int Database::changes() const { return sqlite3_changes(db_); }
+Statement Database::prepare(const std::string& sql) {
+  return Statement(db_, sql);
+}
+std::int64_t Database::last_insert_id() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+int Database::changes() const {
+  return sqlite3_changes(db_);
+}
 
 Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
   const int rc = sqlite3_prepare_v2(db, sql.c_str(), int(sql.size()), &stmt_, nullptr);
   if (rc != SQLITE_OK) fail(db, rc, "cannot prepare SQL");
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
-Statement::Statement(Statement&& o) noexcept : db_(o.db_), stmt_(o.stmt_) { o.stmt_ = nullptr; }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
+Statement::Statement(Statement&& o) noexcept : db_(o.db_), stmt_(o.stmt_) {
+  o.stmt_ = nullptr;
+}
 
 Statement& Statement::bind(int i, std::int64_t v) {
   if (const int rc = sqlite3_bind_int64(stmt_, i, v); rc != SQLITE_OK) fail(db_, rc, "bind");
@@ -84,9 +96,15 @@ void Statement::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-bool Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-std::int64_t Statement::integer(int col) const { return sqlite3_column_int64(stmt_, col); }
-double Statement::real(int col) const { return sqlite3_column_double(stmt_, col); }
+bool Statement::is_null(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+std::int64_t Statement::integer(int col) const {
+  return sqlite3_column_int64(stmt_, col);
+}
+double Statement::real(int col) const {
+  return sqlite3_column_double(stmt_, col);
+}
 std::string Statement::text(int col) const {
   const auto* p = sqlite3_column_text(stmt_, col);
   return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, col)) : "";
@@ -96,7 +114,9 @@ std::optional<double> Statement::optional_real(int col) const {
   return real(col);
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 Transaction::~Transaction() {
   if (!done_) {
     try {

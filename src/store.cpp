@@ -4,13 +4,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <cmath>
-#include <nlohmann/json.hpp>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
@@ -81,7 +82,9 @@ std::string host_name() {
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
 }
 
-const char* layout_name(Layout l) { return l == Layout::kRowMajor ? "row" : "col"; }
+const char* layout_name(Layout l) {
+  return l == Layout::kRowMajor ? "row" : "col";
+}
 
 // Binds m, n, k, precision, layout, trans_a, trans_b from position `first`.
 void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
@@ -135,7 +138,9 @@ sql::Database open(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> schema_migrations() { return {std::begin(kMigrations), std::end(kMigrations)}; }
+std::vector<std::string> schema_migrations() {
+  return {std::begin(kMigrations), std::end(kMigrations)};
+}
 
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
@@ -163,7 +168,17 @@ std::string Store::default_path() {
 
 Store::Store(const std::string& path) : db_(open(path)) {
   try {
-    db_.exec("PRAGMA journal_mode = WAL");
+    // Switching to WAL needs a moment without other connections; it persists in the file, so
+    // only the first opener of a new database ever has to wait here.
+    for (int attempt = 0;; ++attempt) {
+      try {
+        db_.exec("PRAGMA journal_mode = WAL");
+        break;
+      } catch (const sql::Error& e) {
+        if ((e.code() & 0xff) != SQLITE_BUSY || attempt >= 300) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
     migrate();
   } catch (const sql::Error& e) {
     const int primary = e.code() & 0xff;
@@ -178,18 +193,21 @@ Store::Store(const std::string& path) : db_(open(path)) {
 }
 
 void Store::migrate() {
-  auto v = db_.prepare("PRAGMA user_version");
-  v.step();
-  const int version = int(v.integer(0));
-  if (version > kSchemaVersion) {
-    throw UsageError("database '" + db_.path() + "' has schema version " + std::to_string(version) +
-                     ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +
-                     "); upgrade mmtune");
-  }
-  for (int i = version; i < kSchemaVersion; ++i) {
+  // The version is read inside the write transaction: two processes opening a new database at
+  // once must not both apply the same step.
+  while (true) {
     sql::Transaction t(db_);
-    db_.exec(kMigrations[i]);
-    db_.exec("PRAGMA user_version = " + std::to_string(i + 1));
+    auto v = db_.prepare("PRAGMA user_version");
+    v.step();
+    const int version = int(v.integer(0));
+    if (version > kSchemaVersion) {
+      throw UsageError("database '" + db_.path() + "' has schema version " +
+                       std::to_string(version) + ", newer than this mmtune understands (" +
+                       std::to_string(kSchemaVersion) + "); upgrade mmtune");
+    }
+    if (version == kSchemaVersion) return;  // the transaction only read: rolling back is fine
+    db_.exec(kMigrations[version]);
+    db_.exec("PRAGMA user_version = " + std::to_string(version + 1));
     t.commit();
   }
 }
@@ -202,13 +220,16 @@ void Store::upsert_device(const DeviceInfo& d) {
       "ON CONFLICT(key) DO UPDATE SET platform = excluded.platform, "
       "platform_version = excluded.platform_version, compute_units = excluded.compute_units, "
       "max_clock_mhz = excluded.max_clock_mhz, global_mem_bytes = excluded.global_mem_bytes, "
-      "local_mem_bytes = excluded.local_mem_bytes, max_work_group_size = excluded.max_work_group_size");
+      "local_mem_bytes = excluded.local_mem_bytes, max_work_group_size = "
+      "excluded.max_work_group_size");
   s.bind(1, d.key).bind(2, d.vendor).bind(3, d.name).bind(4, d.driver_version);
   s.bind(5, d.platform_name).bind(6, d.platform_version).bind(7, d.device_version);
   s.bind(8, d.opencl_c_version).bind(9, d.type).bind(10, std::int64_t(d.compute_units));
   s.bind(11, std::int64_t(d.max_clock_mhz)).bind(12, std::int64_t(d.global_mem_bytes));
   s.bind(13, std::int64_t(d.local_mem_bytes)).bind(14, d.max_work_group_size);
+  sql::Transaction t(db_);  // IMMEDIATE: concurrent writers queue on the busy timeout
   s.run();
+  t.commit();
 }
 
 std::optional<DeviceInfo> Store::device(const std::string& key) {
@@ -224,7 +245,8 @@ std::optional<DeviceInfo> Store::device(const std::string& key) {
   d.platform_name = s.text(3), d.platform_version = s.text(4), d.device_version = s.text(5);
   d.opencl_c_version = s.text(6), d.type = s.text(7);
   d.compute_units = unsigned(s.integer(8)), d.max_clock_mhz = unsigned(s.integer(9));
-  d.global_mem_bytes = std::uint64_t(s.integer(10)), d.local_mem_bytes = std::uint64_t(s.integer(11));
+  d.global_mem_bytes = std::uint64_t(s.integer(10)),
+  d.local_mem_bytes = std::uint64_t(s.integer(11));
   d.max_work_group_size = std::size_t(s.integer(12));
   return d;
 }
@@ -234,19 +256,25 @@ std::int64_t Store::begin_session(const SessionRecord& r) {
       "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
       "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome, host, "
       "mmtune_version) "
-      "VALUES ((SELECT id FROM devices WHERE key = ?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?)");
+      "VALUES ((SELECT id FROM devices WHERE key = "
+      "?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?)");
   s.bind(1, r.device_key).bind(2, r.command_line).bind(3, r.strategy).bind(4, r.kernels);
   s.bind(5, r.space).bind(6, std::int64_t(r.seed)).bind(7, r.budget).bind(8, r.time_limit_s);
   bind_problem(s, 9, r.problem);
   s.bind(16, now_utc()).bind(17, host_name()).bind(18, MMTUNE_VERSION);
+  sql::Transaction t(db_);
   s.run();
-  return db_.last_insert_id();
+  const std::int64_t id = db_.last_insert_id();
+  t.commit();
+  return id;
 }
 
 void Store::end_session(std::int64_t id, const std::string& outcome) {
   auto s = db_.prepare("UPDATE sessions SET ended_at = ?, outcome = ? WHERE id = ?");
   s.bind(1, now_utc()).bind(2, outcome).bind(3, id);
+  sql::Transaction t(db_);
   s.run();
+  t.commit();
 }
 
 std::vector<SessionRecord> Store::sessions() {
@@ -269,15 +297,24 @@ std::vector<SessionRecord> Store::sessions() {
 }
 
 std::int64_t Store::add_measurement(const MeasurementRecord& m) {
-  const Measurement& r = m.result;
   sql::Transaction t(db_);
+  const std::int64_t id = insert_measurement(m);
+  t.commit();
+  return id;
+}
+
+std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
+  const Measurement& r = m.result;
   auto s = db_.prepare(
       "INSERT INTO measurements (session_id, device_id, kernel, config, params, m, n, k, "
       "precision, layout, trans_a, trans_b, status, message, build_s, median_ms, min_ms, max_ms, "
       "kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at) VALUES "
       "(?, (SELECT id FROM devices WHERE key = ?), ?,?,?, ?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, m.session_id ? std::optional<std::int64_t>(m.session_id) : std::nullopt);
-  s.bind(2, m.device_key).bind(3, m.kernel).bind(4, m.config).bind(5, params_json(m.kernel, m.config));
+  s.bind(2, m.device_key)
+      .bind(3, m.kernel)
+      .bind(4, m.config)
+      .bind(5, params_json(m.kernel, m.config));
   bind_problem(s, 6, m.problem);
   const bool timed = !r.routine_ms.empty();
   auto opt = [&](double v) { return timed ? std::optional<double>(v) : std::nullopt; };
@@ -304,7 +341,6 @@ std::int64_t Store::add_measurement(const MeasurementRecord& m) {
     b.bind(14, r.kernel_gflops).bind(15, now_utc());
     b.run();
   }
-  t.commit();
   return id;
 }
 
@@ -373,7 +409,8 @@ std::vector<std::pair<std::string, std::string>> Store::top_configs_elsewhere(
       "SELECT m.kernel, m.config, MAX(m.gflops) AS g FROM measurements m "
       "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.precision = ? AND m.layout = ? "
       "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND m.kernel IN ('tiled', 'direct') "
-      "AND NOT (m.m = ? AND m.n = ? AND m.k = ?) GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT ?");
+      "AND NOT (m.m = ? AND m.n = ? AND m.k = ?) GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT "
+      "?");
   s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));
   s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k).bind(9, limit);
   std::vector<std::pair<std::string, std::string>> out;

@@ -79,7 +79,8 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   session.device_key = key;
   session.command_line = request.command_line;
   session.strategy = request.strategy.empty() ? default_strategy() : request.strategy;
-  for (auto k : request.kernels) session.kernels += (session.kernels.empty() ? "" : ",") + std::string(kernel_name(k));
+  for (auto k : request.kernels)
+    session.kernels += (session.kernels.empty() ? "" : ",") + std::string(kernel_name(k));
   session.space = request.space == SpaceSize::kFull ? "full" : "quick";
   session.seed = request.seed;
   session.budget = request.budget;
@@ -147,7 +148,9 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
     known[{r.kernel, r.config}] = r;
     return r;
   };
-  const auto run_limit = [&] { return std::isfinite(best_ms) ? std::clamp(50.0 * best_ms / 1e3, 5.0, 120.0) : 120.0; };
+  const auto run_limit = [&] {
+    return std::isfinite(best_ms) ? std::clamp(50.0 * best_ms / 1e3, 5.0, 120.0) : 120.0;
+  };
   const auto measure = [&](const std::vector<KernelConfig>& configs, const TimingOptions& timing,
                            bool stop_slow = true) {
     const auto ts = Clock::now();
@@ -186,8 +189,10 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
       }
       // One at a time: each default can stop early against the ones before it.
       for (const auto& c : todo) {
+        // Defaults and baselines are reference points: measured to the end, never cut short.
         const bool baseline = list == &baselines;
-        const auto results = measure({c}, baseline ? baseline_timing() : search_timing(best_ms), !baseline);
+        const auto results =
+            measure({c}, baseline ? baseline_timing() : search_timing(best_ms), false);
         if (results[0]) report(describe_result(record(c, *results[0])));
       }
     }
@@ -227,7 +232,8 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   for (const auto& s : searches) total_weight += s.weight;
   for (auto& s : searches) {
     if (request.budget) {
-      s.limit = std::max<std::size_t>(1, std::size_t(std::llround(double(request.budget) * s.weight / total_weight)));
+      s.limit = std::max<std::size_t>(
+          1, std::size_t(std::llround(double(request.budget) * s.weight / total_weight)));
     }
     s.strategy = make_strategy(session.strategy, *s.space, {request.seed, s.limit});
   }

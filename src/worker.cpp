@@ -25,12 +25,14 @@ class Worker {
   void init(const json& req) {
     const auto devices = list_devices();
     const std::size_t index = req.at("device_index").get<std::size_t>();
-    if (index >= devices.size() || devices[index].info.key != req.at("device_key").get<std::string>()) {
+    if (index >= devices.size() ||
+        devices[index].info.key != req.at("device_key").get<std::string>()) {
       throw NoDeviceError("device " + std::to_string(index) + " is not the one the tuner selected");
     }
     device_ = devices[index];
     const std::string dir = req.value("kernels_dir", "");
-    sources_ = dir.empty() ? std::make_unique<KernelSources>() : std::make_unique<KernelSources>(dir);
+    sources_ =
+        dir.empty() ? std::make_unique<KernelSources>() : std::make_unique<KernelSources>(dir);
     runner_ = std::make_unique<Runner>(device_, *sources_, req.value("program_dir", ""));
     runner_->set_problem(problem_from_json(req.at("problem")), req.at("seed").get<std::uint64_t>(),
                          req.value("reference_file", ""));
@@ -72,8 +74,9 @@ class Worker {
     const char* fault = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
     for (const auto& item : items) {
       if (fault && *fault && item.text == fault) std::abort();  // test-only crash injection
-      const Measurement m =
-          runner_->evaluate(item.config, timing, [&] { send({{"op", "tick"}, {"id", item.id}}); });
+      const Measurement m = runner_->evaluate(item.config, timing, [&] {
+        send({{"op", "tick"}, {"id", item.id}});
+      });
       send({{"op", "result"}, {"id", item.id}, {"measurement", to_json(m)}});
     }
   }

@@ -42,10 +42,10 @@ TEST(Cli, DevicesListsBothPoclDevices) {
   const auto j = run_mmtune({"devices", "--json"});
   ASSERT_EQ(j.exit_code, 0);
   const auto list = nlohmann::json::parse(j.out);
-  for (const char* field : {"index", "key", "platform", "vendor", "name", "type", "driver_version",
-                            "opencl_c_version", "compute_units", "max_clock_mhz",
-                            "global_mem_bytes", "local_mem_bytes", "max_work_group_size",
-                            "preferred_vector_widths", "native_vector_widths", "fp64", "fp16"}) {
+  for (const char* field :
+       {"index", "key", "platform", "vendor", "name", "type", "driver_version", "opencl_c_version",
+        "compute_units", "max_clock_mhz", "global_mem_bytes", "local_mem_bytes",
+        "max_work_group_size", "preferred_vector_widths", "native_vector_widths", "fp64", "fp16"}) {
     EXPECT_TRUE(list[0].contains(field)) << field;
   }
 }
@@ -111,7 +111,8 @@ TEST(Cli, SpaceCountsConfigurations) {
 }
 
 TEST(Cli, KernelsDirIsUsedAndChecked) {
-  auto r = run_mmtune({"--kernels-dir", MMTUNE_KERNELS_DIR, "run", "--n", "33", "--kernel", "classic"});
+  auto r =
+      run_mmtune({"--kernels-dir", MMTUNE_KERNELS_DIR, "run", "--n", "33", "--kernel", "classic"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = run_mmtune({"--kernels-dir", "/nonexistent", "run", "--n", "33"});
   EXPECT_EQ(r.exit_code, 2);

@@ -18,7 +18,8 @@ TiledConfig tiled(int mwg, int vwm) {
   return c;
 }
 
-void store_best(Store& store, const DeviceInfo& d, std::size_t n, const KernelConfig& c, double ms) {
+void store_best(Store& store, const DeviceInfo& d, std::size_t n, const KernelConfig& c,
+                double ms) {
   ASSERT_TRUE(constraint_violations(c).empty()) << to_string(c);
   store.upsert_device(d);
   MeasurementRecord r;
@@ -70,7 +71,8 @@ TEST(Lookup, FallbackChainOnEachLevel) {
   t = lookup.lookup(dev, square(900));
   EXPECT_EQ(t.source, LookupSource::kNearestShape);
   EXPECT_EQ(t.m, 1024u);
-  t = lookup.lookup(cousin, square(512));  // both other models qualify; the sibling's shape is nearest
+  t = lookup.lookup(cousin,
+                    square(512));  // both other models qualify; the sibling's shape is nearest
   EXPECT_EQ(t.source, LookupSource::kSimilarDevice);
   EXPECT_EQ(t.device_key, sibling.key);
   t = lookup.lookup(cousin, square(256));
@@ -115,7 +117,8 @@ class ReadyGemm : public ::testing::Test {
     const Reference ref = reference_gemm(p, o);
     auto upload = [&](const std::vector<double>& v) {
       auto bytes = to_bytes(v, p.precision);
-      return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
+      return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
+                        bytes.data());
     };
     cl::Buffer a = upload(o.a), b = upload(o.b), c = upload(o.c);
     gemm(p, a, b, c).wait();
@@ -138,7 +141,8 @@ TEST_F(ReadyGemm, IrregularShapesWithDefaultsAndTunedParameters) {
   Gemm tuned(context(), queue(), std::make_shared<const ParameterLookup>(dir / "t.db"));
   for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
     for (int t = 0; t < 4; ++t) {
-      for (auto [m, n, k] : {std::tuple{100, 70, 33}, std::tuple{17, 129, 65}, std::tuple{1, 5, 300}}) {
+      for (auto [m, n, k] :
+           {std::tuple{100, 70, 33}, std::tuple{17, 129, 65}, std::tuple{1, 5, 300}}) {
         GemmProblem p;
         p.m = m, p.n = n, p.k = k, p.layout = layout, p.trans_a = t & 1, p.trans_b = t & 2;
         p.alpha = 1.5, p.beta = t == 3 ? 0.0 : -0.5;

@@ -36,10 +36,10 @@ void expect_correct(Runner& runner, const KernelConfig& config, const GemmProble
                     const std::string& what) {
   runner.set_problem(p, p.m * 131 + p.n * 17 + p.k);
   const Measurement m = runner.evaluate(config, TimingOptions::verify_only());
-  ASSERT_EQ(m.status, Status::kOk) << what << " " << describe(p) << " lda=" << p.lda
-                                   << " ldb=" << p.ldb << " ldc=" << p.ldc << " alpha=" << p.alpha
-                                   << " beta=" << p.beta << " [" << to_string(config)
-                                   << "]: " << to_string(m.status) << " " << m.message;
+  ASSERT_EQ(m.status, Status::kOk)
+      << what << " " << describe(p) << " lda=" << p.lda << " ldb=" << p.ldb << " ldc=" << p.ldc
+      << " alpha=" << p.alpha << " beta=" << p.beta << " [" << to_string(config)
+      << "]: " << to_string(m.status) << " " << m.message;
 }
 
 struct NamedConfig {
@@ -63,7 +63,7 @@ TEST_P(ShapeMatrix, MatchesReference) {
           p.layout = layout;
           p.trans_a = t & 1, p.trans_b = t & 2;
           p.alpha = alpha, p.beta = beta;  // beta = 0: the runner plants NaN in C
-          if (++variant % 2) {  // every other problem has padded leading dimensions
+          if (++variant % 2) {             // every other problem has padded leading dimensions
             p.lda = p.min_ld(p.a_rows(), p.a_cols()) + 3;
             p.ldb = p.min_ld(p.b_rows(), p.b_cols()) + 1;
             p.ldc = p.min_ld(p.m, p.n) + 5;
@@ -84,7 +84,7 @@ std::vector<NamedConfig> matrix_configs() {
   DirectConfig dvec;
   dvec.WGD = 32, dvec.MDIMCD = 4, dvec.NDIMCD = 8, dvec.VWMD = 4, dvec.VWND = 2, dvec.KWID = 8,
   dvec.MDIMAD = 16, dvec.NDIMBD = 2, dvec.PADA = 0, dvec.PADB = 1;
-  return {{"tiled_default", TiledConfig{}}, {"tiled_wide", wide},
+  return {{"tiled_default", TiledConfig{}},   {"tiled_wide", wide},
           {"direct_default", DirectConfig{}}, {"direct_vector", dvec},
           {"naive", NaiveConfig{}},           {"classic8", ClassicConfig{8}},
           {"classic16", ClassicConfig{16}},   {"classic32", ClassicConfig{32}}};
@@ -108,7 +108,8 @@ std::vector<GemmProblem> sample_problems(Precision precision) {
   p = GemmProblem{};
   p.precision = precision;
   p.m = 128, p.n = 64, p.k = 64, p.layout = Layout::kColMajor, p.trans_b = true, p.beta = 1.0;
-  out.push_back(p);  // multiples of every tile: the tiled kernel reads A and B and writes C in place
+  out.push_back(
+      p);  // multiples of every tile: the tiled kernel reads A and B and writes C in place
   return out;
 }
 
@@ -122,7 +123,8 @@ void sample_space(KernelKind kind, std::size_t count, int shard, int shards, Pre
   Runner runner(dev, sources());
   for (std::size_t i = shard; i < count; i += shards) {
     for (const GemmProblem& p : sample_problems(precision)) {
-      expect_correct(runner, all[i], p, std::string(kernel_name(kind)) + " sample " + std::to_string(i));
+      expect_correct(runner, all[i], p,
+                     std::string(kernel_name(kind)) + " sample " + std::to_string(i));
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -167,7 +169,8 @@ TEST(HalfPrecision, SkippedCleanlyWithoutFp16) {
   p.m = p.n = p.k = 8;
   p.precision = Precision::kHalf;
   EXPECT_THROW(runner.set_problem(p), NoDeviceError);
-  EXPECT_FALSE(enumerate(KernelKind::kTiled, SpaceSize::kQuick, &dev.info, Precision::kHalf).size());
+  EXPECT_FALSE(
+      enumerate(KernelKind::kTiled, SpaceSize::kQuick, &dev.info, Precision::kHalf).size());
 }
 
 TEST(BasicDevice, DefaultsAreCorrectOnTheSecondDevice) {

@@ -37,7 +37,8 @@ TEST(Device, KeysAreStableAndDistinct) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].info.key, b[i].info.key);
-    EXPECT_EQ(a[i].info.key, device_key(a[i].info.vendor, a[i].info.name, a[i].info.driver_version));
+    EXPECT_EQ(a[i].info.key,
+              device_key(a[i].info.vendor, a[i].info.name, a[i].info.driver_version));
   }
   EXPECT_NE(test::pocl_device("pthread").info.key, test::pocl_device("basic").info.key);
   // The key depends on each field, and field boundaries matter.

@@ -53,14 +53,17 @@ TEST(KernelSource, EditedKernelsDirIsCompiledAndBuildErrorsAreReported) {
   const fs::path dir = fs::temp_directory_path() / ("mmtune-kbad-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   for (const auto& name : required_kernel_files()) {
-    fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name, fs::copy_options::overwrite_existing);
+    fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name,
+                  fs::copy_options::overwrite_existing);
   }
   std::ofstream(dir / "gemm_classic.cl", std::ios::app) << "\nthis is not OpenCL C;\n";
-  const auto r = test::run_mmtune({"--kernels-dir", dir.string(), "run", "--n", "16", "--kernel", "classic"});
+  const auto r =
+      test::run_mmtune({"--kernels-dir", dir.string(), "run", "--n", "16", "--kernel", "classic"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("BuildFailed"), std::string::npos) << r.out;
   // The untouched kernels of the same directory still work.
-  const auto ok = test::run_mmtune({"--kernels-dir", dir.string(), "run", "--n", "16", "--kernel", "naive"});
+  const auto ok =
+      test::run_mmtune({"--kernels-dir", dir.string(), "run", "--n", "16", "--kernel", "naive"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   fs::remove_all(dir);
 }

@@ -66,7 +66,7 @@ TEST(ParamSpace, TextRoundTripsAndRejectsBadInput) {
     EXPECT_EQ(parse_config(k, to_string(default_config(k))), default_config(k));
   }
   const std::string good = to_string(default_config(KernelKind::kTiled));
-  EXPECT_THROW(parse_config(KernelKind::kTiled, good + " MWG=64"), UsageError);   // repeated
+  EXPECT_THROW(parse_config(KernelKind::kTiled, good + " MWG=64"), UsageError);  // repeated
   EXPECT_THROW(parse_config(KernelKind::kTiled, "MWG=64"), UsageError);          // incomplete
   EXPECT_THROW(parse_config(KernelKind::kTiled, good + " FOO=1"), UsageError);   // unknown
   EXPECT_THROW(parse_config(KernelKind::kTiled, good + " -DX=1"), UsageError);   // injection
@@ -91,7 +91,8 @@ TEST(ParamSpace, BuildOptionsNameEveryParameter) {
   for (const auto& p : tiled_space(SpaceSize::kFull).parameters()) {
     EXPECT_NE(o.find(" -D" + p.name + "="), std::string::npos) << p.name;
   }
-  EXPECT_EQ(build_options(default_config(KernelKind::kNaive), Precision::kSingle), "-DPRECISION=32");
+  EXPECT_EQ(build_options(default_config(KernelKind::kNaive), Precision::kSingle),
+            "-DPRECISION=32");
 }
 
 TEST(ParamSpace, DeviceLimitsComeFromTheDeviceInfo) {
@@ -105,11 +106,11 @@ TEST(ParamSpace, DeviceLimitsComeFromTheDeviceInfo) {
   TiledConfig t;
   t.MDIMC = 16, t.NDIMC = 8;  // 128 work-items
   EXPECT_FALSE(limit_violations(t, small, Precision::kSingle).empty());
-  t = TiledConfig{};          // 64 work-items, local (16*64 + 16*64) * 4 = 8 KiB > 4 KiB
+  t = TiledConfig{};  // 64 work-items, local (16*64 + 16*64) * 4 = 8 KiB > 4 KiB
   EXPECT_FALSE(limit_violations(t, small, Precision::kSingle).empty());
-  t.SA = 0;                   // 4 KiB: fits exactly
+  t.SA = 0;  // 4 KiB: fits exactly
   EXPECT_TRUE(limit_violations(t, small, Precision::kSingle).empty());
-  t.VWM = 16;                 // wider than max(8, preferred 1)
+  t.VWM = 16;  // wider than max(8, preferred 1)
   EXPECT_FALSE(limit_violations(t, small, Precision::kSingle).empty());
   EXPECT_FALSE(limit_violations(NaiveConfig{}, small, Precision::kDouble).empty());  // no fp64
   const auto all = enumerate(KernelKind::kTiled, SpaceSize::kQuick, nullptr, Precision::kSingle);

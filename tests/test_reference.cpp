@@ -18,7 +18,8 @@ TEST(HostData, HalfConversions) {
   EXPECT_EQ(from_half(0x3555), 0.333251953125f);
   EXPECT_EQ(from_half(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
   EXPECT_TRUE(std::isnan(from_half(to_half(std::numeric_limits<float>::quiet_NaN()))));
-  for (float f : {0.1f, -3.5f, 1000.25f, 6e-5f}) EXPECT_EQ(to_half(from_half(to_half(f))), to_half(f));
+  for (float f : {0.1f, -3.5f, 1000.25f, 6e-5f})
+    EXPECT_EQ(to_half(from_half(to_half(f))), to_half(f));
   EXPECT_EQ(round_to(0.1, Precision::kSingle), double(0.1f));
   const std::vector<double> v = {1.5, -2.25, 0.0};
   for (auto p : {Precision::kHalf, Precision::kSingle, Precision::kDouble}) {

@@ -91,11 +91,12 @@ TEST(Store, RefusesNewerSchemasAndNonDatabases) {
     Store s(dir / "junk.db");
     FAIL() << "expected a UsageError";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("not a valid mmtune database"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a valid mmtune database"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(Store(dir / "missing/dir/t.db"), UsageError);
   EXPECT_THROW(Store(dir.path), UsageError);  // a directory
-  if (geteuid() != 0) {  // root ignores permissions
+  if (geteuid() != 0) {                       // root ignores permissions
     fs::create_directories(dir / "ro");
     chmod((dir / "ro").c_str(), 0500);
     EXPECT_THROW(Store(dir / "ro/t.db"), UsageError);
@@ -158,14 +159,15 @@ std::int64_t count(const std::string& db, const std::string& sql) {
 TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
-  const std::vector<std::string> args = {"--device", "pthread", "--n",   "80",  "--kernel",
-                                         "tiled",    "--space",  "quick", "--budget", "40",
-                                         "--db",     db,         "--json", "-q"};
+  const std::vector<std::string> args = {"--device", "pthread", "--n",    "80",       "--kernel",
+                                         "tiled",    "--space", "quick",  "--budget", "40",
+                                         "--db",     db,        "--json", "-q"};
   auto bg = test::spawn_mmtune(args, dir.path);
   std::int64_t before = 0;
   for (int i = 0; i < 600 && before < 6; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (fs::exists(db)) before = count(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
+    if (fs::exists(db))
+      before = count(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
   }
   kill(bg.pid, SIGKILL);
   const auto r = bg.wait();
@@ -181,8 +183,36 @@ TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
   const auto resumed = test::run_mmtune(args);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
-  EXPECT_GE(j["reused"].get<std::int64_t>(), kept - 2) << "stored configurations are not measured again";
+  EXPECT_GE(j["reused"].get<std::int64_t>(), kept - 2)
+      << "stored configurations are not measured again";
   EXPECT_EQ(j["outcome"], "budget");
+}
+
+TEST(StoreCli, TwoTunesIntoOneDatabaseBothComplete) {
+  test::TempDir dir, out_a, out_b;
+  const std::string db = dir / "shared.db";
+  auto args = [&](const char* n) {
+    return std::vector<std::string>{"--device", "pthread", "--n",    n,          "--kernel",
+                                    "tiled",    "--space", "quick",  "--budget", "6",
+                                    "--db",     db,        "--json", "-q"};
+  };
+  auto a = test::spawn_mmtune(args("72"), out_a.path);
+  auto b = test::spawn_mmtune(args("88"), out_b.path);
+  const auto ra = a.wait();
+  const auto rb = b.wait();
+  ASSERT_EQ(ra.exit_code, 0) << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.err;
+  std::int64_t reported = 0;
+  for (const auto* r : {&ra, &rb}) {
+    const auto j = nlohmann::json::parse(r->out);
+    reported += j["evaluations"].get<std::int64_t>();
+    EXPECT_EQ(j["outcome"], "budget");
+  }
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements"), reported);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'budget'"), 2);
+  const auto history = test::run_mmtune({"history", "--db", db, "--json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_EQ(nlohmann::json::parse(history.out).size(), 2u);
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ std::vector<KernelConfig> small_space() {
       for (int sb : {0, 1}) {
         TiledConfig c;
         c.MWG = 64, c.NWG = 64, c.KWG = 32, c.MDIMC = mdimc, c.NDIMC = 4, c.VWM = vwm, c.VWN = 4;
-        c.KWI = 2, c.SA = 0, c.SB = sb, c.MDIMA = mdimc, c.NDIMB = sb ? 8 : 4, c.STRM = 0, c.STRN = 0;
+        c.KWI = 2, c.SA = 0, c.SB = sb, c.MDIMA = mdimc, c.NDIMB = sb ? 8 : 4, c.STRM = 0,
+        c.STRN = 0;
         if (constraint_violations(c).empty()) out.push_back(c);
       }
     }
@@ -108,9 +109,10 @@ std::string broken_kernels(const test::TempDir& dir) {
           "#if VWM == 16 && MDIMC == 4 && SB == 1\n"
           "  { volatile int spin = 1; while (spin) { } }  /* injected hang */\n#endif\n"
           "  realM acc[NWI][MVI];");
-  replace("      VSTORE(VWM)(r, 0, c);",
-          "#if VWM == 8 && MDIMC == 2 && SB == 1\n      r += (realM)1;  /* injected error */\n#endif\n"
-          "      VSTORE(VWM)(r, 0, c);");
+  replace(
+      "      VSTORE(VWM)(r, 0, c);",
+      "#if VWM == 8 && MDIMC == 2 && SB == 1\n      r += (realM)1;  /* injected error */\n#endif\n"
+      "      VSTORE(VWM)(r, 0, c);");
   std::ofstream(kdir / "gemm_tiled.cl") << src;
   return kdir.string();
 }
@@ -127,7 +129,8 @@ TEST(Tuner, BrokenVariantsAreRecordedAndTheRunCompletes) {
     const auto& t = std::get<TiledConfig>(k);
     return t.VWM == vwm && t.MDIMC == mdimc && t.SB == sb;
   };
-  std::stable_partition(c.begin(), c.end(), [&](const KernelConfig& k) { return !is(k, 16, 4, 1); });
+  std::stable_partition(c.begin(), c.end(),
+                        [&](const KernelConfig& k) { return !is(k, 16, 4, 1); });
   KernelConfig crashing;
   for (const auto& k : c) {
     if (is(k, 8, 4, 0)) crashing = k;
@@ -193,7 +196,8 @@ TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
 
   // The summary's figures are those of the database.
   for (const TuneSummary* s : {&first, &second}) {
-    auto q = store.db().prepare("SELECT status, COUNT(*) FROM measurements WHERE session_id = ? GROUP BY status");
+    auto q = store.db().prepare(
+        "SELECT status, COUNT(*) FROM measurements WHERE session_id = ? GROUP BY status");
     q.bind(1, s->session_id);
     std::size_t total = 0;
     while (q.step()) {
@@ -205,7 +209,8 @@ TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
     EXPECT_EQ(total, s->evaluations);
   }
   auto best = store.db().prepare(
-      "SELECT MIN(median_ms) FROM measurements WHERE status = 'Ok' AND kernel IN ('tiled', 'direct')");
+      "SELECT MIN(median_ms) FROM measurements WHERE status = 'Ok' AND kernel IN ('tiled', "
+      "'direct')");
   ASSERT_TRUE(best.step());
   ASSERT_TRUE(second.best);
   EXPECT_DOUBLE_EQ(second.best->result.median_ms, best.real(0));
@@ -224,9 +229,9 @@ std::int64_t count_rows(const std::string& db, const std::string& sql) {
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
-  const std::vector<std::string> args = {"--device", "pthread", "--n",   "96",  "--kernel",
-                                         "tiled",    "--space",  "quick", "--budget", "60",
-                                         "--db",     db,         "--json"};
+  const std::vector<std::string> args = {"--device", "pthread", "--n",   "96",       "--kernel",
+                                         "tiled",    "--space", "quick", "--budget", "60",
+                                         "--db",     db,        "--json"};
   auto bg = test::spawn_mmtune(args, dir.path);
   // Interrupt once a few search measurements are committed.
   for (int i = 0; i < 600; ++i) {
@@ -252,7 +257,8 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_GE(j["reused"].get<int>(), 3);
   EXPECT_LE(j["evaluations"].get<int>() + j["reused"].get<int>(), 8);
-  const auto best = test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
+  const auto best =
+      test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_EQ(nlohmann::json::parse(best.out)["config"], j["best"]["config"]);
 }

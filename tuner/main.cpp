@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
-#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -20,6 +20,7 @@
 
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
+#include "mmtune/exchange.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/json.hpp"
 #include "mmtune/kernel_source.hpp"
@@ -30,6 +31,8 @@
 #include "mmtune/strategy.hpp"
 #include "mmtune/tuner.hpp"
 #include "mmtune/worker.hpp"
+
+#include "cmd_exchange.hpp"
 
 namespace {
 
@@ -54,9 +57,11 @@ struct ProblemOptions {
 };
 
 void add_device_options(CLI::App* app, DeviceOptions& o) {
-  app->add_option("-d,--device", o.device, "device: index as listed by 'mmtune devices', or part of its name")
+  app->add_option("-d,--device", o.device,
+                  "device: index as listed by 'mmtune devices', or part of its name")
       ->capture_default_str();
-  app->add_option("--platform", o.platform, "narrow the device choice to one platform (index or name)");
+  app->add_option("--platform", o.platform,
+                  "narrow the device choice to one platform (index or name)");
 }
 
 void add_problem_options(CLI::App* app, ProblemOptions& o) {
@@ -136,19 +141,23 @@ int cmd_devices(bool json) {
     const auto& p = d.preferred;
     const auto& n = d.native;
     std::printf("[%zu] %s  (key %s)\n", d.index, d.name.c_str(), d.key.c_str());
-    std::printf("    platform        %s (%s)\n", d.platform_name.c_str(), d.platform_version.c_str());
+    std::printf("    platform        %s (%s)\n", d.platform_name.c_str(),
+                d.platform_version.c_str());
     std::printf("    vendor          %s, type %s, driver %s\n", d.vendor.c_str(), d.type.c_str(),
                 d.driver_version.c_str());
     std::printf("    OpenCL C        %s\n", d.opencl_c_version.c_str());
     std::printf("    compute units   %u at %u MHz\n", d.compute_units, d.max_clock_mhz);
     std::printf("    memory          global %s (max alloc %s), local %s%s\n",
                 human_bytes(d.global_mem_bytes).c_str(), human_bytes(d.max_alloc_bytes).c_str(),
-                human_bytes(d.local_mem_bytes).c_str(), d.local_mem_dedicated ? "" : " (emulated in global)");
-    std::printf("    work-group      max %zu, item sizes %s\n", d.max_work_group_size, items.c_str());
-    std::printf("    vector widths   preferred/native: char %u/%u short %u/%u int %u/%u long %u/%u "
-                "float %u/%u double %u/%u half %u/%u\n",
-                p.char_, n.char_, p.short_, n.short_, p.int_, n.int_, p.long_, n.long_, p.float_,
-                n.float_, p.double_, n.double_, p.half, n.half);
+                human_bytes(d.local_mem_bytes).c_str(),
+                d.local_mem_dedicated ? "" : " (emulated in global)");
+    std::printf("    work-group      max %zu, item sizes %s\n", d.max_work_group_size,
+                items.c_str());
+    std::printf(
+        "    vector widths   preferred/native: char %u/%u short %u/%u int %u/%u long %u/%u "
+        "float %u/%u double %u/%u half %u/%u\n",
+        p.char_, n.char_, p.short_, n.short_, p.int_, n.int_, p.long_, n.long_, p.float_, n.float_,
+        p.double_, n.double_, p.half, n.half);
     std::printf("    fp64 %s, fp16 %s\n", d.fp64 ? "yes" : "no", d.fp16 ? "yes" : "no");
   }
   return kExitOk;
@@ -179,8 +188,8 @@ int cmd_space(const std::string& kernel, const std::string& space, const std::st
   std::printf("configurations: %llu before constraints, %llu after constraints",
               static_cast<unsigned long long>(s.product), static_cast<unsigned long long>(s.valid));
   if (s.device) {
-    std::printf(", %llu within the limits of '%s' (fp%d)", static_cast<unsigned long long>(*s.device),
-                info->name.c_str(), precision);
+    std::printf(", %llu within the limits of '%s' (fp%d)",
+                static_cast<unsigned long long>(*s.device), info->name.c_str(), precision);
   }
   std::printf("\n");
   return kExitOk;
@@ -212,10 +221,11 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
     std::printf("%s %s [%s] on %s\n", kernel_name(*kind), describe(problem).c_str(),
                 to_string(config).c_str(), device.info.name.c_str());
     if (m.status == Status::kOk) {
-      std::printf("Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %.1f GFLOPS; kernel %.3f ms = "
-                  "%.1f GFLOPS; build %.2f s; max error %.3g\n",
-                  m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), m.gflops, m.kernel_median_ms,
-                  m.kernel_gflops, m.build_seconds, m.max_error);
+      std::printf(
+          "Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %.1f GFLOPS; kernel %.3f ms = "
+          "%.1f GFLOPS; build %.2f s; max error %.3g\n",
+          m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), m.gflops, m.kernel_median_ms,
+          m.kernel_gflops, m.build_seconds, m.max_error);
     } else {
       std::printf("%s: %s\n", to_string(m.status), m.message.c_str());
     }
@@ -238,7 +248,8 @@ double parse_duration(const std::string& text) {
   if (text.empty()) throw UsageError(bad);
   while (i < text.size()) {
     std::size_t j = i;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.'))
+      ++j;
     if (j == i || j - i > 12) throw UsageError(bad);
     const double v = std::stod(text.substr(i, j - i));
     double unit = 1.0;
@@ -283,7 +294,9 @@ struct ScratchDir {
   }
 };
 
-std::string open_db_path(const std::string& db) { return db.empty() ? Store::default_path() : db; }
+std::string open_db_path(const std::string& db) {
+  return db.empty() ? Store::default_path() : db;
+}
 
 nlohmann::json record_json(const std::optional<MeasurementRecord>& r) {
   if (!r) return nullptr;
@@ -311,17 +324,26 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
                       {"reused", s.reused},
                       {"by_status", by_status},
                       {"worker_restarts", s.worker_restarts},
-                      {"seconds", {{"total", s.total_s}, {"startup", s.startup_s}, {"build", s.build_s},
-                                   {"run", s.run_s}, {"verify", s.verify_s}, {"search", s.search_s},
-                                   {"store", s.store_s}}},
+                      {"seconds",
+                       {{"total", s.total_s},
+                        {"startup", s.startup_s},
+                        {"build", s.build_s},
+                        {"run", s.run_s},
+                        {"verify", s.verify_s},
+                        {"search", s.search_s},
+                        {"store", s.store_s}}},
                       {"best_gflops_by_evaluation", s.best_gflops_by_evaluation}};
   if (s.best) {
     const auto ratio = [&](const std::optional<MeasurementRecord>& r) -> nlohmann::json {
-      if (!r || r->result.status != Status::kOk) return nullptr;
+      const bool timed =
+          r && (r->result.status == Status::kOk || r->result.status == Status::kSlowerEarlyStop);
+      if (!timed || r->result.median_ms <= 0) return nullptr;
       return r->result.median_ms / s.best->result.median_ms;
     };
-    j["speedup"] = {{"default_tiled", ratio(s.default_tiled)}, {"default_direct", ratio(s.default_direct)},
-                    {"naive", ratio(s.naive)}, {"classic", ratio(s.classic)}};
+    j["speedup"] = {{"default_tiled", ratio(s.default_tiled)},
+                    {"default_direct", ratio(s.default_direct)},
+                    {"naive", ratio(s.naive)},
+                    {"classic", ratio(s.classic)}};
   }
   return j;
 }
@@ -338,7 +360,9 @@ void print_summary(const TuneSummary& s, const std::string& db) {
                 b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops);
     const auto line = [&](const char* what, const std::optional<MeasurementRecord>& r) {
       if (!r) return;
-      if (r->result.status == Status::kOk) {
+      // A reference stopped early was still timed (at least once).
+      if ((r->result.status == Status::kOk || r->result.status == Status::kSlowerEarlyStop) &&
+          r->result.median_ms > 0) {
         std::printf("  %5.2fx faster than %s (%.1f GFLOPS)\n", r->result.median_ms / b.median_ms,
                     what, r->result.gflops);
       } else {
@@ -355,10 +379,12 @@ void print_summary(const TuneSummary& s, const std::string& db) {
     statuses += (statuses.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(st);
   }
   std::printf("Evaluations: %zu measured, %zu reused from the database%s%s; worker restarts: %zu\n",
-              s.evaluations, s.reused, statuses.empty() ? "" : ": ", statuses.c_str(), s.worker_restarts);
-  std::printf("Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
-              "storing %.2f s (start-up and baselines %.1f s)\n",
-              s.total_s, s.build_s, s.run_s, s.verify_s, s.search_s, s.store_s, s.startup_s);
+              s.evaluations, s.reused, statuses.empty() ? "" : ": ", statuses.c_str(),
+              s.worker_restarts);
+  std::printf(
+      "Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
+      "storing %.2f s (start-up and baselines %.1f s)\n",
+      s.total_s, s.build_s, s.run_s, s.verify_s, s.search_s, s.store_s, s.startup_s);
   std::printf("Stored in %s\n", db.c_str());
 }
 
@@ -380,7 +406,8 @@ struct ProgressPrinter {
     const int width = 30;
     const int fill = int(frac * width);
     const double eta = frac > 0 ? p.elapsed_s * (1.0 - frac) / frac : 0.0;
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.0fs elapsed, ETA %.0fs  best %.1f GFLOPS  %zu failed ",
+    std::fprintf(stderr,
+                 "\r[%s%s] %zu/%zu  %.0fs elapsed, ETA %.0fs  best %.1f GFLOPS  %zu failed ",
                  std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done,
                  p.budget, p.elapsed_s, eta, p.best_gflops, p.failed);
     std::fflush(stderr);
@@ -439,8 +466,8 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   ProgressPrinter printer;
   printer.quiet = g.quiet;
   signal(SIGINT, on_sigint);
-  const TuneSummary summary =
-      tune(device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
+  const TuneSummary summary = tune(
+      device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
   signal(SIGINT, SIG_DFL);
   printer.finish();
   if (t.json) {
@@ -458,27 +485,6 @@ struct SimulateOptions {
   bool json = false;
 };
 
-// The stored device that `spec` names (key, or part of the name); the only one when empty.
-DeviceInfo stored_device(Store& store, const std::string& spec) {
-  std::vector<DeviceInfo> matches;
-  auto q = store.db().prepare("SELECT key FROM devices ORDER BY id");
-  std::vector<std::string> keys;
-  while (q.step()) keys.push_back(q.text(0));
-  std::string all;
-  for (const auto& k : keys) {
-    const auto d = store.device(k);
-    all += (all.empty() ? "" : ", ") + d->name + " (" + k + ")";
-    std::string name = d->name, want = spec;
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    std::transform(want.begin(), want.end(), want.begin(), ::tolower);
-    if (spec.empty() || k == spec || name.find(want) != std::string::npos) matches.push_back(*d);
-  }
-  if (matches.size() == 1) return matches.front();
-  if (keys.empty()) throw UsageError("the database holds no device yet");
-  throw UsageError(std::string(matches.empty() ? "no stored device matches '" : "several stored devices match '") +
-                   spec + "': " + all + " (use --device)");
-}
-
 int cmd_simulate(const SimulateOptions& o) {
   const auto kind = parse_kernel_kind(o.kernel);
   if (!kind || (*kind != KernelKind::kTiled && *kind != KernelKind::kDirect)) {
@@ -491,7 +497,7 @@ int cmd_simulate(const SimulateOptions& o) {
     strategies = {o.strategy};
   }
   Store store(open_db_path(o.db));
-  const DeviceInfo device = stored_device(store, o.device);
+  const DeviceInfo device = find_stored_device(store, o.device);
   GemmProblem problem;
   if (!o.problem.n.empty() || !o.problem.m.empty() || !o.problem.k.empty()) {
     problem = make_problem(o.problem);
@@ -503,7 +509,8 @@ int cmd_simulate(const SimulateOptions& o) {
         "ORDER BY COUNT(*) DESC LIMIT 1");
     q.bind(1, device.key).bind(2, o.kernel);
     if (!q.step()) throw UsageError("no " + o.kernel + " measurements stored for " + device.name);
-    problem.m = std::size_t(q.integer(0)), problem.n = std::size_t(q.integer(1)), problem.k = std::size_t(q.integer(2));
+    problem.m = std::size_t(q.integer(0)), problem.n = std::size_t(q.integer(1)),
+    problem.k = std::size_t(q.integer(2));
     problem.precision = static_cast<Precision>(q.integer(3));
     problem.layout = q.text(4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
     problem.trans_a = q.integer(5) != 0, problem.trans_b = q.integer(6) != 0;
@@ -515,7 +522,8 @@ int cmd_simulate(const SimulateOptions& o) {
     auto& slot = table[r.config];
     if (timed && (!slot || r.result.median_ms < *slot)) slot = r.result.median_ms;
   }
-  if (table.size() < 2) throw UsageError("too few recorded configurations to replay for " + describe(problem));
+  if (table.size() < 2)
+    throw UsageError("too few recorded configurations to replay for " + describe(problem));
   std::vector<std::vector<int>> points;
   std::vector<std::optional<double>> times;
   for (const auto& [config, time] : table) {
@@ -529,14 +537,19 @@ int cmd_simulate(const SimulateOptions& o) {
   nlohmann::json out = nlohmann::json::array();
   if (!o.json) {
     std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
-                space.size(), o.kernel.c_str(), describe(problem).c_str(), device.name.c_str(), o.budget, o.seeds);
+                space.size(), o.kernel.c_str(), describe(problem).c_str(), device.name.c_str(),
+                o.budget, o.seeds);
     std::printf("%-12s %28s %10s\n", "strategy", "median evals to within 5 %", "reached");
   }
   for (const auto& name : strategies) {
     const SimulationResult r = simulate(space, times, name, so);
     if (o.json) {
-      out.push_back({{"strategy", name}, {"median_evaluations", r.median}, {"reached", r.reached},
-                     {"seeds", r.runs.size()}, {"budget", r.budget}, {"best_ms", r.best_time}});
+      out.push_back({{"strategy", name},
+                     {"median_evaluations", r.median},
+                     {"reached", r.reached},
+                     {"seeds", r.runs.size()},
+                     {"budget", r.budget},
+                     {"best_ms", r.best_time}});
     } else {
       std::printf("%-12s %28.1f %7zu/%zu\n", name.c_str(), r.median, r.reached, r.runs.size());
     }
@@ -558,7 +571,7 @@ int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptio
   try {
     device = select_device(list_devices(), dopt.device, dopt.platform).info;
   } catch (const NoDeviceError&) {
-    device = stored_device(store, dopt.device);
+    device = find_stored_device(store, dopt.device);
   }
   const auto b = store.best(device.key, problem, o.kernel);
   if (!b) {
@@ -570,19 +583,26 @@ int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptio
     if (s.id == b->session_id) command_line = s.command_line, started = s.started_at;
   }
   if (o.json) {
-    std::cout << nlohmann::json{{"device", device.name}, {"device_key", device.key},
-                                {"problem", to_json(problem)}, {"kernel", b->kernel},
-                                {"config", b->config}, {"median_ms", b->median_ms},
-                                {"gflops", b->gflops}, {"kernel_gflops", b->kernel_gflops},
-                                {"measurement_id", b->measurement_id}, {"session_id", b->session_id},
-                                {"session_command_line", command_line}, {"updated_at", b->updated_at}}
+    std::cout << nlohmann::json{{"device", device.name},
+                                {"device_key", device.key},
+                                {"problem", to_json(problem)},
+                                {"kernel", b->kernel},
+                                {"config", b->config},
+                                {"median_ms", b->median_ms},
+                                {"gflops", b->gflops},
+                                {"kernel_gflops", b->kernel_gflops},
+                                {"measurement_id", b->measurement_id},
+                                {"session_id", b->session_id},
+                                {"session_command_line", command_line},
+                                {"updated_at", b->updated_at}}
                      .dump(2)
               << "\n";
     return kExitOk;
   }
-  std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(), b->kernel.c_str(),
-              b->config.c_str());
-  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)\n", b->median_ms, b->gflops, b->kernel_gflops);
+  std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(),
+              b->kernel.c_str(), b->config.c_str());
+  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)\n", b->median_ms, b->gflops,
+              b->kernel_gflops);
   std::printf("  measurement %lld of session %lld (%s, started %s), recorded %s\n",
               static_cast<long long>(b->measurement_id), static_cast<long long>(b->session_id),
               command_line.c_str(), started.c_str(), b->updated_at.c_str());
@@ -598,14 +618,23 @@ int cmd_history(const std::string& db, bool json) {
     q.step();
     const auto count = q.integer(0);
     if (json) {
-      out.push_back({{"id", s.id}, {"device_key", s.device_key}, {"problem", to_json(s.problem)},
-                     {"strategy", s.strategy}, {"kernels", s.kernels}, {"seed", s.seed},
-                     {"budget", s.budget}, {"started_at", s.started_at}, {"ended_at", s.ended_at},
-                     {"outcome", s.outcome}, {"measurements", count}, {"command_line", s.command_line}});
+      out.push_back({{"id", s.id},
+                     {"device_key", s.device_key},
+                     {"problem", to_json(s.problem)},
+                     {"strategy", s.strategy},
+                     {"kernels", s.kernels},
+                     {"seed", s.seed},
+                     {"budget", s.budget},
+                     {"started_at", s.started_at},
+                     {"ended_at", s.ended_at},
+                     {"outcome", s.outcome},
+                     {"measurements", count},
+                     {"command_line", s.command_line}});
     } else {
-      std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s\n", static_cast<long long>(s.id),
-                  s.started_at.c_str(), s.outcome.c_str(), describe(s.problem).c_str(), s.strategy.c_str(),
-                  static_cast<long long>(count), s.command_line.c_str());
+      std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s\n",
+                  static_cast<long long>(s.id), s.started_at.c_str(), s.outcome.c_str(),
+                  describe(s.problem).c_str(), s.strategy.c_str(), static_cast<long long>(count),
+                  s.command_line.c_str());
     }
   }
   if (json) std::cout << out.dump(2) << "\n";
@@ -615,10 +644,10 @@ int cmd_history(const std::string& db, bool json) {
 void setup_logging(const GlobalOptions& g) {
   auto logger = spdlog::stderr_color_mt("mmtune");
   logger->set_pattern("%^%l%$: %v");
-  logger->set_level(g.quiet ? spdlog::level::err
-                            : g.verbose >= 2 ? spdlog::level::trace
-                            : g.verbose == 1 ? spdlog::level::debug
-                                             : spdlog::level::info);
+  logger->set_level(g.quiet          ? spdlog::level::err
+                    : g.verbose >= 2 ? spdlog::level::trace
+                    : g.verbose == 1 ? spdlog::level::debug
+                                     : spdlog::level::info);
   spdlog::set_default_logger(logger);
 }
 
@@ -654,7 +683,8 @@ int main(int argc, char** argv) {
   GlobalOptions g;
   app.add_flag("-v,--verbose", g.verbose, "more log output (repeat for more)");
   app.add_flag("-q,--quiet", g.quiet, "only errors on stderr");
-  app.add_option("--kernels-dir", g.kernels_dir, "read kernels/*.cl from this directory instead of the embedded copies");
+  app.add_option("--kernels-dir", g.kernels_dir,
+                 "read kernels/*.cl from this directory instead of the embedded copies");
 
   bool devices_json = false;
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
@@ -663,12 +693,17 @@ int main(int argc, char** argv) {
   std::string space_kernel = "tiled", space_size = "full", space_device, space_platform;
   int space_precision = 32;
   bool space_json = false;
-  auto* space = app.add_subcommand("space", "describe a kernel's parameter space and count its configurations");
-  space->add_option("--kernel", space_kernel, "tiled, direct, naive or classic")->capture_default_str();
-  space->add_option("--space", space_size, "full or quick")->check(CLI::IsMember({"full", "quick"}))->capture_default_str();
+  auto* space = app.add_subcommand(
+      "space", "describe a kernel's parameter space and count its configurations");
+  space->add_option("--kernel", space_kernel, "tiled, direct, naive or classic")
+      ->capture_default_str();
+  space->add_option("--space", space_size, "full or quick")
+      ->check(CLI::IsMember({"full", "quick"}))
+      ->capture_default_str();
   space->add_option("-d,--device", space_device, "also apply this device's limits");
   space->add_option("--platform", space_platform, "narrow the device choice to one platform");
-  space->add_option("--precision", space_precision, "bits: 16, 32 or 64")->check(CLI::IsMember({16, 32, 64}));
+  space->add_option("--precision", space_precision, "bits: 16, 32 or 64")
+      ->check(CLI::IsMember({16, 32, 64}));
   space->add_flag("--json", space_json, "print JSON");
 
   DeviceOptions run_dev;
@@ -680,7 +715,8 @@ int main(int argc, char** argv) {
   add_device_options(run, run_dev);
   add_problem_options(run, run_prob);
   run->add_option("--kernel", run_kernel, "tiled, direct, naive or classic")->capture_default_str();
-  run->add_option("--config", run_config, "parameters, e.g. \"MWG=64 NWG=64 ...\" (default: the kernel's defaults)");
+  run->add_option("--config", run_config,
+                  "parameters, e.g. \"MWG=64 NWG=64 ...\" (default: the kernel's defaults)");
   run->add_option("--seed", run_seed, "seed of the random operands");
   run->add_flag("--json", run_json, "print JSON");
 
@@ -691,16 +727,20 @@ int main(int argc, char** argv) {
   add_device_options(tune, tune_dev);
   add_problem_options(tune, tune_prob);
   tune->add_option("--kernel", tune_opt.kernel, "tiled, direct or all")->capture_default_str();
-  tune->add_option("--space", tune_opt.space, "full or quick")->check(CLI::IsMember({"full", "quick"}))->capture_default_str();
+  tune->add_option("--space", tune_opt.space, "full or quick")
+      ->check(CLI::IsMember({"full", "quick"}))
+      ->capture_default_str();
   tune->add_option("--strategy", tune_opt.strategy,
                    "search strategy: exhaustive, random, annealing, genetic or model (default)");
   tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  tune->add_option("--time-limit", tune_opt.time_limit, "maximum tuning time, e.g. 90s, 10m, or none")
+  tune->add_option("--time-limit", tune_opt.time_limit,
+                   "maximum tuning time, e.g. 90s, 10m, or none")
       ->capture_default_str();
   tune->add_option("--seed", tune_opt.seed, "seed of the search and the operands");
-  tune->add_option("--db", tune_opt.db, "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");
+  tune->add_option("--db", tune_opt.db,
+                   "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");
   tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
   tune->add_flag("--json", tune_opt.json, "print the summary as JSON");
 
@@ -711,8 +751,12 @@ int main(int argc, char** argv) {
   auto* simulate = app.add_subcommand(
       "simulate", "replay recorded measurements to compare search strategies (no device needed)");
   simulate->add_option("--strategy", sim.strategy, "a strategy, or all")->capture_default_str();
-  simulate->add_option("--budget", sim.budget, "evaluations per run")->check(CLI::PositiveNumber)->capture_default_str();
-  simulate->add_option("--seeds", sim.seeds, "runs per strategy")->check(CLI::PositiveNumber)->capture_default_str();
+  simulate->add_option("--budget", sim.budget, "evaluations per run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  simulate->add_option("--seeds", sim.seeds, "runs per strategy")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   simulate->add_option("--db", sim.db, "tuning database");
   simulate->add_option("-d,--device", sim.device, "stored device: key or part of its name");
   simulate->add_option("--kernel", sim.kernel, "tiled or direct")->capture_default_str();
@@ -725,7 +769,8 @@ int main(int argc, char** argv) {
   auto* best = app.add_subcommand("best", "print the stored best configuration for a problem");
   add_device_options(best, best_dev);
   add_problem_options(best, best_prob);
-  best->add_option("--kernel", best_opt.kernel, "tiled, direct, naive, classic (default: the routine's pick)");
+  best->add_option("--kernel", best_opt.kernel,
+                   "tiled, direct, naive, classic (default: the routine's pick)");
   best->add_option("--db", best_opt.db, "tuning database");
   best->add_flag("--json", best_opt.json, "print JSON");
 
@@ -734,6 +779,9 @@ int main(int argc, char** argv) {
   auto* history = app.add_subcommand("history", "list tuning sessions");
   history->add_option("--db", history_db, "tuning database");
   history->add_flag("--json", history_json, "print JSON");
+
+  mmtune::cli::ExchangeCommands exchange;
+  exchange.add(app);
 
   if (argc == 1) {
     std::cout << app.help();
@@ -753,13 +801,16 @@ int main(int argc, char** argv) {
   try {
     if (devices->parsed()) return cmd_devices(devices_json);
     if (space->parsed()) {
-      return cmd_space(space_kernel, space_size, space_device, space_platform, space_precision, space_json);
+      return cmd_space(space_kernel, space_size, space_device, space_platform, space_precision,
+                       space_json);
     }
-    if (run->parsed()) return cmd_run(g, run_dev, run_prob, run_kernel, run_config, run_seed, run_json);
+    if (run->parsed())
+      return cmd_run(g, run_dev, run_prob, run_kernel, run_config, run_seed, run_json);
     if (worker->parsed()) return run_worker(std::cin, std::cout);
     if (simulate->parsed()) return cmd_simulate(sim);
     if (best->parsed()) return cmd_best(best_opt, best_dev, best_prob);
     if (history->parsed()) return cmd_history(history_db, history_json);
+    if (const int rc = exchange.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
     for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
     return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);

@@ -31,8 +31,8 @@ class WorkerProcess {
   bool send(const nlohmann::json& message);
   enum class Read { kMessage, kTimeout, kExited };
   Read read(nlohmann::json& message, double timeout_s);
-  void kill();                 // SIGKILL and reap
-  std::string exit_reason();   // e.g. "killed by signal 6 (Aborted)", after kExited
+  void kill();                // SIGKILL and reap
+  std::string exit_reason();  // e.g. "killed by signal 6 (Aborted)", after kExited
 
  private:
   pid_t pid_ = -1;
@@ -52,9 +52,9 @@ struct EvaluatorOptions {
   GemmProblem problem;
   std::uint64_t seed = 1;
   std::size_t parallel_builds = 1;
-  double startup_limit_s = 600.0;  // device set-up and reference computation
-  double build_limit_s = 300.0;    // a batch's builds, per build
-  double first_run_extra_s = 60.0; // added to the limit of a variant's first run
+  double startup_limit_s = 600.0;   // device set-up and reference computation
+  double build_limit_s = 300.0;     // a batch's builds, per build
+  double first_run_extra_s = 60.0;  // added to the limit of a variant's first run
 };
 
 class Evaluator {
@@ -68,11 +68,10 @@ class Evaluator {
   // being measured; the rest stay empty. With `slow_first_run_s` > 0 (derived from the best
   // time so far), a variant whose first run takes longer is stopped there (the worker is
   // restarted) and recorded as Timeout, with that limit as a lower bound of its time: on large
-  // problems a bad variant's single run can cost more than measuring several good ones. Throws Error when the
-  // worker cannot start at all.
+  // problems a bad variant's single run can cost more than measuring several good ones. Throws
+  // Error when the worker cannot start at all.
   std::vector<std::optional<Measurement>> evaluate(const std::vector<KernelConfig>& batch,
-                                                   const TimingOptions& timing,
-                                                   double run_limit_s,
+                                                   const TimingOptions& timing, double run_limit_s,
                                                    const std::atomic<bool>* stop = nullptr,
                                                    double slow_first_run_s = 0.0);
 

@@ -53,10 +53,14 @@ struct ImportedDevice {
   DeviceInfo info;
   std::string source;  // devices.source, e.g. "imported:mmtune", "imported:clblast"
 };
+struct ImportedSession {
+  SessionRecord record;
+  std::string host, mmtune_version;  // provenance (sessions.host, sessions.mmtune_version)
+};
 struct ImportData {
   std::string format;  // "mmtune-export" or "clblast"
   std::vector<ImportedDevice> devices;
-  std::vector<SessionRecord> sessions;
+  std::vector<ImportedSession> sessions;
   std::vector<MeasurementRecord> measurements;
 };
 

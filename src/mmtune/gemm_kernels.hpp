@@ -45,10 +45,10 @@ struct ClassicConfig {
 
 using KernelConfig = std::variant<TiledConfig, DirectConfig, NaiveConfig, ClassicConfig>;
 
-const char* kernel_name(KernelKind k);                  // "tiled", "direct", "naive", "classic"
+const char* kernel_name(KernelKind k);  // "tiled", "direct", "naive", "classic"
 std::optional<KernelKind> parse_kernel_kind(const std::string& name);
 KernelKind kind_of(const KernelConfig& c);
-KernelConfig default_config(KernelKind k);              // the kernel's #ifndef defaults
+KernelConfig default_config(KernelKind k);  // the kernel's #ifndef defaults
 
 // Canonical text, parameters in space order: "MWG=64 NWG=64 ...". Empty for the naive kernel.
 std::string to_string(const KernelConfig& c);

@@ -55,7 +55,7 @@ class GemmRoutine {
   const KernelSources& sources_;
   ProgramCache& cache_;
   DeviceInfo device_;
-  std::map<std::string, cl::Kernel> kernels_;  // key: build options
+  std::map<std::string, cl::Kernel> kernels_;                    // key: build options
   std::map<Precision, std::pair<cl::Kernel, cl::Kernel>> copy_;  // pad_copy, unpad_copy
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};

@@ -14,17 +14,17 @@ namespace mmtune {
 
 // Where the parameters came from, best first.
 enum class LookupSource {
-  kExact,         // this device, this problem
-  kNearestShape,  // this device, the nearest tuned shape (same precision and transpositions)
-  kSimilarDevice, // another device of the same vendor and type, nearest shape
-  kDefault,       // built-in defaults for the device type
+  kExact,          // this device, this problem
+  kNearestShape,   // this device, the nearest tuned shape (same precision and transpositions)
+  kSimilarDevice,  // another device of the same vendor and type, nearest shape
+  kDefault,        // built-in defaults for the device type
 };
 const char* to_string(LookupSource s);
 
 struct TunedParameters {
   KernelConfig config;
   LookupSource source = LookupSource::kDefault;
-  std::string device_key;   // whose measurement it is (empty for defaults)
+  std::string device_key;  // whose measurement it is (empty for defaults)
   std::string device_name;
   std::size_t m = 0, n = 0, k = 0;  // the tuned shape it came from
   double gflops = 0.0;              // as measured there (0 for defaults)

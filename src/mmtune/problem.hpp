@@ -32,8 +32,12 @@ struct GemmProblem {
   std::size_t ldb_or_min() const { return ldb ? ldb : min_ld(b_rows(), b_cols()); }
   std::size_t ldc_or_min() const { return ldc ? ldc : min_ld(m, n); }
   // Elements each buffer must hold.
-  std::size_t a_elements() const { return lda_or_min() * (layout == Layout::kRowMajor ? a_rows() : a_cols()); }
-  std::size_t b_elements() const { return ldb_or_min() * (layout == Layout::kRowMajor ? b_rows() : b_cols()); }
+  std::size_t a_elements() const {
+    return lda_or_min() * (layout == Layout::kRowMajor ? a_rows() : a_cols());
+  }
+  std::size_t b_elements() const {
+    return ldb_or_min() * (layout == Layout::kRowMajor ? b_rows() : b_cols());
+  }
   std::size_t c_elements() const { return ldc_or_min() * (layout == Layout::kRowMajor ? m : n); }
   std::size_t element_size() const { return static_cast<std::size_t>(precision) / 8; }
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }

@@ -21,7 +21,7 @@ struct Verdict {
   bool ok = true;
   double max_error = 0.0;      // largest |got - expected|
   double max_tol_ratio = 0.0;  // largest |got - expected| / tolerance (must stay <= 1)
-  std::string message;     // first mismatch, when !ok
+  std::string message;         // first mismatch, when !ok
 };
 
 // Each element of m x n must lie within (k + 2) * eps * 2 * bound of the reference; elements

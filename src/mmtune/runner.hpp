@@ -22,11 +22,11 @@
 namespace mmtune {
 
 struct TimingOptions {
-  int warmup = 1;              // untimed runs after the verified one
-  int min_reps = 3;            // timed runs at least...
-  int max_reps = 15;           // ...and at most
-  double stable_within = 0.03; // stop once the median moved less than this between reps
-  double max_seconds = 10.0;   // stop adding repetitions after this much timed work
+  int warmup = 1;               // untimed runs after the verified one
+  int min_reps = 3;             // timed runs at least...
+  int max_reps = 15;            // ...and at most
+  double stable_within = 0.03;  // stop once the median moved less than this between reps
+  double max_seconds = 10.0;    // stop adding repetitions after this much timed work
   // When > 0: a variant whose first run (or first timed run) takes longer than this is clearly
   // slower than the best so far; it is timed no further (status SlowerEarlyStop).
   double early_stop_ms = 0.0;
@@ -40,11 +40,11 @@ struct TimingOptions {
 
 struct Measurement {
   Status status = Status::kOk;
-  std::string message;           // why it failed (the build log for BuildFailed)
+  std::string message;  // why it failed (the build log for BuildFailed)
   double build_seconds = 0.0;
-  double verify_seconds = 0.0;     // reading back and checking the result
-  std::vector<double> routine_ms;  // samples: whole routine (copies + kernel)
-  std::vector<double> kernel_ms;   // samples: the GEMM kernel alone
+  double verify_seconds = 0.0;                         // reading back and checking the result
+  std::vector<double> routine_ms;                      // samples: whole routine (copies + kernel)
+  std::vector<double> kernel_ms;                       // samples: the GEMM kernel alone
   double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;  // of routine_ms
   double kernel_median_ms = 0.0;
   double gflops = 0.0, kernel_gflops = 0.0;  // from the medians

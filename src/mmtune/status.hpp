@@ -20,14 +20,22 @@ enum class Status {
 
 inline const char* to_string(Status s) {
   switch (s) {
-    case Status::kOk: return "Ok";
-    case Status::kBuildFailed: return "BuildFailed";
-    case Status::kLaunchFailed: return "LaunchFailed";
-    case Status::kWrongResult: return "WrongResult";
-    case Status::kTimeout: return "Timeout";
-    case Status::kCrashed: return "Crashed";
-    case Status::kExceedsLimits: return "ExceedsLimits";
-    case Status::kSlowerEarlyStop: return "SlowerEarlyStop";
+    case Status::kOk:
+      return "Ok";
+    case Status::kBuildFailed:
+      return "BuildFailed";
+    case Status::kLaunchFailed:
+      return "LaunchFailed";
+    case Status::kWrongResult:
+      return "WrongResult";
+    case Status::kTimeout:
+      return "Timeout";
+    case Status::kCrashed:
+      return "Crashed";
+    case Status::kExceedsLimits:
+      return "ExceedsLimits";
+    case Status::kSlowerEarlyStop:
+      return "SlowerEarlyStop";
   }
   return "?";
 }

@@ -70,6 +70,8 @@ class Store {
 
   // Inserts and commits one measurement; updates the best of its kernel and problem when faster.
   std::int64_t add_measurement(const MeasurementRecord& m);
+  // The same inside a transaction the caller holds (e.g. an all-or-nothing import).
+  std::int64_t insert_measurement(const MeasurementRecord& m);
 
   // Measurements of a device and problem (m, n, k, precision, layout, transpositions), oldest
   // first; optionally of one kernel only.

@@ -22,9 +22,9 @@ struct TuneRequest {
   GemmProblem problem;
   std::vector<KernelKind> kernels = {KernelKind::kTiled, KernelKind::kDirect};
   SpaceSize space = SpaceSize::kFull;
-  std::string strategy;      // empty: default_strategy()
-  std::size_t budget = 0;    // evaluations (0: no limit but time and the space)
-  double time_limit_s = 0;   // 0: none
+  std::string strategy;     // empty: default_strategy()
+  std::size_t budget = 0;   // evaluations (0: no limit but time and the space)
+  double time_limit_s = 0;  // 0: none
   std::uint64_t seed = 1;
   bool fresh = false;        // measure again what the store already holds
   bool baselines = true;     // naive and classic kernels, once per device and problem
@@ -62,7 +62,8 @@ struct TuneSummary {
   std::size_t reused = 0;       // taken from the store instead of measured again
   std::map<Status, std::size_t> by_status;
   std::size_t worker_restarts = 0;
-  double startup_s = 0, build_s = 0, run_s = 0, verify_s = 0, search_s = 0, store_s = 0, total_s = 0;
+  double startup_s = 0, build_s = 0, run_s = 0, verify_s = 0, search_s = 0, store_s = 0,
+         total_s = 0;
   std::vector<double> best_gflops_by_evaluation;  // convergence of this session
 };
 
