@@ -175,25 +175,6 @@ json problem_json(const GemmProblem& p) {
           {"trans_b", p.trans_b}};
 }
 
-// Columns m, n, k, precision, layout, trans_a, trans_b from position `first`.
-GemmProblem problem_at(const sql::Statement& s, int first) {
-  GemmProblem p;
-  p.m = std::size_t(s.integer(first));
-  p.n = std::size_t(s.integer(first + 1));
-  p.k = std::size_t(s.integer(first + 2));
-  p.precision = static_cast<Precision>(s.integer(first + 3));
-  p.layout = s.text(first + 4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
-  p.trans_a = s.integer(first + 5) != 0;
-  p.trans_b = s.integer(first + 6) != 0;
-  return p;
-}
-
-void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
-  s.bind(first, p.m).bind(first + 1, p.n).bind(first + 2, p.k);
-  s.bind(first + 3, static_cast<int>(p.precision)).bind(first + 4, layout_name(p.layout));
-  s.bind(first + 5, p.trans_a).bind(first + 6, p.trans_b);
-}
-
 json nullable_real(const sql::Statement& s, int col) {
   return s.is_null(col) ? json(nullptr) : json(s.real(col));
 }
@@ -362,7 +343,7 @@ json export_json(Store& store, const std::string& device_key) {
                         {"seed", std::uint64_t(s.integer(6))},
                         {"budget", s.integer(7)},
                         {"time_limit_s", s.real(8)},
-                        {"problem", problem_json(problem_at(s, 9))},
+                        {"problem", problem_json(read_problem(s, 9))},
                         {"started_at", s.text(16)},
                         {"ended_at", s.is_null(17) ? json(nullptr) : json(s.text(17))},
                         {"outcome", s.text(18)},
@@ -383,7 +364,7 @@ json export_json(Store& store, const std::string& device_key) {
                             {"device_key", m.text(2)},
                             {"kernel", m.text(3)},
                             {"config", m.text(4)},
-                            {"problem", problem_json(problem_at(m, 5))},
+                            {"problem", problem_json(read_problem(m, 5))},
                             {"status", m.text(12)},
                             {"message", m.text(13)},
                             {"build_s", m.is_null(14) ? 0.0 : m.real(14)},
@@ -408,7 +389,7 @@ json export_json(Store& store, const std::string& device_key) {
   while (b.step()) {
     bests.push_back({{"device_key", b.text(0)},
                      {"kernel", b.text(1)},
-                     {"problem", problem_json(problem_at(b, 2))},
+                     {"problem", problem_json(read_problem(b, 2))},
                      {"config", b.text(9)},
                      {"median_ms", b.real(10)},
                      {"gflops", b.real(11)},

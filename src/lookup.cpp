@@ -7,15 +7,7 @@
 #include "mmtune/store.hpp"
 
 namespace mmtune {
-namespace {
-
-// Distance between shapes on a log scale, so 1024 vs 2048 is as far as 64 vs 128.
-double shape_distance(std::size_t m1, std::size_t n1, std::size_t k1, const GemmProblem& p) {
-  const auto d = [](std::size_t a, std::size_t b) { return std::log2(double(a) / double(b)); };
-  return std::sqrt(d(m1, p.m) * d(m1, p.m) + d(n1, p.n) * d(n1, p.n) + d(k1, p.k) * d(k1, p.k));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 const char* to_string(LookupSource s) {
   switch (s) {
@@ -57,7 +49,7 @@ ParameterLookup::ParameterLookup(const std::string& db_path) {
   auto q = store.db().prepare(
       "SELECT d.key, d.vendor, d.type, d.name, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, "
       "b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id FROM best b "
-      "JOIN devices d ON d.id = b.device_id WHERE b.kernel IN ('tiled', 'direct')");
+      "JOIN devices d ON d.id = b.device_id WHERE b.kernel IN ('tiled', 'direct') ORDER BY d.id");
   while (q.step()) {
     const auto kind = parse_kernel_kind(q.text(11));
     KernelConfig config;
@@ -66,45 +58,69 @@ ParameterLookup::ParameterLookup(const std::string& db_path) {
     } catch (const UsageError&) {
       continue;
     }
-    entries_.push_back(
-        {q.text(0), q.text(1), q.text(2), q.text(3), std::size_t(q.integer(4)),
-         std::size_t(q.integer(5)), std::size_t(q.integer(6)), static_cast<Precision>(q.integer(7)),
-         q.text(8) == "col" ? Layout::kColMajor : Layout::kRowMajor, q.integer(9) != 0,
-         q.integer(10) != 0, config, q.real(13), q.real(14), q.integer(15)});
+    if (devices_.empty() || devices_.back().key != q.text(0)) {
+      devices_.push_back({q.text(0), q.text(1), q.text(2), q.text(3)});
+    }
+    Entry e;
+    e.device = devices_.size() - 1;
+    e.m = std::size_t(q.integer(4)), e.n = std::size_t(q.integer(5)),
+    e.k = std::size_t(q.integer(6));
+    e.log_m = std::log2(double(e.m)), e.log_n = std::log2(double(e.n)),
+    e.log_k = std::log2(double(e.k));
+    e.config = config;
+    e.median_ms = q.real(13), e.gflops = q.real(14), e.measurement_id = q.integer(15);
+    const Class c{int(q.integer(7)), q.text(8) == "col" ? 1 : 0, q.integer(9) != 0,
+                  q.integer(10) != 0};
+    entries_[c].push_back(std::move(e));
+    ++count_;
   }
 }
 
 TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProblem& p) const {
-  // Per shape, the routine's pick is the faster of the tiled and direct bests.
-  const Entry* exact = nullptr;
-  const Entry* near = nullptr;
-  const Entry* similar = nullptr;
-  double near_d = std::numeric_limits<double>::infinity(), similar_d = near_d;
-  for (const auto& e : entries_) {
-    if (e.precision != p.precision || e.layout != p.layout || e.trans_a != p.trans_a ||
-        e.trans_b != p.trans_b || !limit_violations(e.config, device, p.precision).empty()) {
-      continue;
+  const Class c{static_cast<int>(p.precision), p.layout == Layout::kColMajor ? 1 : 0, p.trans_a,
+                p.trans_b};
+  const auto group = entries_.find(c);
+  if (group == entries_.end()) return default_parameters(device, p);
+  // Which stored devices are this one, and which share its vendor and type: decided once.
+  std::vector<char> relation(devices_.size(), 0);  // 2: this device, 1: similar, 0: other
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    const Stored& d = devices_[i];
+    relation[i] = d.key == device.key ? 2 : (d.vendor == device.vendor && d.type == device.type);
+  }
+  const double lm = std::log2(double(p.m)), ln = std::log2(double(p.n)),
+               lk = std::log2(double(p.k));
+  // Ranks candidates: this device before similar ones, then the nearest shape, then the fastest.
+  struct Rank {
+    int relation;
+    double distance, median_ms;
+    bool better_than(const Rank& o) const {
+      if (relation != o.relation) return relation > o.relation;
+      if (distance != o.distance) return distance < o.distance;
+      return median_ms < o.median_ms;
     }
-    const double d = shape_distance(e.m, e.n, e.k, p);
-    if (e.device_key == device.key) {
-      if (d == 0.0 && (!exact || e.median_ms < exact->median_ms)) exact = &e;
-      if (d < near_d || (d == near_d && near && e.median_ms < near->median_ms))
-        near = &e, near_d = d;
-    } else if (e.vendor == device.vendor && e.type == device.type) {
-      if (d < similar_d || (d == similar_d && similar && e.median_ms < similar->median_ms)) {
-        similar = &e, similar_d = d;
-      }
+  };
+  const Entry* chosen = nullptr;
+  Rank best{0, 0, 0};
+  for (const Entry& e : group->second) {
+    const int rel = relation[e.device];
+    if (rel == 0) continue;
+    const double dm = e.log_m - lm, dn = e.log_n - ln, dk = e.log_k - lk;
+    const Rank r{rel, dm * dm + dn * dn + dk * dk, e.median_ms};
+    // The device-limit check is the costly part: only for a candidate that would win.
+    if ((!chosen || r.better_than(best)) &&
+        limit_violations(e.config, device, p.precision).empty()) {
+      chosen = &e;
+      best = r;
     }
   }
-  const Entry* chosen = exact ? exact : near ? near : similar;
   if (!chosen) return default_parameters(device, p);
   TunedParameters t;
   t.config = chosen->config;
-  t.source = exact  ? LookupSource::kExact
-             : near ? LookupSource::kNearestShape
-                    : LookupSource::kSimilarDevice;
-  t.device_key = chosen->device_key;
-  t.device_name = chosen->name;
+  t.source = best.relation == 1     ? LookupSource::kSimilarDevice
+             : best.distance == 0.0 ? LookupSource::kExact
+                                    : LookupSource::kNearestShape;
+  t.device_key = devices_[chosen->device].key;
+  t.device_name = devices_[chosen->device].name;
   t.m = chosen->m, t.n = chosen->n, t.k = chosen->k;
   t.gflops = chosen->gflops;
   t.measurement_id = chosen->measurement_id;

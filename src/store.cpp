@@ -86,25 +86,6 @@ const char* layout_name(Layout l) {
   return l == Layout::kRowMajor ? "row" : "col";
 }
 
-// Binds m, n, k, precision, layout, trans_a, trans_b from position `first`.
-void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
-  s.bind(first, p.m).bind(first + 1, p.n).bind(first + 2, p.k);
-  s.bind(first + 3, static_cast<int>(p.precision)).bind(first + 4, layout_name(p.layout));
-  s.bind(first + 5, p.trans_a).bind(first + 6, p.trans_b);
-}
-
-GemmProblem read_problem(const sql::Statement& s, int first) {
-  GemmProblem p;
-  p.m = std::size_t(s.integer(first));
-  p.n = std::size_t(s.integer(first + 1));
-  p.k = std::size_t(s.integer(first + 2));
-  p.precision = static_cast<Precision>(s.integer(first + 3));
-  p.layout = s.text(first + 4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
-  p.trans_a = s.integer(first + 5) != 0;
-  p.trans_b = s.integer(first + 6) != 0;
-  return p;
-}
-
 const char* kProblemMatch =
     "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ?";
 
@@ -137,6 +118,24 @@ sql::Database open(const std::string& path) {
 }
 
 }  // namespace
+
+void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
+  s.bind(first, p.m).bind(first + 1, p.n).bind(first + 2, p.k);
+  s.bind(first + 3, static_cast<int>(p.precision)).bind(first + 4, layout_name(p.layout));
+  s.bind(first + 5, p.trans_a).bind(first + 6, p.trans_b);
+}
+
+GemmProblem read_problem(const sql::Statement& s, int first) {
+  GemmProblem p;
+  p.m = std::size_t(s.integer(first));
+  p.n = std::size_t(s.integer(first + 1));
+  p.k = std::size_t(s.integer(first + 2));
+  p.precision = static_cast<Precision>(s.integer(first + 3));
+  p.layout = s.text(first + 4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
+  p.trans_a = s.integer(first + 5) != 0;
+  p.trans_b = s.integer(first + 6) != 0;
+  return p;
+}
 
 std::vector<std::string> schema_migrations() {
   return {std::begin(kMigrations), std::end(kMigrations)};

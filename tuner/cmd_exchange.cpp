@@ -1,6 +1,5 @@
 #include "cmd_exchange.hpp"
 
-#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -11,35 +10,6 @@
 
 namespace mmtune::cli {
 namespace {
-
-std::size_t parse_size(const char* flag, const std::string& text) {
-  std::uint64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end || v == 0) {
-    throw UsageError(std::string(flag) + " must be a positive integer, got '" + text + "'");
-  }
-  return static_cast<std::size_t>(v);
-}
-
-// --n alone means a square problem, as in the other commands.
-GemmProblem make_problem(const ExchangeCommands& o) {
-  if (o.n.empty() && o.m.empty() && o.k.empty()) {
-    throw UsageError("--format clblast needs the problem: --n N (square) or --m M --n N --k K");
-  }
-  const std::string& base = !o.n.empty() ? o.n : (!o.m.empty() ? o.m : o.k);
-  const std::size_t square = parse_size("--n", base);
-  GemmProblem p;
-  p.m = o.m.empty() ? square : parse_size("--m", o.m);
-  p.n = o.n.empty() ? square : parse_size("--n", o.n);
-  p.k = o.k.empty() ? square : parse_size("--k", o.k);
-  p.precision = static_cast<Precision>(o.precision);
-  p.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
-  p.trans_a = o.trans_a;
-  p.trans_b = o.trans_b;
-  validate(p);
-  return p;
-}
 
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
@@ -65,17 +35,7 @@ void ExchangeCommands::add(CLI::App& app) {
   export_cmd->add_option("-d,--device", device, "stored device: key or part of its name");
   export_cmd->add_option("--db", db, "tuning database");
   export_cmd->add_option("-o,--out", out, "output file (default: standard output)");
-  export_cmd->add_option("--n", n, "clblast: columns of C (and m = k = n unless given)");
-  export_cmd->add_option("--m", m, "clblast: rows of C");
-  export_cmd->add_option("--k", k, "clblast: inner dimension");
-  export_cmd->add_option("--precision", precision, "clblast: bits, 16, 32 or 64")
-      ->check(CLI::IsMember({16, 32, 64}))
-      ->capture_default_str();
-  export_cmd->add_option("--layout", layout, "clblast: storage order, row or col")
-      ->check(CLI::IsMember({"row", "col"}))
-      ->capture_default_str();
-  export_cmd->add_flag("--trans-a", trans_a, "clblast: A is stored transposed");
-  export_cmd->add_flag("--trans-b", trans_b, "clblast: B is stored transposed");
+  add_problem_options(export_cmd, problem, "clblast: ");
 
   import_cmd = app.add_subcommand(
       "import", "merge an mmtune export or a clblast_tuner_xgemm JSON file into the database");
@@ -87,9 +47,13 @@ int ExchangeCommands::run() const {
   if (export_cmd && export_cmd->parsed()) {
     Store store(db.empty() ? Store::default_path() : db);
     if (format == "clblast") {
-      const GemmProblem problem = make_problem(*this);
+      if (!problem.given()) {
+        throw UsageError("--format clblast needs the problem: --n N (square) or --m M --n N --k K");
+      }
+      const GemmProblem p = make_problem(problem);
+      validate(p);
       const DeviceInfo d = find_stored_device(store, device);
-      write_output(out, export_clblast(store, d.key, problem).dump(2) + "\n");
+      write_output(out, export_clblast(store, d.key, p).dump(2) + "\n");
       return kExitOk;
     }
     const std::string key = device.empty() ? "" : find_stored_device(store, device).key;

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "cli_options.hpp"
+
 namespace mmtune::cli {
 
 struct ExchangeCommands {
@@ -15,9 +17,7 @@ struct ExchangeCommands {
   CLI::App* export_cmd = nullptr;
   CLI::App* import_cmd = nullptr;
   std::string format = "json", device, db, out;
-  std::string m, n, k, layout = "row";
-  int precision = 32;
-  bool trans_a = false, trans_b = false;
+  ProblemOptions problem;  // --format clblast
   std::string file;
 };
 

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mmtune/device.hpp"
@@ -42,20 +44,25 @@ class ParameterLookup {
 
   // Never fails: falls back to defaults. Skips stored entries that the device cannot run.
   TunedParameters lookup(const DeviceInfo& device, const GemmProblem& problem) const;
-  std::size_t entries() const { return entries_.size(); }
+  std::size_t entries() const { return count_; }
 
  private:
+  struct Stored {
+    std::string key, vendor, type, name;
+  };
   struct Entry {
-    std::string device_key, vendor, type, name;
+    std::size_t device;          // index into devices_
+    double log_m, log_n, log_k;  // log2 of the shape, for the distance
     std::size_t m, n, k;
-    Precision precision;
-    Layout layout;
-    bool trans_a, trans_b;
     KernelConfig config;
     double median_ms, gflops;
     std::int64_t measurement_id;
   };
-  std::vector<Entry> entries_;
+  // Entries grouped by what must match exactly: precision, layout, transpositions.
+  using Class = std::tuple<int, int, bool, bool>;
+  std::vector<Stored> devices_;
+  std::map<Class, std::vector<Entry>> entries_;
+  std::size_t count_ = 0;
 };
 
 }  // namespace mmtune

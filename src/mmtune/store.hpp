@@ -95,4 +95,9 @@ class Store {
 
 std::string now_utc();  // ISO 8601, seconds
 
+// The problem columns of every table (m, n, k, precision, layout, trans_a, trans_b), bound from
+// or read at position `first` of a statement.
+void bind_problem(sql::Statement& s, int first, const GemmProblem& p);
+GemmProblem read_problem(const sql::Statement& s, int first);
+
 }  // namespace mmtune

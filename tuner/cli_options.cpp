@@ -1,0 +1,61 @@
+#include "cli_options.hpp"
+
+#include <charconv>
+#include <cstdint>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune::cli {
+
+void add_device_options(CLI::App* app, DeviceOptions& o) {
+  app->add_option("-d,--device", o.device,
+                  "device: index as listed by 'mmtune devices', or part of its name")
+      ->capture_default_str();
+  app->add_option("--platform", o.platform,
+                  "narrow the device choice to one platform (index or name)");
+}
+
+void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& what) {
+  app->add_option("--n", o.n, what + "columns of C (and m = k = n unless given)");
+  app->add_option("--m", o.m, what + "rows of C");
+  app->add_option("--k", o.k, what + "inner dimension");
+  app->add_option("--precision", o.precision, what + "bits: 16, 32 or 64")
+      ->check(CLI::IsMember({16, 32, 64}))
+      ->capture_default_str();
+  app->add_option("--layout", o.layout, what + "storage order of all matrices: row or col")
+      ->check(CLI::IsMember({"row", "col"}))
+      ->capture_default_str();
+  app->add_flag("--trans-a", o.trans_a, what + "A is stored transposed");
+  app->add_flag("--trans-b", o.trans_b, what + "B is stored transposed");
+}
+
+std::size_t parse_size(const char* flag, const std::string& text) {
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec == std::errc::result_out_of_range) {
+    throw UsageError(std::string(flag) + " " + text + " is too large");
+  }
+  if (ec != std::errc() || ptr != end || v == 0) {
+    throw UsageError(std::string(flag) + " must be a positive integer, got '" + text + "'");
+  }
+  return static_cast<std::size_t>(v);
+}
+
+GemmProblem make_problem(const ProblemOptions& o) {
+  if (!o.given()) throw UsageError("give the problem size: --n N (square) or --m M --n N --k K");
+  GemmProblem p;
+  const std::string& base = !o.n.empty() ? o.n : (!o.m.empty() ? o.m : o.k);
+  const char* base_flag = !o.n.empty() ? "--n" : (!o.m.empty() ? "--m" : "--k");
+  const std::size_t square = parse_size(base_flag, base);
+  p.m = o.m.empty() ? square : parse_size("--m", o.m);
+  p.n = o.n.empty() ? square : parse_size("--n", o.n);
+  p.k = o.k.empty() ? square : parse_size("--k", o.k);
+  p.precision = static_cast<Precision>(o.precision);
+  p.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
+  p.trans_a = o.trans_a;
+  p.trans_b = o.trans_b;
+  return p;
+}
+
+}  // namespace mmtune::cli

@@ -1,0 +1,33 @@
+// Options shared by several commands: device choice and problem shape.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "mmtune/problem.hpp"
+
+namespace mmtune::cli {
+
+struct DeviceOptions {
+  std::string device = "0";
+  std::string platform;
+};
+
+struct ProblemOptions {
+  std::string m, n, k;  // text, so that "-5" or "abc" get mmtune's own one-line error
+  int precision = 32;
+  std::string layout = "row";
+  bool trans_a = false, trans_b = false;
+  bool given() const { return !m.empty() || !n.empty() || !k.empty(); }
+};
+
+void add_device_options(CLI::App* app, DeviceOptions& o);
+// `what` prefixes the help texts, e.g. "clblast: ".
+void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& what = "");
+
+// A matrix size: a positive decimal integer. Throws UsageError naming `flag` otherwise.
+std::size_t parse_size(const char* flag, const std::string& text);
+// --n alone means a square problem. Throws UsageError when no size was given.
+GemmProblem make_problem(const ProblemOptions& o);
+
+}  // namespace mmtune::cli
