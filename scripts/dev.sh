@@ -15,6 +15,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libspdlog-dev libcli11-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   googletest libgtest-dev
+  libclblast-dev libopenblas-dev  # comparisons in `mmtune bench`
 )
 
 install_deps() {

@@ -73,6 +73,31 @@ CREATE TABLE best (
 ALTER TABLE sessions ADD COLUMN host TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN mmtune_version TEXT NOT NULL DEFAULT '';
 )sql",
+    // 3: side-by-side benchmarks (mmtune bench) and measured device peaks (mmtune roofline).
+    R"sql(
+CREATE TABLE bench (
+  id INTEGER PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  run_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  kernel TEXT NOT NULL DEFAULT '', config TEXT NOT NULL DEFAULT '',
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  status TEXT NOT NULL, note TEXT NOT NULL DEFAULT '',
+  median_ms REAL, min_ms REAL, max_ms REAL, gflops REAL,
+  kernel_median_ms REAL, kernel_gflops REAL,
+  measured_at TEXT NOT NULL
+);
+CREATE INDEX bench_by_device ON bench(device_id, precision, m, n, k);
+CREATE TABLE roofline (
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  precision INTEGER NOT NULL,
+  peak_gflops REAL NOT NULL,
+  bandwidth_gbs REAL NOT NULL,
+  measured_at TEXT NOT NULL,
+  PRIMARY KEY (device_id, precision)
+);
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

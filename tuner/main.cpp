@@ -18,12 +18,14 @@
 #include <string>
 #include <thread>
 
+#include "mmtune/bench.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/exchange.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/json.hpp"
 #include "mmtune/kernel_source.hpp"
+#include "mmtune/lookup.hpp"
 #include "mmtune/problem.hpp"
 #include "mmtune/runner.hpp"
 #include "mmtune/simulate.hpp"
@@ -581,6 +583,77 @@ int cmd_history(const std::string& db, bool json) {
   return kExitOk;
 }
 
+struct BenchCliOptions {
+  std::string sizes = "256,512,1024,2048", db;
+  int precision = 32;
+  bool json = false;
+};
+
+int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
+  BenchOptions bo;
+  bo.precision = static_cast<Precision>(o.precision);
+  std::size_t start = 0;
+  while (start <= o.sizes.size()) {
+    const std::size_t comma = std::min(o.sizes.find(',', start), o.sizes.size());
+    bo.sizes.push_back(cli::parse_size("--n", o.sizes.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  const std::string db = open_db_path(o.db);
+  Store store(db);
+  const ParameterLookup lookup(db);
+  const auto devices = list_devices();
+  const Device& device = select_device(devices, dopt.device, dopt.platform);
+  spdlog::info("bench on [{}] {}: fp{}, CLBlast {}, host BLAS {}", device.info.index,
+               device.info.name, o.precision, have_clblast() ? "yes" : "no",
+               have_host_blas() ? "yes" : "no");
+  const auto rows = run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
+    spdlog::info("{} {}: {} {:.1f} GFLOPS", r.problem.n, r.subject, r.status, r.gflops);
+  });
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows) {
+      out.push_back({{"n", r.problem.n},
+                     {"precision", o.precision},
+                     {"subject", r.subject},
+                     {"kernel", r.kernel},
+                     {"config", r.config},
+                     {"status", r.status},
+                     {"note", r.note},
+                     {"median_ms", r.median_ms},
+                     {"min_ms", r.min_ms},
+                     {"max_ms", r.max_ms},
+                     {"gflops", r.gflops},
+                     {"kernel_median_ms", r.kernel_median_ms},
+                     {"kernel_gflops", r.kernel_gflops},
+                     {"samples_ms", r.samples_ms}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf("Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event)\n",
+              device.info.name.c_str(), o.precision);
+  std::printf("%6s  %-10s %10s  %-19s %8s %12s  %s\n", "n", "subject", "GFLOPS", "min-max",
+              "vs tuned", "kernel only", "note");
+  double tuned = 0;
+  for (const auto& r : rows) {
+    if (r.subject == "tuned") tuned = r.status == "Ok" ? r.gflops : 0;
+    if (r.status != "Ok") {
+      std::printf("%6zu  %-10s %10s  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
+                  r.status.c_str(), "", "", "", r.note.c_str());
+      continue;
+    }
+    char range[40], ratio[16] = "", kernel[24] = "";
+    std::snprintf(range, sizeof range, "%.1f-%.1f", r.problem.flops() / (r.max_ms * 1e6),
+                  r.problem.flops() / (r.min_ms * 1e6));
+    if (tuned > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.gflops / tuned);
+    if (r.kernel_gflops > 0) std::snprintf(kernel, sizeof kernel, "%.1f", r.kernel_gflops);
+    std::printf("%6zu  %-10s %10.1f  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
+                r.gflops, range, ratio, kernel, r.note.c_str());
+  }
+  std::printf("Stored in %s\n", db.c_str());
+  return kExitOk;
+}
+
 void setup_logging(const GlobalOptions& g) {
   auto logger = spdlog::stderr_color_mt("mmtune");
   logger->set_pattern("%^%l%$: %v");
@@ -714,6 +787,19 @@ int main(int argc, char** argv) {
   best->add_option("--db", best_opt.db, "tuning database");
   best->add_flag("--json", best_opt.json, "print JSON");
 
+  DeviceOptions bench_dev;
+  BenchCliOptions bench_opt;
+  auto* bench = app.add_subcommand(
+      "bench",
+      "benchmark the tuned routine against defaults, baselines, CLBlast and the host BLAS");
+  add_device_options(bench, bench_dev);
+  bench->add_option("--n", bench_opt.sizes, "square sizes, comma-separated")->capture_default_str();
+  bench->add_option("--precision", bench_opt.precision, "bits: 16, 32 or 64")
+      ->check(CLI::IsMember({16, 32, 64}))
+      ->capture_default_str();
+  bench->add_option("--db", bench_opt.db, "tuning database (tuned parameters; rows are stored)");
+  bench->add_flag("--json", bench_opt.json, "print JSON");
+
   std::string history_db;
   bool history_json = false;
   auto* history = app.add_subcommand("history", "list tuning sessions");
@@ -750,6 +836,7 @@ int main(int argc, char** argv) {
     if (simulate->parsed()) return cmd_simulate(sim);
     if (best->parsed()) return cmd_best(best_opt, best_dev, best_prob);
     if (history->parsed()) return cmd_history(history_db, history_json);
+    if (bench->parsed()) return cmd_bench(bench_dev, bench_opt);
     if (const int rc = exchange.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
     for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

@@ -16,7 +16,7 @@
 namespace mmtune {
 
 // Schema version written to PRAGMA user_version.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // The SQL that migrates version i to i + 1, for each i (exposed for migration tests).
 std::vector<std::string> schema_migrations();

@@ -1,0 +1,241 @@
+#include "mmtune/bench.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "bench_backends.hpp"
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_routine.hpp"
+#include "mmtune/host_data.hpp"
+#include "mmtune/program_cache.hpp"
+#include "mmtune/reference.hpp"
+
+namespace mmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Repeats `run` (one complete call, returning its wall time and kernel time in ms): an untimed
+// warm-up (libraries compile their kernels on first use), a first timed run that alone
+// suffices for slow subjects, then repetitions within the limits.
+template <class F>
+void time_runs(const F& run, const BenchOptions& o, BenchRow& row) {
+  std::vector<double> kernel;
+  run();
+  auto [first, first_kernel] = run();
+  row.samples_ms = {first};
+  if (first_kernel > 0) kernel = {first_kernel};
+  if (first <= o.max_seconds * 1e3) {
+    double total = first;
+    while (int(row.samples_ms.size()) < o.max_reps &&
+           (int(row.samples_ms.size()) < o.min_reps || total < o.max_seconds * 1e3)) {
+      auto [wall, k] = run();
+      row.samples_ms.push_back(wall);
+      if (k > 0) kernel.push_back(k);
+      total += wall;
+    }
+  }
+  row.median_ms = median(row.samples_ms);
+  row.min_ms = *std::min_element(row.samples_ms.begin(), row.samples_ms.end());
+  row.max_ms = *std::max_element(row.samples_ms.begin(), row.samples_ms.end());
+  row.gflops = row.problem.flops() / (row.median_ms * 1e6);
+  if (!kernel.empty()) {
+    row.kernel_median_ms = median(kernel);
+    row.kernel_gflops = row.problem.flops() / (row.kernel_median_ms * 1e6);
+  }
+}
+
+void store_row(Store& store, const std::string& key, const std::string& run_id, const BenchRow& r) {
+  auto s = store.db().prepare(
+      "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
+      "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
+      "kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?, "
+      "?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const bool timed = !r.samples_ms.empty();
+  const auto opt = [&](double v) {
+    return timed && v > 0 ? std::optional<double>(v) : std::nullopt;
+  };
+  s.bind(1, key).bind(2, run_id).bind(3, r.subject).bind(4, r.kernel).bind(5, r.config);
+  bind_problem(s, 6, r.problem);
+  s.bind(13, r.status).bind(14, r.note).bind(15, opt(r.median_ms)).bind(16, opt(r.min_ms));
+  s.bind(17, opt(r.max_ms)).bind(18, opt(r.gflops)).bind(19, opt(r.kernel_median_ms));
+  s.bind(20, opt(r.kernel_gflops)).bind(21, now_utc());
+  sql::Transaction t(store.db());
+  s.run();
+  t.commit();
+}
+
+}  // namespace
+
+bool have_clblast() {
+  return bench_detail::clblast_available();
+}
+bool have_host_blas() {
+  return bench_detail::host_blas_available();
+}
+
+std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
+                                const BenchOptions& o,
+                                const std::function<void(const BenchRow&)>& progress) {
+  if (!device.info.supports(o.precision)) {
+    throw NoDeviceError("device '" + device.info.name + "' has no fp" + to_string(o.precision) +
+                        " support");
+  }
+  store.upsert_device(device.info);
+  const std::string run_id = now_utc() + "-" + std::to_string(::getpid());
+  cl::Context context(device.device);
+  cl::CommandQueue queue(context, device.device, CL_QUEUE_PROFILING_ENABLE);
+  const KernelSources sources;
+  ProgramCache cache(context, device.device, device.info.key, ProgramCache::default_disk_dir());
+  GemmRoutine routine(sources, cache, device.info);
+  std::vector<BenchRow> rows;
+
+  for (std::size_t n : o.sizes) {
+    GemmProblem p;
+    p.m = p.n = p.k = n;
+    p.precision = o.precision;
+    check_fits(p, device.info);
+    validate(p);
+    const Operands in = random_operands(p, 1);
+    const Reference ref = reference_gemm(p, in);
+    const auto a_bytes = to_bytes(in.a, p.precision), b_bytes = to_bytes(in.b, p.precision);
+    const auto c_bytes = to_bytes(in.c, p.precision);
+    cl::Buffer a(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a_bytes.size(),
+                 const_cast<unsigned char*>(a_bytes.data()));
+    cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b_bytes.size(),
+                 const_cast<unsigned char*>(b_bytes.data()));
+    cl::Buffer c(context, CL_MEM_READ_WRITE, c_bytes.size());
+    // Each subject starts from the same C and is checked against the reference.
+    const auto check_device_result = [&](BenchRow& row) {
+      std::vector<unsigned char> got(c_bytes.size());
+      queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size(), got.data());
+      const Verdict v = verify(p, ref, from_bytes(got, p.precision), in.c);
+      if (!v.ok) row.status = "WrongResult", row.note = v.message;
+      return v.ok;
+    };
+    const auto finish = [&](BenchRow& row) {
+      store_row(store, device.info.key, run_id, row);
+      if (progress) progress(row);
+      rows.push_back(row);
+    };
+
+    const TunedParameters tuned = lookup.lookup(device.info, p);
+    struct Subject {
+      const char* name;
+      KernelConfig config;
+      std::string note;
+    };
+    const std::vector<Subject> ours = {
+        {"tuned", tuned.config,
+         tuned.source == LookupSource::kDefault
+             ? "no tuned parameters stored for this device: built-in defaults"
+             : std::string("parameters: ") + to_string(tuned.source) +
+                   (tuned.source == LookupSource::kExact
+                        ? ""
+                        : " (" + std::to_string(tuned.m) + "x" + std::to_string(tuned.n) + "x" +
+                              std::to_string(tuned.k) + ")")},
+        {"default", default_config(KernelKind::kTiled), "the tiled kernel's #ifndef defaults"},
+        {"naive", NaiveConfig{}, ""},
+        {"classic", ClassicConfig{16}, ""},
+    };
+    for (const auto& s : ours) {
+      BenchRow row;
+      row.subject = s.name;
+      row.kernel = kernel_name(kind_of(s.config));
+      row.config = to_string(s.config);
+      row.note = s.note;
+      row.problem = p;
+      row.status = "Ok";
+      const auto built = routine.prepare(s.config, p);
+      if (!built.ok) {
+        row.status = "Failed";
+        row.note = "build failed: " + built.log.substr(0, 200);
+        finish(row);
+        continue;
+      }
+      queue.enqueueWriteBuffer(c, CL_TRUE, 0, c_bytes.size(), c_bytes.data());
+      const auto run = [&] {
+        const auto t0 = Clock::now();
+        auto ev = routine.enqueue(queue, p, s.config, {&a}, {&b}, {&c});
+        queue.finish();
+        const double wall = ms_since(t0);
+        const auto& e = ev.events[ev.main];
+        const double kernel = double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                                     e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
+                              1e-6;
+        return std::pair{wall, kernel};
+      };
+      time_runs(run, o, row);
+      check_device_result(row);
+      finish(row);
+    }
+
+    BenchRow clb;
+    clb.subject = "clblast";
+    clb.problem = p;
+    std::string error;
+    if (!bench_detail::clblast_available()) {
+      clb.status = "NotAvailable";
+      clb.note = "built without CLBlast";
+    } else {
+      queue.enqueueWriteBuffer(c, CL_TRUE, 0, c_bytes.size(), c_bytes.data());
+      clb.status = "Ok";
+      clb.note = "CLBlast's own parameters for this device";
+      bool ok = true;
+      const auto run = [&] {
+        const auto t0 = Clock::now();
+        ok = ok && bench_detail::clblast_gemm(queue, p, a, b, c, error);
+        return std::pair{ms_since(t0), 0.0};
+      };
+      time_runs(run, o, clb);
+      if (!ok) {
+        clb = BenchRow{"clblast", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
+      } else {
+        check_device_result(clb);
+      }
+    }
+    finish(clb);
+
+    BenchRow host;
+    host.subject = "host-blas";
+    host.problem = p;
+    if (!bench_detail::host_blas_available()) {
+      host.status = "NotAvailable";
+      host.note = "built without a CBLAS";
+    } else if (!device.info.is_cpu()) {
+      host.status = "NotAvailable";
+      host.note = "the device is not the host CPU";
+    } else {
+      host.status = "Ok";
+      host.note = "CBLAS on the host";
+      std::vector<unsigned char> out = c_bytes;
+      bool ok = true;
+      const auto run = [&] {
+        const auto t0 = Clock::now();
+        ok = ok && bench_detail::host_gemm(p, a_bytes, b_bytes, out, error);
+        return std::pair{ms_since(t0), 0.0};
+      };
+      time_runs(run, o, host);
+      const Verdict v = verify(p, ref, from_bytes(out, p.precision), in.c);
+      if (!ok)
+        host = BenchRow{"host-blas", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
+      else if (!v.ok)
+        host.status = "WrongResult", host.note = v.message;
+    }
+    finish(host);
+  }
+  return rows;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,25 @@
+// Optional comparison libraries of `mmtune bench`, each compiled only when found at build time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mmtune/cl.hpp"
+#include "mmtune/problem.hpp"
+
+namespace mmtune::bench_detail {
+
+// Enqueues CLBlast's GEMM (its own routine, with the parameters it holds for the device) and
+// waits for it. Returns false with `error` set when unavailable or failing.
+bool clblast_gemm(cl::CommandQueue& queue, const GemmProblem& p, const cl::Buffer& a,
+                  const cl::Buffer& b, const cl::Buffer& c, std::string& error);
+bool clblast_available();
+
+// The host's BLAS (CBLAS sgemm/dgemm) on host arrays of the problem's precision (fp32 or fp64,
+// as raw bytes). Returns false with `error` set when unavailable.
+bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
+               const std::vector<unsigned char>& b, std::vector<unsigned char>& c,
+               std::string& error);
+bool host_blas_available();
+
+}  // namespace mmtune::bench_detail

@@ -1,0 +1,48 @@
+#include "bench_backends.hpp"
+
+#ifdef MMTUNE_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+namespace mmtune::bench_detail {
+
+#ifdef MMTUNE_HAVE_CBLAS
+bool host_blas_available() {
+  return true;
+}
+
+bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
+               const std::vector<unsigned char>& b, std::vector<unsigned char>& c,
+               std::string& error) {
+  const auto order = p.layout == Layout::kRowMajor ? CblasRowMajor : CblasColMajor;
+  const auto ta = p.trans_a ? CblasTrans : CblasNoTrans;
+  const auto tb = p.trans_b ? CblasTrans : CblasNoTrans;
+  const int m = int(p.m), n = int(p.n), k = int(p.k);
+  const int lda = int(p.lda_or_min()), ldb = int(p.ldb_or_min()), ldc = int(p.ldc_or_min());
+  if (p.precision == Precision::kDouble) {
+    cblas_dgemm(order, ta, tb, m, n, k, p.alpha, reinterpret_cast<const double*>(a.data()), lda,
+                reinterpret_cast<const double*>(b.data()), ldb, p.beta,
+                reinterpret_cast<double*>(c.data()), ldc);
+  } else if (p.precision == Precision::kSingle) {
+    cblas_sgemm(order, ta, tb, m, n, k, float(p.alpha), reinterpret_cast<const float*>(a.data()),
+                lda, reinterpret_cast<const float*>(b.data()), ldb, float(p.beta),
+                reinterpret_cast<float*>(c.data()), ldc);
+  } else {
+    error = "the host BLAS has no fp16 GEMM";
+    return false;
+  }
+  return true;
+}
+#else
+bool host_blas_available() {
+  return false;
+}
+
+bool host_gemm(const GemmProblem&, const std::vector<unsigned char>&,
+               const std::vector<unsigned char>&, std::vector<unsigned char>&, std::string& error) {
+  error = "not available (built without a CBLAS)";
+  return false;
+}
+#endif
+
+}  // namespace mmtune::bench_detail

@@ -1,0 +1,62 @@
+// `mmtune bench`: every subject side by side, verified, stored; through the library and the CLI.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "mmtune/bench.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+TEST(Bench, EverySubjectIsMeasuredVerifiedAndStored) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const ParameterLookup lookup;  // no tuned parameters: the tuned row says so
+  BenchOptions o;
+  o.sizes = {64, 96};
+  o.min_reps = 2;
+  o.max_reps = 3;
+  const auto rows = run_bench(test::pocl_device("pthread"), store, lookup, o);
+  ASSERT_EQ(rows.size(), 12u);
+  std::map<std::string, int> ok;
+  for (const auto& r : rows) {
+    if (r.status == "Ok") {
+      ++ok[r.subject];
+      EXPECT_GE(r.samples_ms.size(), 1u);
+      EXPECT_DOUBLE_EQ(r.gflops, r.problem.flops() / (r.median_ms * 1e6));
+      EXPECT_LE(r.min_ms, r.median_ms);
+      EXPECT_LE(r.median_ms, r.max_ms);
+    }
+    if (r.subject == "tuned") {
+      EXPECT_NE(r.note.find("no tuned parameters"), std::string::npos);
+    }
+  }
+  for (const char* s : {"tuned", "default", "naive", "classic"}) EXPECT_EQ(ok[s], 2) << s;
+  EXPECT_EQ(ok["clblast"], have_clblast() ? 2 : 0);
+  EXPECT_EQ(ok["host-blas"], have_host_blas() ? 2 : 0);  // PoCL is the host CPU
+  auto q = store.db().prepare("SELECT COUNT(*), COUNT(DISTINCT run_id) FROM bench");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 12);
+  EXPECT_EQ(q.integer(1), 1);
+}
+
+TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  auto tuned = test::run_mmtune({"--device", "pthread", "--n", "64", "--kernel", "tiled", "--space",
+                                 "quick", "--budget", "4", "--db", db, "-q"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto r =
+      test::run_mmtune({"bench", "--device", "pthread", "--n", "64", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0]["subject"], "tuned");
+  EXPECT_NE(rows[0]["note"].get<std::string>().find("exact"), std::string::npos) << rows[0]["note"];
+  const auto bad = test::run_mmtune({"bench", "--device", "pthread", "--n", "64,abc"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace mmtune
