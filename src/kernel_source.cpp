@@ -11,7 +11,8 @@ namespace mmtune {
 const std::vector<std::string>& required_kernel_files() {
   static const std::vector<std::string> files = {"common.cl",     "copy.cl",
                                                  "gemm_tiled.cl", "gemm_direct.cl",
-                                                 "gemm_naive.cl", "gemm_classic.cl"};
+                                                 "gemm_naive.cl", "gemm_classic.cl",
+                                                 "roofline.cl"};
   return files;
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mmtune/bench.hpp"
+#include "mmtune/roofline.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -56,6 +57,29 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
   EXPECT_NE(rows[0]["note"].get<std::string>().find("exact"), std::string::npos) << rows[0]["note"];
   const auto bad = test::run_mmtune({"bench", "--device", "pthread", "--n", "64,abc"});
   EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST(Roofline, MeasuresAndStoresBothRoofs) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const Device& dev = test::pocl_device("pthread");
+  const Roofline r32 = measure_roofline(dev, store, Precision::kSingle);
+  const Roofline r64 = measure_roofline(dev, store, Precision::kDouble);
+  // Physically plausible for any device: above a naive kernel, below exaflops.
+  EXPECT_GT(r32.peak_gflops, 1.0);
+  EXPECT_LT(r32.peak_gflops, 1e6);
+  EXPECT_GT(r32.bandwidth_gbs, 0.1);
+  EXPECT_GT(r64.peak_gflops, 0.5);
+  EXPECT_LT(r64.peak_gflops, r32.peak_gflops * 1.5) << "fp64 is not faster than fp32";
+  auto q = store.db().prepare("SELECT precision, peak_gflops FROM roofline ORDER BY precision");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 32);
+  EXPECT_DOUBLE_EQ(q.real(1), r32.peak_gflops);
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 64);
+  const auto cli = test::run_mmtune({"roofline", "--device", "pthread", "--db", dir / "t.db", "--json"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_GT(nlohmann::json::parse(cli.out)["bandwidth_gbs"].get<double>(), 0.1);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "mmtune/kernel_source.hpp"
 #include "mmtune/lookup.hpp"
 #include "mmtune/problem.hpp"
+#include "mmtune/roofline.hpp"
 #include "mmtune/runner.hpp"
 #include "mmtune/simulate.hpp"
 #include "mmtune/store.hpp"
@@ -654,6 +655,25 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   return kExitOk;
 }
 
+int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db_opt, bool json) {
+  const std::string db = open_db_path(db_opt);
+  Store store(db);
+  const auto devices = list_devices();
+  const Device& device = select_device(devices, dopt.device, dopt.platform);
+  const Roofline r = measure_roofline(device, store, static_cast<Precision>(precision));
+  if (json) {
+    std::cout << nlohmann::json{{"device", device.info.name}, {"precision", precision},
+                                {"peak_gflops", r.peak_gflops}, {"bandwidth_gbs", r.bandwidth_gbs}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::printf("%s, fp%d: peak %.1f GFLOPS, memory bandwidth %.1f GB/s (ridge at %.1f FLOP/byte)\n",
+                device.info.name.c_str(), precision, r.peak_gflops, r.bandwidth_gbs,
+                r.peak_gflops / r.bandwidth_gbs);
+  }
+  return kExitOk;
+}
+
 void setup_logging(const GlobalOptions& g) {
   auto logger = spdlog::stderr_color_mt("mmtune");
   logger->set_pattern("%^%l%$: %v");
@@ -800,6 +820,18 @@ int main(int argc, char** argv) {
   bench->add_option("--db", bench_opt.db, "tuning database (tuned parameters; rows are stored)");
   bench->add_flag("--json", bench_opt.json, "print JSON");
 
+  DeviceOptions roof_dev;
+  int roof_precision = 32;
+  std::string roof_db;
+  bool roof_json = false;
+  auto* roofline = app.add_subcommand("roofline", "measure the device's peak GFLOPS and memory bandwidth");
+  add_device_options(roofline, roof_dev);
+  roofline->add_option("--precision", roof_precision, "bits: 16, 32 or 64")
+      ->check(CLI::IsMember({16, 32, 64}))
+      ->capture_default_str();
+  roofline->add_option("--db", roof_db, "tuning database (the roofs are stored)");
+  roofline->add_flag("--json", roof_json, "print JSON");
+
   std::string history_db;
   bool history_json = false;
   auto* history = app.add_subcommand("history", "list tuning sessions");
@@ -837,6 +869,7 @@ int main(int argc, char** argv) {
     if (best->parsed()) return cmd_best(best_opt, best_dev, best_prob);
     if (history->parsed()) return cmd_history(history_db, history_json);
     if (bench->parsed()) return cmd_bench(bench_dev, bench_opt);
+    if (roofline->parsed()) return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json);
     if (const int rc = exchange.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
     for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

@@ -66,7 +66,9 @@ class Statement {
   Statement& bind(int i, std::nullptr_t);
   template <class T>
   Statement& bind(int i, const std::optional<T>& v) {
-    return v ? bind(i, *v) : bind(i, nullptr);
+    if (!v.has_value()) return bind(i, nullptr);
+    const T value = v.value();  // a copy: GCC 12 misreads the optional's storage otherwise
+    return bind(i, value);
   }
 
   bool step();  // true while a row is available

@@ -1,0 +1,88 @@
+#include "mmtune/roofline.hpp"
+
+#include <algorithm>
+
+#include "mmtune/error.hpp"
+#include "mmtune/kernel_source.hpp"
+#include "mmtune/program_cache.hpp"
+
+namespace mmtune {
+namespace {
+
+constexpr int kIterations = 2048;
+constexpr int kChains = 8;
+
+double event_seconds(const cl::Event& e) {
+  return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-9;
+}
+
+}  // namespace
+
+Roofline measure_roofline(const Device& device, Store& store, Precision precision) {
+  const DeviceInfo& d = device.info;
+  if (!d.supports(precision)) {
+    throw NoDeviceError("device '" + d.name + "' has no fp" + to_string(precision) + " support");
+  }
+  // The widest vector the device prefers, as a valid OpenCL width.
+  unsigned vw = 1;
+  while (vw * 2 <= std::min(16u, std::max(1u, d.preferred_width(precision)))) vw *= 2;
+  cl::Context context(device.device);
+  cl::CommandQueue queue(context, device.device, CL_QUEUE_PROFILING_ENABLE);
+  ProgramCache cache(context, device.device, d.key, ProgramCache::default_disk_dir());
+  const KernelSources sources;
+  const auto built = cache.build(sources.program("roofline.cl"),
+                                 std::string("-DPRECISION=") + to_string(precision) +
+                                     " -DVW=" + std::to_string(vw) +
+                                     " -DITERATIONS=" + std::to_string(kIterations));
+  if (!built->ok) throw Error("the roofline kernels did not build: " + built->log.substr(0, 500));
+  const std::size_t es = static_cast<std::size_t>(precision) / 8;
+  Roofline r;
+
+  // Enough work-items to fill every compute unit many times over.
+  const std::size_t items = std::size_t(d.compute_units) * 4096;
+  cl::Buffer out(context, CL_MEM_WRITE_ONLY, items * es);
+  cl::Kernel peak(built->program, "peak_flops");
+  peak.setArg(0, out);
+  if (precision == Precision::kDouble) peak.setArg(1, 1.0);
+  else if (precision == Precision::kSingle) peak.setArg(1, 1.0f);
+  else peak.setArg(1, cl_half(0x3c00));
+  for (int rep = 0; rep < 4; ++rep) {  // the first run includes lazy compilation
+    cl::Event e;
+    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
+    e.wait();
+    const double flops = 2.0 * kChains * vw * double(kIterations) * double(items);
+    if (rep > 0) r.peak_gflops = std::max(r.peak_gflops, flops / event_seconds(e) * 1e-9);
+  }
+
+  // A copy much larger than any cache, within the device's allocation limit.
+  std::size_t bytes = std::min<std::uint64_t>(d.max_alloc_bytes / 2, std::uint64_t(256) << 20);
+  bytes -= bytes % (vw * es * 1024);
+  cl::Buffer src(context, CL_MEM_READ_ONLY, bytes), dst(context, CL_MEM_WRITE_ONLY, bytes);
+  queue.enqueueFillBuffer(src, cl_uchar(1), 0, bytes);
+  cl::Kernel copy(built->program, "stream_copy");
+  copy.setArg(0, src);
+  copy.setArg(1, dst);
+  for (int rep = 0; rep < 5; ++rep) {
+    cl::Event e;
+    queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(bytes / (vw * es)), cl::NullRange,
+                               nullptr, &e);
+    e.wait();
+    if (rep > 0) r.bandwidth_gbs = std::max(r.bandwidth_gbs, 2.0 * double(bytes) / event_seconds(e) * 1e-9);
+  }
+
+  store.upsert_device(d);
+  auto s = store.db().prepare(
+      "INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, measured_at) "
+      "VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+      "peak_gflops = excluded.peak_gflops, bandwidth_gbs = excluded.bandwidth_gbs, "
+      "measured_at = excluded.measured_at");
+  s.bind(1, d.key).bind(2, static_cast<int>(precision)).bind(3, r.peak_gflops);
+  s.bind(4, r.bandwidth_gbs).bind(5, now_utc());
+  sql::Transaction t(store.db());
+  s.run();
+  t.commit();
+  return r;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,528 @@
+// mmtune report: files, structure, escaping, numbers equal to the database's, the arithmetic
+// intensity model and the SVG writer.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "mmtune/error.hpp"
+#include "mmtune/exchange.hpp"
+#include "mmtune/report.hpp"
+#include "mmtune/store.hpp"
+#include "mmtune/svg_chart.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+GemmProblem square(std::size_t n, Precision prec = Precision::kSingle) {
+  GemmProblem p;
+  p.m = p.n = p.k = n;
+  p.precision = prec;
+  return p;
+}
+
+DeviceInfo device(const std::string& vendor, const std::string& name) {
+  DeviceInfo d;
+  d.vendor = vendor, d.name = name, d.driver_version = "1.0";
+  d.type = "GPU", d.compute_units = 32, d.max_clock_mhz = 1800;
+  d.global_mem_bytes = std::uint64_t(16) << 30, d.local_mem_bytes = 65536;
+  d.max_work_group_size = 1024;
+  d.key = device_key(d.vendor, d.name, d.driver_version);
+  return d;
+}
+
+TiledConfig tiled(int mwg, int nwg, int vwm) {
+  TiledConfig c;
+  c.MWG = mwg, c.NWG = nwg, c.VWM = vwm;
+  return c;
+}
+
+MeasurementRecord measurement(const std::string& key, std::int64_t session, const KernelConfig& c,
+                              const GemmProblem& p, Status status, double ms) {
+  MeasurementRecord r;
+  r.device_key = key, r.session_id = session;
+  r.kernel = kernel_name(kind_of(c)), r.config = to_string(c);
+  r.problem = p;
+  r.result.status = status;
+  if (status == Status::kOk) {
+    r.result.routine_ms = {ms * 0.95, ms, ms * 1.1};
+    r.result.kernel_ms = {ms * 0.8, ms * 0.8, ms * 0.9};
+    r.result.median_ms = ms, r.result.min_ms = ms * 0.95, r.result.max_ms = ms * 1.1;
+    r.result.kernel_median_ms = ms * 0.8;
+    r.result.gflops = p.flops() / (ms * 1e6);
+    r.result.kernel_gflops = p.flops() / (ms * 0.8e6);
+  } else {
+    r.result.message = "error: <bad> & \"worse\", line 1\nline 2";
+  }
+  return r;
+}
+
+void add_bench(Store& store, const std::string& key, const std::string& subject,
+               const std::string& kernel, const std::string& config, const GemmProblem& p,
+               const std::string& status, std::optional<double> ms) {
+  auto s = store.db().prepare(
+      "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
+      "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
+      "kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, key).bind(2, "run-1").bind(3, subject).bind(4, kernel).bind(5, config);
+  bind_problem(s, 6, p);
+  s.bind(13, status).bind(14, "note, with \"quotes\"").bind(21, "2024-05-01T10:00:00Z");
+  for (const int i : {15, 16, 17, 18, 19, 20}) s.bind(i, nullptr);
+  if (ms) {
+    const double g = p.flops() / (*ms * 1e6);
+    s.bind(15, *ms).bind(16, *ms).bind(17, *ms).bind(18, g).bind(19, *ms).bind(20, g);
+  }
+  s.run();
+}
+
+// Three devices: one with bench rows, sessions and a roofline; one tuned only; one imported.
+struct Fixture {
+  test::TempDir dir;
+  std::string db_path = dir / "tuning.db";
+  Store store{db_path};
+  DeviceInfo a = device("Vendor <One> & Co", "GPU <A> & \"B\" 'c'");
+  DeviceInfo b = device("Vendor Two", "Second Device | pipes * stars");
+  DeviceInfo c = device("Vendor Three", "Imported CLBlast GPU");
+
+  Fixture() {
+    for (const auto* d : {&a, &b, &c}) store.upsert_device(*d);
+    auto mark = store.db().prepare("UPDATE devices SET source = 'imported:clblast' WHERE key = ?");
+    mark.bind(1, c.key);
+    mark.run();
+
+    const Status statuses[] = {Status::kBuildFailed, Status::kTimeout, Status::kWrongResult};
+    for (const auto* d : {&a, &b}) {
+      const double scale = d == &a ? 1.0 : 2.5;
+      for (const std::size_t n : {256, 512, 1024}) {
+        if (d == &b && n == 1024) continue;
+        SessionRecord s;
+        s.device_key = d->key, s.command_line = "mmtune --n " + std::to_string(n);
+        s.strategy = "model", s.kernels = "tiled,direct", s.space = "full";
+        s.seed = 1, s.budget = 40, s.time_limit_s = 540;
+        s.problem = square(n);
+        const auto id = store.begin_session(s);
+        const GemmProblem p = square(n);
+        store.add_measurement(measurement(d->key, id, NaiveConfig{}, p, Status::kOk, 40 * scale));
+        store.add_measurement(
+            measurement(d->key, id, ClassicConfig{}, p, Status::kOk, 10 * scale));
+        store.add_measurement(
+            measurement(d->key, id, default_config(KernelKind::kTiled), p, Status::kOk, 5 * scale));
+        int i = 0;
+        for (const int mwg : {32, 64, 128}) {
+          for (const int nwg : {32, 64, 128}) {
+            for (const int vwm : {1, 2, 4}) {
+              const double ms = scale * (8.0 - mwg / 32.0 - nwg / 64.0 + vwm * 0.1) *
+                                double(n * n * n) / (512.0 * 512 * 512);
+              const Status st = i % 7 == 3 ? statuses[i % 3] : Status::kOk;
+              store.add_measurement(measurement(d->key, id, tiled(mwg, nwg, vwm), p, st, ms));
+              ++i;
+            }
+          }
+        }
+        DirectConfig dc;
+        dc.WGD = 32;
+        store.add_measurement(measurement(d->key, id, dc, p, Status::kOk, 6 * scale));
+        if (n != 1024) store.end_session(id, "completed");  // the 1024 one was killed
+      }
+    }
+    // Imported results: no session.
+    for (const std::size_t n : {512, 1024, 2048}) {
+      store.add_measurement(
+          measurement(c.key, 0, tiled(64, 128, 2), square(n), Status::kOk, 0.3 * double(n) / 512));
+    }
+
+    for (const std::size_t n : {256, 512, 1024}) {
+      const GemmProblem p = square(n);
+      const double f = double(n * n * n) / (512.0 * 512 * 512);
+      add_bench(store, a.key, "tuned", "tiled", to_string(tiled(128, 128, 4)), p, "Ok", 2.0 * f);
+      add_bench(store, a.key, "default", "tiled", "", p, "Ok", 5.0 * f);
+      add_bench(store, a.key, "naive", "naive", "", p, "Ok", 40.0 * f);
+      add_bench(store, a.key, "classic", "classic", "TILE=16", p, "Ok", 10.0 * f);
+      add_bench(store, a.key, "clblast", "", "", p, n == 256 ? "Failed" : "Ok",
+                n == 256 ? std::nullopt : std::optional<double>(2.5 * f));
+    }
+    // An older run of the same subject and size: the report takes the latest.
+    auto older = store.db().prepare("UPDATE bench SET id = id + 1000");
+    older.run();
+    add_bench(store, a.key, "tuned", "tiled", to_string(tiled(128, 128, 4)), square(256), "Ok",
+              99.0);
+    auto fix = store.db().prepare("UPDATE bench SET id = 1 WHERE median_ms = 99.0");
+    fix.run();
+
+    auto roof = store.db().prepare(
+        "INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, measured_at) "
+        "VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?)");
+    roof.bind(1, a.key).bind(2, 32).bind(3, 1234.5).bind(4, 321.25).bind(5, "2024-05-01T09:00:00Z");
+    roof.run();
+  }
+};
+
+// A minimal RFC 4180 reader.
+std::vector<std::vector<std::string>> read_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"', ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      rows.back().push_back(field), field.clear();
+    } else if (ch == '\r') {
+      continue;
+    } else if (ch == '\n') {
+      rows.back().push_back(field), field.clear();
+      rows.emplace_back();
+    } else {
+      field += ch;
+    }
+  }
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+std::map<std::string, std::size_t> columns(const std::vector<std::string>& head) {
+  std::map<std::string, std::size_t> c;
+  for (std::size_t i = 0; i < head.size(); ++i) c[head[i]] = i;
+  return c;
+}
+
+// Every tag closed in order, every '&' an entity; `void_tags` need no closing tag (HTML).
+::testing::AssertionResult well_formed(const std::string& doc,
+                                       const std::set<std::string>& void_tags = {}) {
+  std::vector<std::string> open;
+  static const std::regex entity("^&(amp|lt|gt|quot|#39);");
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    if (doc[i] == '&') {
+      if (!std::regex_search(doc.substr(i, 8), entity)) {
+        return ::testing::AssertionFailure() << "bare '&' at " << i << ": " << doc.substr(i, 40);
+      }
+      continue;
+    }
+    if (doc[i] == '>') return ::testing::AssertionFailure() << "stray '>' at " << i;
+    if (doc[i] != '<') continue;
+    const std::size_t end = doc.find('>', i);
+    if (end == std::string::npos) return ::testing::AssertionFailure() << "unclosed '<'";
+    const std::string tag = doc.substr(i + 1, end - i - 1);
+    i = end;
+    if (tag.empty()) return ::testing::AssertionFailure() << "empty tag";
+    if (tag[0] == '!' || tag[0] == '?') continue;
+    if (tag.find('<') != std::string::npos) return ::testing::AssertionFailure() << "'<' in tag";
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) {
+        return ::testing::AssertionFailure()
+               << "</" << name << "> closes <" << (open.empty() ? "" : open.back()) << ">";
+      }
+      open.pop_back();
+      continue;
+    }
+    if (tag.back() == '/') continue;
+    const std::string name = tag.substr(0, tag.find_first_of(" \n\t"));
+    if (!void_tags.count(name)) open.push_back(name);
+  }
+  if (!open.empty()) return ::testing::AssertionFailure() << "<" << open.back() << "> not closed";
+  return ::testing::AssertionSuccess();
+}
+
+// The text content of <text> elements.
+std::vector<std::string> svg_texts(const std::string& svg) {
+  std::vector<std::string> out;
+  static const std::regex text_re("<text[^>]*>([^<]*)(<title>[^<]*</title>)?([^<]*)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_re);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1].str() + (*it)[3].str());
+  }
+  return out;
+}
+
+TEST(ReportArithmeticIntensity, FollowsTheTrafficModel) {
+  const GemmProblem p = square(1024);
+  const double m = 1024, n = 1024, k = 1024, mnk = m * n * k;
+  const double flops = 2 * mnk;
+  // Tiled: each MWG x NWG tile reads (MWG + NWG) k elements; C written once (beta = 0).
+  const TiledConfig t = tiled(64, 128, 2);
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, t), flops / (4 * (mnk * (1.0 / 64 + 1.0 / 128) + m * n)));
+  // Read and written when beta != 0.
+  GemmProblem beta = p;
+  beta.beta = 0.5;
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(beta, t),
+                   flops / (4 * (mnk * (1.0 / 64 + 1.0 / 128) + 2 * m * n)));
+  DirectConfig d;
+  d.WGD = 32;
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, d), flops / (4 * (mnk * (2.0 / 32) + m * n)));
+  ClassicConfig c;
+  c.TILE = 16;
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, c), flops / (4 * (mnk * (2.0 / 16) + m * n)));
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, NaiveConfig{}), flops / (4 * (2 * mnk + m * n)));
+  // Double precision moves twice the bytes.
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(square(1024, Precision::kDouble), t),
+                   arithmetic_intensity(p, t) / 2);
+  // Non-square: the same formula with m, n, k.
+  GemmProblem r = p;
+  r.m = 100, r.n = 300, r.k = 50;
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(r, t),
+                   2.0 * 100 * 300 * 50 /
+                       (4 * (100.0 * 300 * 50 * (1.0 / 64 + 1.0 / 128) + 100.0 * 300)));
+  // Bigger tiles, more reuse.
+  EXPECT_GT(arithmetic_intensity(p, tiled(128, 128, 2)), arithmetic_intensity(p, t));
+  EXPECT_GT(arithmetic_intensity(p, t), arithmetic_intensity(p, NaiveConfig{}));
+
+  // Stored text gives the same, or nothing for what does not parse.
+  EXPECT_EQ(arithmetic_intensity(p, "tiled", to_string(t)), arithmetic_intensity(p, t));
+  EXPECT_EQ(arithmetic_intensity(p, "naive", ""), arithmetic_intensity(p, NaiveConfig{}));
+  EXPECT_EQ(arithmetic_intensity(p, "classic", "TILE=16"), arithmetic_intensity(p, c));
+  EXPECT_FALSE(arithmetic_intensity(p, "clblast_xgemm", "KWG=16"));
+  EXPECT_FALSE(arithmetic_intensity(p, "tiled", "MWG=7"));
+  EXPECT_FALSE(arithmetic_intensity(p, "", ""));
+}
+
+TEST(ReportProblemAxis, SquareIsNOtherwiseGeometricMean) {
+  EXPECT_EQ(problem_size_axis(square(768)), 768.0);
+  GemmProblem p;
+  p.m = 1000, p.n = 8000, p.k = 125;
+  EXPECT_NEAR(problem_size_axis(p), 1000.0, 1e-9);
+}
+
+TEST(ReportEscaping, EveryFormat) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\"\nbye"), "\"say \"\"hi\"\"\nbye\"");
+  EXPECT_EQ(html_escape("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+  // Invalid UTF-8 and control characters cannot reach an XML document.
+  EXPECT_EQ(html_escape("a\xff\x01z"), "a\xEF\xBF\xBD z");
+  EXPECT_EQ(html_escape("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(markdown_escape("a|b *c* _d_ [e](f) <g> & #"),
+            "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\<g\\> \\& \\#");
+  EXPECT_EQ(markdown_escape("- item\nnext"), "\\- item next");
+}
+
+TEST(ReportSvg, ChartsAreWellFormedForAnyData) {
+  svg::XYChart xy;
+  xy.id = "t1";
+  xy.title = "A <title> & more";
+  xy.x = {"size [elements]", svg::Scale::kLog2, std::nullopt, std::nullopt, false};
+  xy.y = {"speed [GFLOPS]", svg::Scale::kLog10, std::nullopt, std::nullopt, false};
+  for (const auto& pts : std::vector<std::vector<std::pair<double, double>>>{
+           {}, {{1024, 5}}, {{0, 0}, {-1, 3}}, {{256, 1}, {512, 10}, {4096, 1e5}}}) {
+    xy.series = {{"s \"1\"", pts, svg::Mark::kLinePoints, "", false},
+                 {"s2", pts, svg::Mark::kStep, "#123456", true}};
+    const std::string s = svg::render(xy, true);
+    EXPECT_EQ(s.rfind("<svg", 0), 0u);
+    EXPECT_NE(s.find("xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
+    EXPECT_EQ(s.substr(s.size() - 7), "</svg>\n");
+    EXPECT_TRUE(well_formed(s)) << s;
+    EXPECT_EQ(svg::render(xy, false).find("http"), std::string::npos);
+  }
+  svg::BarChart bar;
+  bar.id = "t2";
+  bar.title = "bars";
+  bar.value_label = "ratio [x]";
+  bar.categories = {"a very long category name that needs slanting", "b", "c & d"};
+  bar.series = {{"one", {1.5, std::nullopt, 3.0}, ""}, {"two", {2.0, 1.0}, ""}};
+  for (const bool horizontal : {false, true}) {
+    bar.horizontal = horizontal;
+    bar.value_suffix = horizontal ? "x" : "";
+    const std::string s = svg::render(bar, true);
+    EXPECT_TRUE(well_formed(s)) << s;
+    EXPECT_EQ(s.substr(s.size() - 7), "</svg>\n");
+  }
+  bar.categories.clear(), bar.series.clear();
+  EXPECT_TRUE(well_formed(svg::render(bar, false)));
+}
+
+TEST(ReportWrite, EveryFileWithEveryDeviceAndTheDatabasesNumbers) {
+  Fixture f;
+  const std::string out = f.dir / "report out";
+  ReportOptions options;
+  options.out_dir = out;
+  const ReportSummary sum = write_report(f.store, options);
+  EXPECT_EQ(sum.devices, 3u);
+  ASSERT_FALSE(sum.files.empty());
+  EXPECT_EQ(sum.files.front(), out + "/report.html");
+  for (const char* name : {"report.html", "report.md", "bench.csv", "best.csv",
+                           "measurements.csv", "sessions.csv", "roofline.csv"}) {
+    EXPECT_TRUE(fs::is_regular_file(fs::path(out) / name)) << name;
+  }
+  for (const auto& file : sum.files) EXPECT_TRUE(fs::is_regular_file(file)) << file;
+
+  const std::string html = slurp(out + "/report.html");
+  const std::string md = slurp(out + "/report.md");
+  for (const auto* d : {&f.a, &f.b, &f.c}) {
+    EXPECT_NE(html.find(html_escape(d->name)), std::string::npos) << d->name;
+    EXPECT_NE(md.find(markdown_escape(d->name)), std::string::npos) << d->name;
+  }
+  EXPECT_EQ(html.find("<A>"), std::string::npos);  // never unescaped
+  EXPECT_NE(html.find("<span class=\"badge\">imported: clblast</span>"), std::string::npos);
+  EXPECT_TRUE(well_formed(html, {"meta"}));
+
+  // Self-contained: no URL, no script, nothing loaded from elsewhere.
+  EXPECT_EQ(html.find("http"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  for (std::size_t at = html.find("url("); at != std::string::npos; at = html.find("url(", at + 1)) {
+    EXPECT_EQ(html[at + 4], '#') << html.substr(at, 30);
+  }
+
+  // Charts: inline in the HTML, as files for the Markdown, all well-formed with unit labels.
+  const std::size_t inline_charts = [&] {
+    std::size_t n = 0;
+    for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) {
+      ++n;
+    }
+    return n;
+  }();
+  EXPECT_EQ(inline_charts, sum.charts);
+  EXPECT_GE(sum.charts, 10u);
+  std::set<std::string> kinds;
+  static const std::regex unit(R"(\[(GFLOPS|FLOP/byte|%|elements|ratio)\])");
+  for (const auto& entry : fs::directory_iterator(fs::path(out) / "charts")) {
+    const std::string svg = slurp(entry.path().string());
+    const std::string name = entry.path().filename().string();
+    kinds.insert(name.substr(name.find('-') + 1));
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u) << name;
+    EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n") << name;
+    EXPECT_TRUE(well_formed(svg)) << name;
+    std::size_t labels = 0;
+    for (const auto& t : svg_texts(svg)) labels += std::regex_search(t, unit);
+    EXPECT_GE(labels, 1u) << name << " has no axis label with a unit";
+    EXPECT_EQ(svg.find(">no data<"), std::string::npos) << name << " is empty";
+    // The Markdown shows it, by a relative path.
+    EXPECT_NE(md.find("](charts/" + name + ")"), std::string::npos) << name;
+  }
+  for (const char* kind : {"gflops-fp32.svg", "peak-fp32.svg", "roofline-fp32.svg",
+                           "convergence.svg", "parameters.svg", "fp32.svg"}) {
+    EXPECT_TRUE(kinds.count(kind)) << kind;
+  }
+
+  // best.csv: every best row, numbers exactly the database's.
+  const auto best = read_csv(slurp(out + "/best.csv"));
+  ASSERT_GT(best.size(), 1u);
+  const auto bc = columns(best[0]);
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<double, double>> expected;
+  auto q = f.store.db().prepare(
+      "SELECT d.key, b.kernel, b.n, b.median_ms, b.gflops FROM best b "
+      "JOIN devices d ON d.id = b.device_id");
+  while (q.step()) {
+    expected[{q.text(0), q.text(1), q.text(2)}] = {q.real(3), q.real(4)};
+  }
+  ASSERT_EQ(best.size() - 1, expected.size());
+  for (std::size_t i = 1; i < best.size(); ++i) {
+    const auto& r = best[i];
+    ASSERT_EQ(r.size(), best[0].size());
+    const auto it = expected.find({r[bc.at("device_key")], r[bc.at("kernel")], r[bc.at("n")]});
+    ASSERT_NE(it, expected.end());
+    EXPECT_EQ(std::strtod(r[bc.at("median_ms")].c_str(), nullptr), it->second.first);
+    EXPECT_EQ(std::strtod(r[bc.at("gflops")].c_str(), nullptr), it->second.second);
+  }
+
+  // bench.csv: every row, by id.
+  const auto bench = read_csv(slurp(out + "/bench.csv"));
+  const auto hc = columns(bench[0]);
+  std::size_t rows = 0;
+  auto b = f.store.db().prepare(
+      "SELECT id, subject, status, note, median_ms, gflops, kernel_gflops FROM bench");
+  std::map<std::string, std::vector<std::string>> by_id;
+  for (std::size_t i = 1; i < bench.size(); ++i) by_id[bench[i][hc.at("id")]] = bench[i];
+  while (b.step()) {
+    ++rows;
+    const auto it = by_id.find(std::to_string(b.integer(0)));
+    ASSERT_NE(it, by_id.end());
+    const auto& r = it->second;
+    EXPECT_EQ(r[hc.at("subject")], b.text(1));
+    EXPECT_EQ(r[hc.at("status")], b.text(2));
+    EXPECT_EQ(r[hc.at("note")], b.text(3));
+    for (const auto& [col, idx] : {std::pair{"median_ms", 4}, std::pair{"gflops", 5},
+                                    std::pair{"kernel_gflops", 6}}) {
+      if (b.is_null(idx)) {
+        EXPECT_EQ(r[hc.at(col)], "");
+      } else {
+        EXPECT_EQ(std::strtod(r[hc.at(col)].c_str(), nullptr), b.real(idx)) << col;
+      }
+    }
+  }
+  EXPECT_EQ(rows, bench.size() - 1);
+
+  // measurements.csv and sessions.csv: one row per database row; the messages survive quoting.
+  const auto meas = read_csv(slurp(out + "/measurements.csv"));
+  auto count = f.store.db().prepare("SELECT COUNT(*) FROM measurements");
+  count.step();
+  EXPECT_EQ(meas.size() - 1, std::size_t(count.integer(0)));
+  const auto mc = columns(meas[0]);
+  bool message_seen = false;
+  for (std::size_t i = 1; i < meas.size(); ++i) {
+    message_seen |= meas[i][mc.at("message")] == "error: <bad> & \"worse\", line 1\nline 2";
+  }
+  EXPECT_TRUE(message_seen);
+  const auto sessions = read_csv(slurp(out + "/sessions.csv"));
+  EXPECT_EQ(sessions.size() - 1, f.store.sessions().size());
+  const auto sc = columns(sessions[0]);
+  EXPECT_EQ(sessions[1][sc.at("evaluations")], "31");  // 3 baselines + 27 tiled + 1 direct
+  EXPECT_NE(sessions[1][sc.at("failures")].find("BuildFailed="), std::string::npos);
+
+  // The latest bench run per subject and size is shown (2 * 256^3 FLOP in 0.25 ms), not the
+  // older one (in 99 ms).
+  EXPECT_NE(html.find(">134.2 ("), std::string::npos);
+  EXPECT_EQ(html.find(">0.3389"), std::string::npos);
+}
+
+TEST(ReportWrite, DeviceFiltersSelectByKeyOrName) {
+  Fixture f;
+  ReportOptions options;
+  options.out_dir = f.dir / "one";
+  options.devices = {"second device"};
+  const ReportSummary sum = write_report(f.store, options);
+  EXPECT_EQ(sum.devices, 1u);
+  const std::string html = slurp(options.out_dir + "/report.html");
+  EXPECT_NE(html.find(html_escape(f.b.name)), std::string::npos);
+  EXPECT_EQ(html.find(html_escape(f.a.name)), std::string::npos);
+  const auto best = read_csv(slurp(options.out_dir + "/best.csv"));
+  const auto bc = columns(best[0]);
+  for (std::size_t i = 1; i < best.size(); ++i) EXPECT_EQ(best[i][bc.at("device_key")], f.b.key);
+
+  options.out_dir = f.dir / "two";
+  options.devices = {f.a.key, "imported"};
+  EXPECT_EQ(write_report(f.store, options).devices, 2u);
+
+  options.devices = {"no such device"};
+  EXPECT_THROW(write_report(f.store, options), UsageError);
+}
+
+TEST(ReportWrite, EmptyDatabase) {
+  test::TempDir dir;
+  Store store(dir / "empty.db");
+  ReportOptions options;
+  options.out_dir = dir / "r";
+  const ReportSummary sum = write_report(store, options);
+  EXPECT_EQ(sum.devices, 0u);
+  EXPECT_TRUE(well_formed(slurp(options.out_dir + "/report.html"), {"meta"}));
+}
+
+}  // namespace
+}  // namespace mmtune
