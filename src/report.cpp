@@ -8,7 +8,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -126,8 +125,8 @@ std::vector<DeviceRow> select_devices(const std::vector<DeviceRow>& all,
     if (!found) {
       std::string known;
       for (const auto& d : all) known += (known.empty() ? "" : ", ") + d.name + " (" + d.key + ")";
-      throw UsageError("no stored device matches '" + spec + "'; stored: " +
-                       (known.empty() ? "none" : known));
+      throw UsageError("no stored device matches '" + spec +
+                       "'; stored: " + (known.empty() ? "none" : known));
     }
   }
   std::vector<DeviceRow> out;
@@ -248,15 +247,19 @@ bool problem_less(const GemmProblem& a, const GemmProblem& b) {
   return ka < kb;
 }
 
-bool is_square(const GemmProblem& p) { return p.m == p.n && p.n == p.k; }
+bool is_square(const GemmProblem& p) {
+  return p.m == p.n && p.n == p.k;
+}
 
-std::string precision_name(int precision) { return "fp" + std::to_string(precision); }
+std::string precision_name(int precision) {
+  return "fp" + std::to_string(precision);
+}
 
 // "2048" for a square row-major NN problem, "512x1024x256 col TN" otherwise.
 std::string short_label(const GemmProblem& p) {
-  std::string s = is_square(p) ? std::to_string(p.n)
-                               : std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                                     std::to_string(p.k);
+  std::string s = is_square(p)
+                      ? std::to_string(p.n)
+                      : std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
   if (p.layout != Layout::kRowMajor || p.trans_a || p.trans_b) {
     s += std::string(p.layout == Layout::kRowMajor ? " row " : " col ") + (p.trans_a ? "T" : "N") +
          (p.trans_b ? "T" : "N");
@@ -293,14 +296,16 @@ std::string full(double v) {
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
-std::string full(const Opt& v) { return v ? full(*v) : ""; }
+std::string full(const Opt& v) {
+  return v ? full(*v) : "";
+}
 
 // Seconds since the epoch of an ISO 8601 UTC time as the store writes it.
 std::optional<double> parse_time(const std::string& s) {
   std::tm tm{};
   int sec = 0;
-  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &sec) != 6) {
+  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &sec) != 6) {
     return std::nullopt;
   }
   tm.tm_year -= 1900, tm.tm_mon -= 1, tm.tm_sec = sec;
@@ -334,17 +339,17 @@ double median(std::vector<double> v) {
 // Fixed colours per bench subject, so that a subject looks the same in every chart.
 std::string subject_color(const std::string& subject, std::size_t fallback) {
   static const std::map<std::string, std::string> kColors = {
-      {"tuned", "#4e79a7"},   {"default", "#f28e2b"}, {"classic", "#9c755f"},
-      {"naive", "#bab0ac"},   {"clblast", "#e15759"}, {"host-blas", "#59a14f"},
-      {"tiled", "#4e79a7"},   {"direct", "#76b7b2"},  {"clblast_xgemm", "#e15759"},
+      {"tuned", "#4e79a7"}, {"default", "#f28e2b"}, {"classic", "#9c755f"},
+      {"naive", "#bab0ac"}, {"clblast", "#e15759"}, {"host-blas", "#59a14f"},
+      {"tiled", "#4e79a7"}, {"direct", "#76b7b2"},  {"clblast_xgemm", "#e15759"},
   };
   const auto it = kColors.find(subject);
   return it != kColors.end() ? it->second : svg::palette(fallback + 5);
 }
 
 int subject_rank(const std::string& s) {
-  static const char* const kOrder[] = {"tuned", "default", "classic", "naive", "clblast",
-                                       "host-blas"};
+  static const char* const kOrder[] = {"tuned", "default", "classic",
+                                       "naive", "clblast", "host-blas"};
   for (int i = 0; i < int(std::size(kOrder)); ++i) {
     if (s == kOrder[i]) return i;
   }
@@ -437,7 +442,7 @@ p.note{color:#5b6470;font-size:13px}
 .scroll{overflow-x:auto;margin:8px 0 16px}
 table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid #d8dce2;padding:4px 9px;text-align:left;vertical-align:top}
-th{background:#eef2f7;font-weight:600;white-space:nowrap}
+th{background:#eef2f7;font-weight:600;min-width:3em}
 tr:nth-child(even) td{background:#f8f9fb}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.hl{background:#fff1c2 !important;font-weight:600}
@@ -530,8 +535,8 @@ std::string Doc::markdown() const {
         for (const auto& h : b.table.head) o << ' ' << e(h) << " |";
         o << "\n|";
         for (std::size_t i = 0; i < cols; ++i) {
-          const bool numeric = !b.table.rows.empty() && i < b.table.rows[0].size() &&
-                               b.table.rows[0][i].numeric;
+          const bool numeric =
+              !b.table.rows.empty() && i < b.table.rows[0].size() && b.table.rows[0][i].numeric;
           o << (numeric ? " ---: |" : " --- |");
         }
         o << "\n";
@@ -560,9 +565,15 @@ svg::Axis axis(const std::string& label, svg::Scale scale, Opt min = std::nullop
   return a;
 }
 
-Cell number_cell(double v) { return Cell{num(v), true}; }
-Cell text_cell(const std::string& s) { return Cell{s}; }
-Cell code_cell(const std::string& s) { return Cell{s, false, true}; }
+Cell number_cell(double v) {
+  return Cell{num(v), true};
+}
+Cell text_cell(const std::string& s) {
+  return Cell{s};
+}
+Cell code_cell(const std::string& s) {
+  return Cell{s, false, true};
+}
 
 // ---- derived views --------------------------------------------------------------------------
 
@@ -654,7 +665,7 @@ std::vector<const BestRow*> Report::bests(const std::string& key) const {
   return out;
 }
 
-// A device's tuned GFLOPS for a problem: the latest `mmtune bench` run of the tuned subject when
+// A device's tuned GFLOPS for a problem: the latest mmtune bench run of the tuned subject when
 // there is one, else the best stored tuning result.
 std::optional<Report::Tuned> Report::tuned(const std::string& key, const GemmProblem& p) const {
   const auto it = latest_.find(std::make_tuple(key, std::string("tuned"), pkey(p)));
@@ -752,14 +763,16 @@ void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
     facts += ", " + std::to_string(dev.compute_units) + " compute units at " +
              std::to_string(dev.clock_mhz) + " MHz";
   }
-  if (dev.global_mem) facts += ", " + num(double(dev.global_mem) / (1 << 30)) + " GiB global memory";
+  if (dev.global_mem)
+    facts += ", " + num(double(dev.global_mem) / (1 << 30)) + " GiB global memory";
   facts += ", driver " + dev.driver;
   if (!dev.platform.empty()) facts += ", platform " + dev.platform;
   facts += ". Key " + dev.key + ", source " + dev.source + ".";
   doc.text(facts);
   if (dev.imported()) {
-    doc.note("Imported results: measured elsewhere (e.g. a CLBlast tuner file) and shown as "
-             "recorded; this database did not measure them.");
+    doc.note(
+        "Imported results: measured elsewhere (e.g. a CLBlast tuner file) and shown as "
+        "recorded; this database did not measure them.");
   }
   const bool any = std::any_of(d_.best.begin(), d_.best.end(),
                                [&](const BestRow& b) { return b.key == dev.key; }) ||
@@ -793,6 +806,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     // (series name, colour key, points with their problems)
     struct Line {
       std::string name, color_key;
+      svg::Mark mark;
       std::vector<std::pair<double, double>> points;
     };
     std::vector<Line> lines;
@@ -800,14 +814,22 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     const auto add = [&](const std::string& name, const std::string& color_key,
                          const GemmProblem& p, double g) {
       all_square = all_square && is_square(p);
-      const bool plain = p.layout == Layout::kRowMajor && !p.trans_a && !p.trans_b;
-      const std::string series =
-          plain ? name
-                : name + (p.layout == Layout::kRowMajor ? " (row " : " (col ") +
-                      (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N") + ")";
-      auto it = std::find_if(lines.begin(), lines.end(),
-                             [&](const Line& l) { return l.name == series; });
-      if (it == lines.end()) it = lines.insert(lines.end(), Line{series, color_key, {}});
+      // Other shapes and layouts get their own series: joined to the square ones they would
+      // draw slopes that no problem has. Non-square problems are single points.
+      std::string series = name;
+      if (p.layout != Layout::kRowMajor || p.trans_a || p.trans_b) {
+        series += std::string(p.layout == Layout::kRowMajor ? " (row " : " (col ") +
+                  (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N") + ")";
+      }
+      if (!is_square(p)) series += " (non-square)";
+      auto it =
+          std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.name == series; });
+      if (it == lines.end()) {
+        it = lines.insert(
+            lines.end(),
+            Line{
+                series, color_key, is_square(p) ? svg::Mark::kLinePoints : svg::Mark::kPoints, {}});
+      }
       it->points.emplace_back(problem_size_axis(p), g);
     };
     std::vector<const BenchRow*> sorted = rows;
@@ -819,9 +841,11 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
         if (r->gflops) add(r->subject, r->subject, r->p, *r->gflops);
       }
     } else {
-      for (const auto& b : d_.best) {
-        if (b.key == dev.key && int(b.p.precision) == prec && is_tuned_kernel(b.kernel)) {
-          add("best " + b.kernel, b.kernel, b.p, b.gflops);
+      for (const char* kernel : kTunedKernels) {
+        for (const auto& b : d_.best) {
+          if (b.key == dev.key && int(b.p.precision) == prec && b.kernel == kernel) {
+            add("best " + b.kernel, b.kernel, b.p, b.gflops);
+          }
         }
       }
     }
@@ -832,18 +856,18 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     c.x = axis(x_label, svg::Scale::kLog2);
     c.y = axis("performance [GFLOPS]", svg::Scale::kLinear, 0.0);
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      c.series.push_back({lines[i].name, lines[i].points, svg::Mark::kLinePoints,
-                          subject_color(lines[i].color_key, i)});
+      c.series.push_back(
+          {lines[i].name, lines[i].points, lines[i].mark, subject_color(lines[i].color_key, i)});
     }
     doc.chart(c, tag + "-gflops-" + pname);
     doc.note(rows.empty() ? "From the stored best tuning results (table best), per kernel; no "
-                            "`mmtune bench` rows for this precision."
-                          : "From `mmtune bench` (table bench): the latest run per subject and "
+                            "mmtune bench rows for this precision."
+                          : "From mmtune bench (table bench): the latest run per subject and "
                             "size.");
     if (peak) {
       svg::XYChart f = c;
-      f.title = dev.name + ": share of the measured peak (" + pname + ", " + num(peak->peak) +
-                " GFLOPS)";
+      f.title =
+          dev.name + ": share of the measured peak (" + pname + ", " + num(peak->peak) + " GFLOPS)";
       f.y = axis("share of measured peak [%]", svg::Scale::kLinear, 0.0);
       for (auto& s : f.series) {
         for (auto& pt : s.points) pt.second = pt.second / peak->peak * 100.0;
@@ -855,6 +879,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     std::vector<GemmProblem> problems;
     std::map<std::pair<std::string, ProblemKey>, const BenchRow*> cell;
     for (const auto* r : sorted) {
+      if (r->status == "NotAvailable") continue;  // not built in: a column of it says nothing
       if (std::find(subjects.begin(), subjects.end(), r->subject) == subjects.end()) {
         subjects.push_back(r->subject);
       }
@@ -896,8 +921,8 @@ void Report::best_table(Doc& doc, const DeviceRow& dev) {
   if (rows.empty()) return;
   doc.heading(3, "Best configuration per problem");
   Table t;
-  t.head = {"problem", "kernel", "configuration", "median [ms]", "GFLOPS", "kernel GFLOPS",
-            "share of peak", "measurement", "updated (UTC)"};
+  t.head = {"problem",       "kernel",        "configuration", "median [ms]",  "GFLOPS",
+            "kernel GFLOPS", "share of peak", "measurement",   "updated (UTC)"};
   for (const auto* b : rows) {
     const RoofRow* peak = roof(dev.key, int(b->p.precision));
     t.rows.push_back({text_cell(long_label(b->p)), text_cell(b->kernel), code_cell(b->config),
@@ -983,10 +1008,11 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     c.title = dev.name + ": roofline (" + pname + ")";
     c.x = axis("arithmetic intensity [FLOP/byte]", svg::Scale::kLog10);
     c.y = axis("performance [GFLOPS]", svg::Scale::kLog10);
-    c.series.push_back({"roof: " + num(rf.peak) + " GFLOPS, " + num(rf.bandwidth) + " GB/s",
-                        {{lo, std::min(rf.peak, rf.bandwidth * lo)}, {ridge, rf.peak}, {hi, rf.peak}},
-                        svg::Mark::kLine,
-                        "#555555"});
+    c.series.push_back(
+        {"roof: " + num(rf.peak) + " GFLOPS, " + num(rf.bandwidth) + " GB/s",
+         {{lo, std::min(rf.peak, rf.bandwidth * lo)}, {ridge, rf.peak}, {hi, rf.peak}},
+         svg::Mark::kLine,
+         "#555555"});
     for (std::size_t i = 0; i < points.size(); ++i) {
       c.series.push_back({points[i].subject + ": " + num(points[i].ai) + " FLOP/byte",
                           {{points[i].ai, points[i].gflops}},
@@ -994,9 +1020,9 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
                           subject_color(points[i].subject, i)});
     }
     doc.chart(c, tag + "-roofline-" + pname);
-    std::string what = "Roof from mmtune roofline (" + rf.measured_at + "): peak " +
-                       num(rf.peak) + " GFLOPS, bandwidth " + num(rf.bandwidth) +
-                       " GB/s, ridge at " + num(ridge) + " FLOP/byte.";
+    std::string what = "Roof from mmtune roofline (" + rf.measured_at + "): peak " + num(rf.peak) +
+                       " GFLOPS, bandwidth " + num(rf.bandwidth) + " GB/s, ridge at " + num(ridge) +
+                       " FLOP/byte.";
     if (problem) {
       what += " Kernels placed for " + long_label(*problem) +
               "; intensity = 2mnk / bytes the kernel reads and writes in global memory, "
@@ -1008,8 +1034,8 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     doc.note(what);
     if (points.empty()) continue;
     Table t;
-    t.head = {"kernel", "configuration", "intensity [FLOP/byte]", "GFLOPS", "roof there [GFLOPS]",
-              "share of roof"};
+    t.head = {"kernel", "configuration",       "intensity [FLOP/byte]",
+              "GFLOPS", "roof there [GFLOPS]", "share of roof"};
     for (const auto& p : points) {
       const double attainable = std::min(rf.peak, rf.bandwidth * p.ai);
       t.rows.push_back({text_cell(p.subject + " (" + p.kernel + ")"), code_cell(p.config),
@@ -1028,9 +1054,8 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
   if (list.empty()) return;
   doc.heading(3, "Tuning sessions: cost and convergence");
   Table t;
-  t.head = {"session",     "problem",     "strategy", "kernels", "started (UTC)",
-            "wall [s]",    "evaluations", "Ok",       "failures by status", "outcome",
-            "best [GFLOPS]"};
+  t.head = {"session",     "problem", "strategy",           "kernels", "started (UTC)", "wall [s]",
+            "evaluations", "Ok",      "failures by status", "outcome", "best [GFLOPS]"};
   svg::XYChart c;
   c.title = dev.name + ": convergence (best so far per evaluation)";
   c.x = axis("evaluation number", svg::Scale::kLinear, 0.0);
@@ -1053,10 +1078,9 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     }
     if (pts.empty()) continue;
     pts.emplace_back(double(it->second.size()), best);  // flat to the last evaluation
-    c.series.insert(c.series.begin(),
-                    {"#" + std::to_string(s.r.id) + " " + short_label(s.r.problem) + " " +
-                         s.r.strategy,
-                     pts, svg::Mark::kStep, svg::palette(i)});
+    c.series.insert(c.series.begin(), {"#" + std::to_string(s.r.id) + " " +
+                                           short_label(s.r.problem) + " " + s.r.strategy,
+                                       pts, svg::Mark::kStep, svg::palette(i)});
     ++drawn;
   }
   for (const SessionRow* s : list) {
@@ -1086,21 +1110,23 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
                start && last) {
       wall = "\xE2\x89\xA5 " + num(*last - *start);  // not ended: up to its last measurement
     }
-    t.rows.push_back({Cell{"#" + std::to_string(s->r.id), true}, text_cell(long_label(s->r.problem)),
-                      text_cell(s->r.strategy), text_cell(s->r.kernels),
-                      text_cell(s->r.started_at), Cell{wall, true},
+    t.rows.push_back({Cell{"#" + std::to_string(s->r.id), true},
+                      text_cell(long_label(s->r.problem)), text_cell(s->r.strategy),
+                      text_cell(s->r.kernels), text_cell(s->r.started_at), Cell{wall, true},
                       number_cell(double(ms.size())), number_cell(double(ok)),
                       text_cell(fail.empty() ? "none" : fail), text_cell(s->r.outcome),
                       best ? number_cell(*best) : Cell{"", true}});
   }
   doc.table(std::move(t));
-  doc.note("Evaluations: the session's measurements, every status. Wall time from its start to "
-           "its end (\xE2\x89\xA5: not ended, up to its last measurement).");
+  doc.note(
+      "Evaluations: the session's measurements, every status. Wall time from its start to "
+      "its end (\xE2\x89\xA5: not ended, up to its last measurement).");
   if (!c.series.empty()) {
     doc.chart(c, tag + "-convergence");
-    doc.note("Best-so-far GFLOPS of Ok measurements against evaluation number (failures count "
-             "as evaluations)" +
-             std::string(drawn == kMaxLines ? "; the 10 most recent sessions." : "."));
+    doc.note(
+        "Best-so-far GFLOPS of Ok measurements against evaluation number (failures count "
+        "as evaluations)" +
+        std::string(drawn == kMaxLines ? "; the 10 most recent sessions." : "."));
   }
 }
 
@@ -1122,8 +1148,8 @@ void Report::parameters(Doc& doc, const DeviceRow& dev, const std::string& tag) 
   c.series.push_back(s);
   doc.chart(c, tag + "-parameters");
   Table t;
-  t.head = {"parameter", "values tried", "spread (best / worst)", "best value",
-            "its median [GFLOPS]", "worst value", "its median [GFLOPS]"};
+  t.head = {"parameter",           "values tried", "spread (best / worst)", "best value",
+            "its median [GFLOPS]", "worst value",  "its median [GFLOPS]"};
   for (const auto& p : imp.params) {
     t.rows.push_back({code_cell(p.name), number_cell(double(p.values)), number_cell(p.spread),
                       number_cell(p.best_value), number_cell(p.best_median),
@@ -1162,27 +1188,39 @@ void Report::comparison(Doc& doc) {
       if (std::get<1>(k) == "tuned" && row->gflops) note_problem(row->p);
     }
     std::sort(problems.begin(), problems.end(), problem_less);
+    std::vector<const DeviceRow*> devs;  // those with results of this precision
+    for (const auto& dev : d_.devices) {
+      if (std::any_of(problems.begin(), problems.end(),
+                      [&](const GemmProblem& p) { return tuned(dev.key, p).has_value(); })) {
+        devs.push_back(&dev);
+      }
+    }
     doc.heading(3, "Best GFLOPS per problem (" + pname + ")");
+    if (devs.size() < 2) {
+      doc.text("Only " + display_name(*devs.front()) + " has " + pname +
+               " results: nothing to compare.");
+      continue;
+    }
     svg::BarChart c;
     c.title = "Tuned GFLOPS relative to the fastest device (" + pname + ")";
     c.value_label = "relative to fastest [%]";
+    c.value_max = 100.0;
     c.category_label = "problem (n for square problems)";
     for (const auto& p : problems) c.categories.push_back(short_label(p));
     Table t;
     t.head = {"problem"};
-    for (std::size_t i = 0; i < d_.devices.size(); ++i) {
-      const auto& dev = d_.devices[i];
-      c.series.push_back({display_name(dev), {}, svg::palette(i)});
-      t.head.push_back(display_name(dev) + " [GFLOPS]");
+    for (std::size_t i = 0; i < devs.size(); ++i) {
+      c.series.push_back({display_name(*devs[i]), {}, svg::palette(i)});
+      t.head.push_back(display_name(*devs[i]) + " [GFLOPS]");
     }
     for (const auto& p : problems) {
       double fastest = 0;
-      for (const auto& dev : d_.devices) {
-        if (const auto g = tuned(dev.key, p)) fastest = std::max(fastest, g->gflops);
+      for (const auto* dev : devs) {
+        if (const auto g = tuned(dev->key, p)) fastest = std::max(fastest, g->gflops);
       }
       std::vector<Cell> row{text_cell(long_label(p))};
-      for (std::size_t i = 0; i < d_.devices.size(); ++i) {
-        const auto g = tuned(d_.devices[i].key, p);
+      for (std::size_t i = 0; i < devs.size(); ++i) {
+        const auto g = tuned(devs[i]->key, p);
         c.series[i].values.push_back(g && fastest > 0 ? Opt(g->gflops / fastest * 100) : Opt());
         if (!g) {
           row.push_back(Cell{"", true});
@@ -1198,9 +1236,10 @@ void Report::comparison(Doc& doc) {
     }
     doc.chart(c, "compare-" + pname);
     doc.table(std::move(t));
-    doc.note("Per device the latest `mmtune bench` tuned run (marked bench) or else the best "
-             "stored tuning result; in parentheses the share of the fastest device's GFLOPS for "
-             "that problem (bold: the fastest).");
+    doc.note(
+        "Per device the latest mmtune bench tuned run (marked bench) or else the best "
+        "stored tuning result; in parentheses the share of the fastest device's GFLOPS for "
+        "that problem (bold: the fastest).");
   }
 
   // One row per device: the best configuration of its largest tuned square problem.
@@ -1264,9 +1303,13 @@ void Report::comparison(Doc& doc) {
 
   doc.heading(3, "Which parameters matter, side by side");
   std::vector<Importance> imps;
+  std::vector<const DeviceRow*> with;  // devices with something to show
   std::vector<std::string> names;
   for (const auto& dev : d_.devices) {
-    imps.push_back(importance(dev.key));
+    Importance imp = importance(dev.key);
+    if (imp.params.empty()) continue;
+    imps.push_back(std::move(imp));
+    with.push_back(&dev);
     for (const auto& s : imps.back().params) {
       if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
     }
@@ -1284,16 +1327,16 @@ void Report::comparison(Doc& doc) {
   std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
     double ma = 0, mb = 0;
     for (std::size_t i = 0; i < imps.size(); ++i) {
-      ma = std::max(ma, spread_of(i, a).value_or(0)), mb = std::max(mb, spread_of(i, b).value_or(0));
+      ma = std::max(ma, spread_of(i, a).value_or(0)),
+      mb = std::max(mb, spread_of(i, b).value_or(0));
     }
     return ma > mb;
   });
   Table t;
   t.head = {"parameter"};
-  for (std::size_t i = 0; i < d_.devices.size(); ++i) {
-    t.head.push_back(display_name(d_.devices[i]) +
-                     (imps[i].params.empty() ? "" : " (" + imps[i].kernel + ", " +
-                                                        short_label(imps[i].p) + ")"));
+  for (std::size_t i = 0; i < with.size(); ++i) {
+    t.head.push_back(display_name(*with[i]) + " (" + imps[i].kernel + ", " +
+                     short_label(imps[i].p) + ")");
   }
   for (const auto& name : names) {
     std::vector<Cell> row{code_cell(name)};
@@ -1304,8 +1347,9 @@ void Report::comparison(Doc& doc) {
     t.rows.push_back(std::move(row));
   }
   doc.table(std::move(t));
-  doc.note("Spread: best / worst median GFLOPS over a parameter's values (1\xC3\x97: no effect), "
-           "per device from the kernel and problem with the most Ok measurements.");
+  doc.note(
+      "Spread: best / worst median GFLOPS over a parameter's values (1\xC3\x97: no effect), "
+      "per device from the kernel and problem with the most Ok measurements.");
 }
 
 // ---- CSV ------------------------------------------------------------------------------------
@@ -1338,8 +1382,8 @@ std::vector<std::string> join(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
-const std::vector<std::string> kProblemHead = {"m",         "n",       "k",      "precision",
-                                               "layout",    "trans_a", "trans_b"};
+const std::vector<std::string> kProblemHead = {"m",      "n",       "k",      "precision",
+                                               "layout", "trans_a", "trans_b"};
 
 std::map<std::string, std::string> csv_files(const Data& d) {
   std::map<std::string, std::string> name_of;
@@ -1351,18 +1395,17 @@ std::map<std::string, std::string> csv_files(const Data& d) {
                  {"status", "note", "median_ms", "min_ms", "max_ms", "gflops", "kernel_median_ms",
                   "kernel_gflops", "measured_at"}));
   for (const auto& b : d.bench) {
-    bench.row(join(join({std::to_string(b.id), b.key, name_of[b.key], b.run_id, b.subject,
-                         b.kernel, b.config},
-                        problem_fields(b.p)),
-                   {b.status, b.note, full(b.median_ms), full(b.min_ms), full(b.max_ms),
-                    full(b.gflops), full(b.kernel_median_ms), full(b.kernel_gflops),
-                    b.measured_at}));
+    bench.row(join(
+        join({std::to_string(b.id), b.key, name_of[b.key], b.run_id, b.subject, b.kernel, b.config},
+             problem_fields(b.p)),
+        {b.status, b.note, full(b.median_ms), full(b.min_ms), full(b.max_ms), full(b.gflops),
+         full(b.kernel_median_ms), full(b.kernel_gflops), b.measured_at}));
   }
   files["bench.csv"] = bench.text();
 
-  Csv best(join(join({"device_key", "device_name", "kernel"}, kProblemHead),
-                {"measurement_id", "config", "median_ms", "gflops", "kernel_gflops",
-                 "updated_at"}));
+  Csv best(
+      join(join({"device_key", "device_name", "kernel"}, kProblemHead),
+           {"measurement_id", "config", "median_ms", "gflops", "kernel_gflops", "updated_at"}));
   for (const auto& b : d.best) {
     best.row(join(join({b.key, name_of[b.key], b.kernel}, problem_fields(b.p)),
                   {std::to_string(b.measurement_id), b.config, full(b.median_ms), full(b.gflops),
@@ -1370,20 +1413,19 @@ std::map<std::string, std::string> csv_files(const Data& d) {
   }
   files["best.csv"] = best.text();
 
-  Csv meas(join(join({"id", "session_id", "device_key", "device_name", "kernel", "config"},
-                     kProblemHead),
-                {"status", "message", "build_s", "median_ms", "min_ms", "max_ms",
-                 "kernel_median_ms", "gflops", "kernel_gflops", "max_error", "measured_at"}));
+  Csv meas(join(
+      join({"id", "session_id", "device_key", "device_name", "kernel", "config"}, kProblemHead),
+      {"status", "message", "build_s", "median_ms", "min_ms", "max_ms", "kernel_median_ms",
+       "gflops", "kernel_gflops", "max_error", "measured_at"}));
   std::map<std::int64_t, std::vector<const MeasRow*>> by_session;
   for (const auto& m : d.meas) {
     if (m.session_id) by_session[m.session_id].push_back(&m);
-    meas.row(join(
-        join({std::to_string(m.id), m.session_id ? std::to_string(m.session_id) : "", m.key,
-              name_of[m.key], m.kernel, m.config},
-             problem_fields(m.p)),
-        {m.status, m.message, full(m.build_s), full(m.median_ms), full(m.min_ms), full(m.max_ms),
-         full(m.kernel_median_ms), full(m.gflops), full(m.kernel_gflops), full(m.max_error),
-         m.measured_at}));
+    meas.row(join(join({std::to_string(m.id), m.session_id ? std::to_string(m.session_id) : "",
+                        m.key, name_of[m.key], m.kernel, m.config},
+                       problem_fields(m.p)),
+                  {m.status, m.message, full(m.build_s), full(m.median_ms), full(m.min_ms),
+                   full(m.max_ms), full(m.kernel_median_ms), full(m.gflops), full(m.kernel_gflops),
+                   full(m.max_error), m.measured_at}));
   }
   files["measurements.csv"] = meas.text();
 
@@ -1411,18 +1453,18 @@ std::map<std::string, std::string> csv_files(const Data& d) {
       fail += (fail.empty() ? "" : ";") + status + "=" + std::to_string(n);
     }
     const auto start = parse_time(r.started_at), end = parse_time(r.ended_at);
-    sessions.row(join(join({std::to_string(r.id), r.device_key, name_of[r.device_key],
-                            r.command_line, r.strategy, r.kernels, r.space, std::to_string(r.seed),
-                            std::to_string(r.budget), full(r.time_limit_s)},
-                           problem_fields(r.problem)),
-                      {r.started_at, r.ended_at, r.outcome, s.host, s.version,
-                       std::to_string(ms.size()), std::to_string(ok), fail,
-                       start && end ? full(*end - *start) : "", full(best_g)}));
+    sessions.row(
+        join(join({std::to_string(r.id), r.device_key, name_of[r.device_key], r.command_line,
+                   r.strategy, r.kernels, r.space, std::to_string(r.seed), std::to_string(r.budget),
+                   full(r.time_limit_s)},
+                  problem_fields(r.problem)),
+             {r.started_at, r.ended_at, r.outcome, s.host, s.version, std::to_string(ms.size()),
+              std::to_string(ok), fail, start && end ? full(*end - *start) : "", full(best_g)}));
   }
   files["sessions.csv"] = sessions.text();
 
-  Csv roof({"device_key", "device_name", "precision", "peak_gflops", "bandwidth_gbs",
-            "measured_at"});
+  Csv roof(
+      {"device_key", "device_name", "precision", "peak_gflops", "bandwidth_gbs", "measured_at"});
   for (const auto& r : d.roof) {
     roof.row({r.key, name_of[r.key], std::to_string(r.precision), full(r.peak), full(r.bandwidth),
               r.measured_at});
@@ -1517,7 +1559,9 @@ std::string markdown_escape(std::string_view text) {
   return out;
 }
 
-std::string html_escape(std::string_view text) { return svg::escape_xml(text); }
+std::string html_escape(std::string_view text) {
+  return svg::escape_xml(text);
+}
 
 ReportSummary write_report(Store& store, const ReportOptions& options) {
   Report report(load(store, options));

@@ -14,7 +14,7 @@ namespace {
 // Text metrics are estimated (no font engine): an average glyph of a 12 px sans-serif font is
 // about 6.8 px wide; erring wide keeps labels from overlapping.
 constexpr double kCharWidth = 7.0;
-constexpr int kLegendChars = 30;
+constexpr int kLegendChars = 36;
 constexpr int kCategoryChars = 26;
 
 // Valid UTF-8 with control characters (except tab and newline) and non-characters replaced:
@@ -217,7 +217,8 @@ void open_svg(std::ostringstream& o, int w, int h, const std::string& title, boo
        "font-size=\"12\">\n";
   o << "<title>" << esc(title) << "</title>\n";
   o << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#ffffff\"/>\n";
-  o << "<text x=\"" << w / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" "
+  o << "<text x=\"" << w / 2
+    << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" "
        "font-weight=\"bold\" fill=\"#222\">"
     << esc(shorten(title, std::size_t(w / 8.5))) << "</text>\n";
 }
@@ -322,8 +323,8 @@ std::string render(const XYChart& c, bool standalone) {
     const auto& s = c.series[i];
     if (s.name.empty()) continue;
     entries.push_back({sanitize_utf8(s.name), s.color.empty() ? palette(i) : s.color,
-                       s.mark != Mark::kPoints, s.mark == Mark::kPoints || s.mark == Mark::kLinePoints,
-                       s.dashed});
+                       s.mark != Mark::kPoints,
+                       s.mark == Mark::kPoints || s.mark == Mark::kLinePoints, s.dashed});
   }
   double ytick_w = 0;
   for (double t : ry.ticks) ytick_w = std::max(ytick_w, text_width(tick_label(t)));
@@ -337,8 +338,8 @@ std::string render(const XYChart& c, bool standalone) {
   open_svg(o, c.width, c.height, c.title, standalone);
   // Grid and ticks.
   for (double t : rx.minor) {
-    o << "<line x1=\"" << px(mx(t)) << "\" y1=\"" << px(y1) << "\" x2=\"" << px(mx(t))
-      << "\" y2=\"" << px(y0) << "\" stroke=\"#f0f0f0\"/>\n";
+    o << "<line x1=\"" << px(mx(t)) << "\" y1=\"" << px(y1) << "\" x2=\"" << px(mx(t)) << "\" y2=\""
+      << px(y0) << "\" stroke=\"#f0f0f0\"/>\n";
   }
   for (double t : ry.minor) {
     o << "<line x1=\"" << px(x0) << "\" y1=\"" << px(my(t)) << "\" x2=\"" << px(x1) << "\" y2=\""
@@ -422,13 +423,14 @@ std::string render(const BarChart& c, bool standalone) {
   }
   Axis va;
   va.label = c.value_label;
+  va.max = c.value_max;
   const Range rv = make_range(va, values);
   std::vector<LegendEntry> entries;
   if (c.series.size() > 1) {
     for (std::size_t i = 0; i < c.series.size(); ++i) {
       const auto& s = c.series[i];
-      entries.push_back({sanitize_utf8(s.name), s.color.empty() ? palette(i) : s.color, false,
-                         false, false});
+      entries.push_back(
+          {sanitize_utf8(s.name), s.color.empty() ? palette(i) : s.color, false, false, false});
     }
   }
   std::vector<std::string> labels;
@@ -471,7 +473,8 @@ std::string render(const BarChart& c, bool standalone) {
         const double by = gy + 5 + double(j) * 16;
         o << "<rect x=\"" << px(std::min(a, b)) << "\" y=\"" << px(by) << "\" width=\""
           << px(std::max(1.0, std::fabs(b - a))) << "\" height=\"13\" fill=\"" << color_of(j)
-          << "\"><title>" << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + value_text(*v))
+          << "\"><title>"
+          << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + value_text(*v))
           << "</title></rect>\n";
         if (!c.value_suffix.empty()) {
           text(o, std::max(a, b) + 5, by + 11, value_text(*v) + sanitize_utf8(c.value_suffix),
@@ -530,9 +533,8 @@ std::string render(const BarChart& c, bool standalone) {
         << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + value_text(*v))
         << "</title></rect>\n";
       if (!c.value_suffix.empty() && bar_w >= 26) {
-        text(o, bx + bar_w / 2, std::min(a, b) - 4,
-             value_text(*v) + sanitize_utf8(c.value_suffix), "middle",
-             "font-size=\"10\" fill=\"#333\"");
+        text(o, bx + bar_w / 2, std::min(a, b) - 4, value_text(*v) + sanitize_utf8(c.value_suffix),
+             "middle", "font-size=\"10\" fill=\"#333\"");
       }
     }
   }

@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "mmtune/error.hpp"
-#include "mmtune/exchange.hpp"
 #include "mmtune/report.hpp"
 #include "mmtune/store.hpp"
 #include "mmtune/svg_chart.hpp"
@@ -119,8 +118,7 @@ struct Fixture {
         const auto id = store.begin_session(s);
         const GemmProblem p = square(n);
         store.add_measurement(measurement(d->key, id, NaiveConfig{}, p, Status::kOk, 40 * scale));
-        store.add_measurement(
-            measurement(d->key, id, ClassicConfig{}, p, Status::kOk, 10 * scale));
+        store.add_measurement(measurement(d->key, id, ClassicConfig{}, p, Status::kOk, 10 * scale));
         store.add_measurement(
             measurement(d->key, id, default_config(KernelKind::kTiled), p, Status::kOk, 5 * scale));
         int i = 0;
@@ -156,6 +154,7 @@ struct Fixture {
       add_bench(store, a.key, "classic", "classic", "TILE=16", p, "Ok", 10.0 * f);
       add_bench(store, a.key, "clblast", "", "", p, n == 256 ? "Failed" : "Ok",
                 n == 256 ? std::nullopt : std::optional<double>(2.5 * f));
+      add_bench(store, a.key, "host-blas", "", "", p, "NotAvailable", std::nullopt);
     }
     // An older run of the same subject and size: the report takes the latest.
     auto older = store.db().prepare("UPDATE bench SET id = id + 1000");
@@ -266,7 +265,8 @@ TEST(ReportArithmeticIntensity, FollowsTheTrafficModel) {
   const double flops = 2 * mnk;
   // Tiled: each MWG x NWG tile reads (MWG + NWG) k elements; C written once (beta = 0).
   const TiledConfig t = tiled(64, 128, 2);
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, t), flops / (4 * (mnk * (1.0 / 64 + 1.0 / 128) + m * n)));
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, t),
+                   flops / (4 * (mnk * (1.0 / 64 + 1.0 / 128) + m * n)));
   // Read and written when beta != 0.
   GemmProblem beta = p;
   beta.beta = 0.5;
@@ -285,9 +285,9 @@ TEST(ReportArithmeticIntensity, FollowsTheTrafficModel) {
   // Non-square: the same formula with m, n, k.
   GemmProblem r = p;
   r.m = 100, r.n = 300, r.k = 50;
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(r, t),
-                   2.0 * 100 * 300 * 50 /
-                       (4 * (100.0 * 300 * 50 * (1.0 / 64 + 1.0 / 128) + 100.0 * 300)));
+  EXPECT_DOUBLE_EQ(
+      arithmetic_intensity(r, t),
+      2.0 * 100 * 300 * 50 / (4 * (100.0 * 300 * 50 * (1.0 / 64 + 1.0 / 128) + 100.0 * 300)));
   // Bigger tiles, more reuse.
   EXPECT_GT(arithmetic_intensity(p, tiled(128, 128, 2)), arithmetic_intensity(p, t));
   EXPECT_GT(arithmetic_intensity(p, t), arithmetic_intensity(p, NaiveConfig{}));
@@ -312,8 +312,7 @@ TEST(ReportEscaping, EveryFormat) {
   EXPECT_EQ(csv_field("plain"), "plain");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("say \"hi\"\nbye"), "\"say \"\"hi\"\"\nbye\"");
-  EXPECT_EQ(html_escape("<a href='x'>&\"</a>"),
-            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+  EXPECT_EQ(html_escape("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
   // Invalid UTF-8 and control characters cannot reach an XML document.
   EXPECT_EQ(html_escape("a\xff\x01z"), "a\xEF\xBF\xBD z");
   EXPECT_EQ(html_escape("caf\xc3\xa9"), "caf\xc3\xa9");
@@ -365,8 +364,8 @@ TEST(ReportWrite, EveryFileWithEveryDeviceAndTheDatabasesNumbers) {
   EXPECT_EQ(sum.devices, 3u);
   ASSERT_FALSE(sum.files.empty());
   EXPECT_EQ(sum.files.front(), out + "/report.html");
-  for (const char* name : {"report.html", "report.md", "bench.csv", "best.csv",
-                           "measurements.csv", "sessions.csv", "roofline.csv"}) {
+  for (const char* name : {"report.html", "report.md", "bench.csv", "best.csv", "measurements.csv",
+                           "sessions.csv", "roofline.csv"}) {
     EXPECT_TRUE(fs::is_regular_file(fs::path(out) / name)) << name;
   }
   for (const auto& file : sum.files) EXPECT_TRUE(fs::is_regular_file(file)) << file;
@@ -386,14 +385,16 @@ TEST(ReportWrite, EveryFileWithEveryDeviceAndTheDatabasesNumbers) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("@import"), std::string::npos);
-  for (std::size_t at = html.find("url("); at != std::string::npos; at = html.find("url(", at + 1)) {
+  for (std::size_t at = html.find("url("); at != std::string::npos;
+       at = html.find("url(", at + 1)) {
     EXPECT_EQ(html[at + 4], '#') << html.substr(at, 30);
   }
 
   // Charts: inline in the HTML, as files for the Markdown, all well-formed with unit labels.
   const std::size_t inline_charts = [&] {
     std::size_t n = 0;
-    for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) {
+    for (std::size_t at = html.find("<svg"); at != std::string::npos;
+         at = html.find("<svg", at + 1)) {
       ++n;
     }
     return n;
@@ -458,8 +459,8 @@ TEST(ReportWrite, EveryFileWithEveryDeviceAndTheDatabasesNumbers) {
     EXPECT_EQ(r[hc.at("subject")], b.text(1));
     EXPECT_EQ(r[hc.at("status")], b.text(2));
     EXPECT_EQ(r[hc.at("note")], b.text(3));
-    for (const auto& [col, idx] : {std::pair{"median_ms", 4}, std::pair{"gflops", 5},
-                                    std::pair{"kernel_gflops", 6}}) {
+    for (const auto& [col, idx] :
+         {std::pair{"median_ms", 4}, std::pair{"gflops", 5}, std::pair{"kernel_gflops", 6}}) {
       if (b.is_null(idx)) {
         EXPECT_EQ(r[hc.at(col)], "");
       } else {
@@ -490,6 +491,10 @@ TEST(ReportWrite, EveryFileWithEveryDeviceAndTheDatabasesNumbers) {
   // older one (in 99 ms).
   EXPECT_NE(html.find(">134.2 ("), std::string::npos);
   EXPECT_EQ(html.find(">0.3389"), std::string::npos);
+  // Subjects that were not built in get no column; failed runs show their status.
+  EXPECT_EQ(html.find("host-blas [GFLOPS]"), std::string::npos);
+  EXPECT_NE(html.find("clblast [GFLOPS]"), std::string::npos);
+  EXPECT_NE(html.find(">Failed<"), std::string::npos);
 }
 
 TEST(ReportWrite, DeviceFiltersSelectByKeyOrName) {

@@ -37,6 +37,7 @@
 
 #include "cli_options.hpp"
 #include "cmd_exchange.hpp"
+#include "cmd_report.hpp"
 
 namespace {
 
@@ -662,14 +663,17 @@ int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db
   const Device& device = select_device(devices, dopt.device, dopt.platform);
   const Roofline r = measure_roofline(device, store, static_cast<Precision>(precision));
   if (json) {
-    std::cout << nlohmann::json{{"device", device.info.name}, {"precision", precision},
-                                {"peak_gflops", r.peak_gflops}, {"bandwidth_gbs", r.bandwidth_gbs}}
+    std::cout << nlohmann::json{{"device", device.info.name},
+                                {"precision", precision},
+                                {"peak_gflops", r.peak_gflops},
+                                {"bandwidth_gbs", r.bandwidth_gbs}}
                      .dump(2)
               << "\n";
   } else {
-    std::printf("%s, fp%d: peak %.1f GFLOPS, memory bandwidth %.1f GB/s (ridge at %.1f FLOP/byte)\n",
-                device.info.name.c_str(), precision, r.peak_gflops, r.bandwidth_gbs,
-                r.peak_gflops / r.bandwidth_gbs);
+    std::printf(
+        "%s, fp%d: peak %.1f GFLOPS, memory bandwidth %.1f GB/s (ridge at %.1f FLOP/byte)\n",
+        device.info.name.c_str(), precision, r.peak_gflops, r.bandwidth_gbs,
+        r.peak_gflops / r.bandwidth_gbs);
   }
   return kExitOk;
 }
@@ -824,7 +828,8 @@ int main(int argc, char** argv) {
   int roof_precision = 32;
   std::string roof_db;
   bool roof_json = false;
-  auto* roofline = app.add_subcommand("roofline", "measure the device's peak GFLOPS and memory bandwidth");
+  auto* roofline =
+      app.add_subcommand("roofline", "measure the device's peak GFLOPS and memory bandwidth");
   add_device_options(roofline, roof_dev);
   roofline->add_option("--precision", roof_precision, "bits: 16, 32 or 64")
       ->check(CLI::IsMember({16, 32, 64}))
@@ -840,6 +845,8 @@ int main(int argc, char** argv) {
 
   mmtune::cli::ExchangeCommands exchange;
   exchange.add(app);
+  mmtune::cli::ReportCommand report;
+  report.add(app);
 
   if (argc == 1) {
     std::cout << app.help();
@@ -871,6 +878,7 @@ int main(int argc, char** argv) {
     if (bench->parsed()) return cmd_bench(bench_dev, bench_opt);
     if (roofline->parsed()) return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json);
     if (const int rc = exchange.run(); rc >= 0) return rc;
+    if (const int rc = report.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
     for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
     return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);

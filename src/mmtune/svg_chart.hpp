@@ -35,7 +35,7 @@ struct XYChart {
   std::string title;
   Axis x, y;
   std::vector<Series> series;
-  int width = 760, height = 400;
+  int width = 940, height = 420;
 };
 
 struct BarSeries {
@@ -48,12 +48,13 @@ struct BarChart {
   std::string id, title;
   std::vector<std::string> categories;
   std::vector<BarSeries> series;
-  std::string value_label;     // the value axis, with its unit
-  std::string category_label;  // below vertical bars (e.g. "problem size"); optional
-  bool horizontal = false;  // categories down the left side, bars to the right
-  std::optional<double> baseline;  // where bars start (e.g. 1 for ratios); default 0
-  std::string value_suffix;        // printed after each bar's value, e.g. "x"; empty: no values
-  int width = 760;
+  std::string value_label;          // the value axis, with its unit
+  std::string category_label;       // below vertical bars (e.g. "problem size"); optional
+  bool horizontal = false;          // categories down the left side, bars to the right
+  std::optional<double> baseline;   // where bars start (e.g. 1 for ratios); default 0
+  std::optional<double> value_max;  // fixed end of the value axis (e.g. 100 for percentages)
+  std::string value_suffix;         // printed after each bar's value, e.g. "x"; empty: no values
+  int width = 940;
 };
 
 // The SVG document. `standalone` adds the XML namespace a separate .svg file needs; inline SVG in
