@@ -267,23 +267,6 @@ std::string short_label(const GemmProblem& p) {
   return s;
 }
 
-std::string long_label(const GemmProblem& p) {
-  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " +
-         precision_name(int(p.precision)) + (p.layout == Layout::kRowMajor ? " row " : " col ") +
-         (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N");
-}
-
-// Display only: 4 significant digits, no exponent for ordinary magnitudes.
-std::string num(double v) {
-  char buf[48];
-  if (std::fabs(v) >= 1e4) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  }
-  return buf;
-}
-
 std::string pct(double fraction) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.1f %%", fraction * 100.0);
@@ -566,7 +549,7 @@ svg::Axis axis(const std::string& label, svg::Scale scale, Opt min = std::nullop
 }
 
 Cell number_cell(double v) {
-  return Cell{num(v), true};
+  return Cell{svg::format_value(v), true};
 }
 Cell text_cell(const std::string& s) {
   return Cell{s};
@@ -764,7 +747,7 @@ void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
              std::to_string(dev.clock_mhz) + " MHz";
   }
   if (dev.global_mem)
-    facts += ", " + num(double(dev.global_mem) / (1 << 30)) + " GiB global memory";
+    facts += ", " + svg::format_value(double(dev.global_mem) / (1 << 30)) + " GiB global memory";
   facts += ", driver " + dev.driver;
   if (!dev.platform.empty()) facts += ", platform " + dev.platform;
   facts += ". Key " + dev.key + ", source " + dev.source + ".";
@@ -866,8 +849,8 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
                             "size.");
     if (peak) {
       svg::XYChart f = c;
-      f.title =
-          dev.name + ": share of the measured peak (" + pname + ", " + num(peak->peak) + " GFLOPS)";
+      f.title = dev.name + ": share of the measured peak (" + pname + ", " +
+                svg::format_value(peak->peak) + " GFLOPS)";
       f.y = axis("share of measured peak [%]", svg::Scale::kLinear, 0.0);
       for (auto& s : f.series) {
         for (auto& pt : s.points) pt.second = pt.second / peak->peak * 100.0;
@@ -903,15 +886,16 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
           row.push_back(Cell{it->second->status, true});
         } else {
           const double g = *it->second->gflops;
-          row.push_back(Cell{num(g) + (peak ? " (" + pct(g / peak->peak) + ")" : ""), true});
+          row.push_back(
+              Cell{svg::format_value(g) + (peak ? " (" + pct(g / peak->peak) + ")" : ""), true});
         }
       }
       t.rows.push_back(std::move(row));
     }
     doc.table(std::move(t));
     if (peak) {
-      doc.note("In parentheses: share of the measured " + pname + " peak of " + num(peak->peak) +
-               " GFLOPS (mmtune roofline, " + peak->measured_at + ").");
+      doc.note("In parentheses: share of the measured " + pname + " peak of " +
+               svg::format_value(peak->peak) + " GFLOPS (mmtune roofline, " + peak->measured_at + ").");
     }
   }
 }
@@ -925,7 +909,7 @@ void Report::best_table(Doc& doc, const DeviceRow& dev) {
             "kernel GFLOPS", "share of peak", "measurement",   "updated (UTC)"};
   for (const auto* b : rows) {
     const RoofRow* peak = roof(dev.key, int(b->p.precision));
-    t.rows.push_back({text_cell(long_label(b->p)), text_cell(b->kernel), code_cell(b->config),
+    t.rows.push_back({text_cell(describe(b->p)), text_cell(b->kernel), code_cell(b->config),
                       number_cell(b->median_ms), number_cell(b->gflops),
                       b->kernel_gflops ? number_cell(*b->kernel_gflops) : Cell{"", true},
                       Cell{peak ? pct(b->gflops / peak->peak) : "", true},
@@ -1009,22 +993,22 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     c.x = axis("arithmetic intensity [FLOP/byte]", svg::Scale::kLog10);
     c.y = axis("performance [GFLOPS]", svg::Scale::kLog10);
     c.series.push_back(
-        {"roof: " + num(rf.peak) + " GFLOPS, " + num(rf.bandwidth) + " GB/s",
+        {"roof: " + svg::format_value(rf.peak) + " GFLOPS, " + svg::format_value(rf.bandwidth) + " GB/s",
          {{lo, std::min(rf.peak, rf.bandwidth * lo)}, {ridge, rf.peak}, {hi, rf.peak}},
          svg::Mark::kLine,
          "#555555"});
     for (std::size_t i = 0; i < points.size(); ++i) {
-      c.series.push_back({points[i].subject + ": " + num(points[i].ai) + " FLOP/byte",
+      c.series.push_back({points[i].subject + ": " + svg::format_value(points[i].ai) + " FLOP/byte",
                           {{points[i].ai, points[i].gflops}},
                           svg::Mark::kPoints,
                           subject_color(points[i].subject, i)});
     }
     doc.chart(c, tag + "-roofline-" + pname);
-    std::string what = "Roof from mmtune roofline (" + rf.measured_at + "): peak " + num(rf.peak) +
-                       " GFLOPS, bandwidth " + num(rf.bandwidth) + " GB/s, ridge at " + num(ridge) +
-                       " FLOP/byte.";
+    std::string what = "Roof from mmtune roofline (" + rf.measured_at + "): peak " +
+                       svg::format_value(rf.peak) + " GFLOPS, bandwidth " + svg::format_value(rf.bandwidth) +
+                       " GB/s, ridge at " + svg::format_value(ridge) + " FLOP/byte.";
     if (problem) {
-      what += " Kernels placed for " + long_label(*problem) +
+      what += " Kernels placed for " + describe(*problem) +
               "; intensity = 2mnk / bytes the kernel reads and writes in global memory, "
               "assuming no cache reuse between work-groups (CLBlast and host BLAS have no "
               "traffic model and are not placed).";
@@ -1105,15 +1089,15 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     std::string wall;
     const auto start = parse_time(s->r.started_at);
     if (const auto end = parse_time(s->r.ended_at); start && end) {
-      wall = num(*end - *start);
+      wall = svg::format_value(*end - *start);
     } else if (const auto last = ms.empty() ? std::nullopt : parse_time(ms.back()->measured_at);
                start && last) {
-      wall = "\xE2\x89\xA5 " + num(*last - *start);  // not ended: up to its last measurement
+      wall =
+          "\xE2\x89\xA5 " + svg::format_value(*last - *start);  // not ended: up to its last measurement
     }
-    t.rows.push_back({Cell{"#" + std::to_string(s->r.id), true},
-                      text_cell(long_label(s->r.problem)), text_cell(s->r.strategy),
-                      text_cell(s->r.kernels), text_cell(s->r.started_at), Cell{wall, true},
-                      number_cell(double(ms.size())), number_cell(double(ok)),
+    t.rows.push_back({Cell{"#" + std::to_string(s->r.id), true}, text_cell(describe(s->r.problem)),
+                      text_cell(s->r.strategy), text_cell(s->r.kernels), text_cell(s->r.started_at),
+                      Cell{wall, true}, number_cell(double(ms.size())), number_cell(double(ok)),
                       text_cell(fail.empty() ? "none" : fail), text_cell(s->r.outcome),
                       best ? number_cell(*best) : Cell{"", true}});
   }
@@ -1157,7 +1141,7 @@ void Report::parameters(Doc& doc, const DeviceRow& dev, const std::string& tag) 
   }
   doc.table(std::move(t));
   doc.note("From " + std::to_string(imp.measurements) + " Ok measurements of the " + imp.kernel +
-           " kernel for " + long_label(imp.p) +
+           " kernel for " + describe(imp.p) +
            ": for each value of a parameter the median GFLOPS of the configurations with it. "
            "Parameters interact, so this ranks sensitivity, not cause.");
 }
@@ -1218,7 +1202,7 @@ void Report::comparison(Doc& doc) {
       for (const auto* dev : devs) {
         if (const auto g = tuned(dev->key, p)) fastest = std::max(fastest, g->gflops);
       }
-      std::vector<Cell> row{text_cell(long_label(p))};
+      std::vector<Cell> row{text_cell(describe(p))};
       for (std::size_t i = 0; i < devs.size(); ++i) {
         const auto g = tuned(devs[i]->key, p);
         c.series[i].values.push_back(g && fastest > 0 ? Opt(g->gflops / fastest * 100) : Opt());
@@ -1226,7 +1210,7 @@ void Report::comparison(Doc& doc) {
           row.push_back(Cell{"", true});
           continue;
         }
-        Cell cell{num(g->gflops) + " (" + (fastest > 0 ? pct(g->gflops / fastest) : "-") +
+        Cell cell{svg::format_value(g->gflops) + " (" + (fastest > 0 ? pct(g->gflops / fastest) : "-") +
                       (g->source == "bench" ? ", bench)" : ")"),
                   true};
         cell.strong = g->gflops == fastest;
@@ -1281,7 +1265,7 @@ void Report::comparison(Doc& doc) {
     t.head = {"device", "problem", "kernel", "GFLOPS"};
     for (const auto& p : params) t.head.push_back(p);
     for (const auto& [dev, b] : picks) {
-      std::vector<Cell> row{text_cell(display_name(*dev)), text_cell(long_label(b->p)),
+      std::vector<Cell> row{text_cell(display_name(*dev)), text_cell(describe(b->p)),
                             text_cell(b->kernel), number_cell(b->gflops)};
       const auto pairs = config_pairs(b->config);
       for (const auto& name : params) {
@@ -1342,7 +1326,7 @@ void Report::comparison(Doc& doc) {
     std::vector<Cell> row{code_cell(name)};
     for (std::size_t i = 0; i < imps.size(); ++i) {
       const auto s = spread_of(i, name);
-      row.push_back(s ? Cell{num(*s) + "\xC3\x97", true} : Cell{"", true});
+      row.push_back(s ? Cell{svg::format_value(*s) + "\xC3\x97", true} : Cell{"", true});
     }
     t.rows.push_back(std::move(row));
   }

@@ -271,7 +271,9 @@ void legend(std::ostringstream& o, const std::vector<LegendEntry>& entries, doub
   }
 }
 
-std::string value_text(double v) {
+}  // namespace
+
+std::string format_value(double v) {
   char buf[48];
   if (std::fabs(v) >= 1e4) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -280,8 +282,6 @@ std::string value_text(double v) {
   }
   return buf;
 }
-
-}  // namespace
 
 const std::string& palette(std::size_t i) {
   // Tableau 10: distinguishable, also in greyscale print and for common colour blindness.
@@ -401,7 +401,7 @@ std::string render(const XYChart& c, bool standalone) {
         o << "<circle cx=\"" << px(mx(x)) << "\" cy=\"" << px(my(y)) << "\" r=\""
           << (big ? "5.5" : "3.5") << "\" fill=\"" << color
           << "\" stroke=\"#fff\" stroke-width=\"1\"><title>"
-          << esc(sanitize_utf8(s.name) + ": " + value_text(x) + ", " + value_text(y))
+          << esc(sanitize_utf8(s.name) + ": " + format_value(x) + ", " + format_value(y))
           << "</title></circle>\n";
       }
     }
@@ -474,10 +474,11 @@ std::string render(const BarChart& c, bool standalone) {
         o << "<rect x=\"" << px(std::min(a, b)) << "\" y=\"" << px(by) << "\" width=\""
           << px(std::max(1.0, std::fabs(b - a))) << "\" height=\"13\" fill=\"" << color_of(j)
           << "\"><title>"
-          << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + value_text(*v))
+          << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " +
+                 format_value(*v))
           << "</title></rect>\n";
         if (!c.value_suffix.empty()) {
-          text(o, std::max(a, b) + 5, by + 11, value_text(*v) + sanitize_utf8(c.value_suffix),
+          text(o, std::max(a, b) + 5, by + 11, format_value(*v) + sanitize_utf8(c.value_suffix),
                "start", "font-size=\"11\" fill=\"#333\"");
         }
       }
@@ -530,11 +531,12 @@ std::string render(const BarChart& c, bool standalone) {
       o << "<rect x=\"" << px(bx) << "\" y=\"" << px(std::min(a, b)) << "\" width=\""
         << px(std::max(1.0, bar_w - 1)) << "\" height=\"" << px(std::max(1.0, std::fabs(b - a)))
         << "\" fill=\"" << color_of(j) << "\"><title>"
-        << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + value_text(*v))
+        << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + format_value(*v))
         << "</title></rect>\n";
       if (!c.value_suffix.empty() && bar_w >= 26) {
-        text(o, bx + bar_w / 2, std::min(a, b) - 4, value_text(*v) + sanitize_utf8(c.value_suffix),
-             "middle", "font-size=\"10\" fill=\"#333\"");
+        text(o, bx + bar_w / 2, std::min(a, b) - 4,
+             format_value(*v) + sanitize_utf8(c.value_suffix), "middle",
+             "font-size=\"10\" fill=\"#333\"");
       }
     }
   }

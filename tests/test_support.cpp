@@ -23,6 +23,18 @@ const Device& pocl_device(const std::string& kind) {
 
 namespace {
 
+// In a forked child: becomes the built mmtune with `args` (no shell).
+[[noreturn]] void exec_mmtune(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  std::string binary = MMTUNE_BINARY;
+  argv.push_back(binary.data());
+  std::vector<std::string> copy = args;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(binary.c_str(), argv.data());
+  _exit(127);
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -46,14 +58,7 @@ CommandResult run_mmtune(const std::vector<std::string>& args,
     const int null_fd = open("/dev/null", O_RDONLY);
     dup2(null_fd, STDIN_FILENO);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> argv;
-    std::string binary = MMTUNE_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
+    exec_mmtune(args);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -100,14 +105,7 @@ Background spawn_mmtune(const std::vector<std::string>& args, const std::string&
     const int err = open(b.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
-    std::vector<char*> argv;
-    std::string binary = MMTUNE_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
+    exec_mmtune(args);
   }
   return b;
 }

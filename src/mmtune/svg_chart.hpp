@@ -68,6 +68,8 @@ std::string escape_xml(std::string_view text);
 
 // Compact numbers for tick labels: 0.25, 12.5, 1024, 16384, 2M, 3G.
 std::string tick_label(double v);
+// A value for display: 4 significant digits, no exponent for ordinary magnitudes.
+std::string format_value(double v);
 
 // The colour of series i.
 const std::string& palette(std::size_t i);
