@@ -256,7 +256,9 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_GE(j["reused"].get<int>(), 3);
-  EXPECT_LE(j["evaluations"].get<int>() + j["reused"].get<int>(), 8);
+  // The budget bounds the search; the references (default, naive, classic) come on top when the
+  // interrupted run had not measured them yet.
+  EXPECT_LE(j["evaluations"].get<int>() + j["reused"].get<int>(), 8 + 3);
   const auto best =
       test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;

@@ -178,7 +178,7 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
 }
 
 struct TuneOptions {
-  std::string kernel = "all", space = "full", strategy, time_limit = "9m", db;
+  std::string kernel = "all", space = "full", strategy, time_limit = "8m", db;
   std::size_t budget = 160;
   std::uint64_t seed = 1;
   bool json = false, fresh = false;
@@ -327,7 +327,7 @@ void print_summary(const TuneSummary& s, const std::string& db) {
               s.worker_restarts);
   std::printf(
       "Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
-      "storing %.2f s (start-up and baselines %.1f s)\n",
+      "storing %.2f s (defaults, baselines and start-up %.1f s)\n",
       s.total_s, s.build_s, s.run_s, s.verify_s, s.search_s, s.store_s, s.startup_s);
   std::printf("Stored in %s\n", db.c_str());
 }
