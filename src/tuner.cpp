@@ -151,12 +151,14 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   const auto run_limit = [&] {
     return std::isfinite(best_ms) ? std::clamp(50.0 * best_ms / 1e3, 5.0, 120.0) : 120.0;
   };
+  // `reference`: a default or baseline, measured to the end (the limit only catches hangs).
   const auto measure = [&](const std::vector<KernelConfig>& configs, const TimingOptions& timing,
-                           bool stop_slow = true) {
+                           bool reference = false) {
     const auto ts = Clock::now();
     // A first run beyond 4x the best (plus time for lazy compilation) is not worth finishing.
-    const double slow_s = stop_slow && std::isfinite(best_ms) ? 4.0 * best_ms / 1e3 + 5.0 : 0.0;
-    auto results = evaluator.evaluate(configs, timing, run_limit(), &stop, slow_s);
+    const double slow_s = !reference && std::isfinite(best_ms) ? 4.0 * best_ms / 1e3 + 5.0 : 0.0;
+    const double limit = reference ? 600.0 : run_limit();
+    auto results = evaluator.evaluate(configs, timing, limit, &stop, slow_s);
     summary.run_s += seconds_since(ts);
     return results;
   };
@@ -175,13 +177,13 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   // ones before it), skipping what the store holds. They do not count against the budget.
   const auto measure_references = [&](const std::vector<KernelConfig>& list, bool baseline) {
     for (const auto& c : list) {
+      // A stored reference that was timed is kept; one that failed (e.g. a timeout) is retried.
+      const auto it = known.find({kernel_name(kind_of(c)), to_string(c)});
       if (stop || !limit_violations(c, device.info, problem.precision).empty() ||
-          known.count({kernel_name(kind_of(c)), to_string(c)})) {
+          (it != known.end() && time_of(it->second.result))) {
         continue;
       }
-      // Reference points are measured to the end, never cut short.
-      const auto results =
-          measure({c}, baseline ? baseline_timing() : search_timing(best_ms), false);
+      const auto results = measure({c}, baseline ? baseline_timing() : search_timing(best_ms), true);
       if (results[0]) report(describe_result(record(c, *results[0])));
     }
   };
