@@ -149,13 +149,6 @@ TEST(Store, ConcurrentWritersLoseNothing) {
   EXPECT_EQ(q.integer(1), kWriters * kRows);
 }
 
-std::int64_t count(const std::string& db, const std::string& sql) {
-  sql::Database d(db, false);
-  auto q = d.prepare(sql);
-  q.step();
-  return q.integer(0);
-}
-
 TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
@@ -167,7 +160,7 @@ TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
   for (int i = 0; i < 600 && before < 6; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (fs::exists(db))
-      before = count(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
+      before = test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
   }
   kill(bg.pid, SIGKILL);
   const auto r = bg.wait();
@@ -178,7 +171,8 @@ TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
     ASSERT_TRUE(q.step());
     EXPECT_EQ(q.text(0), "ok");
   }
-  const auto kept = count(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
+  const auto kept =
+      test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
   EXPECT_GE(kept, before) << "every committed measurement survives";
   const auto resumed = test::run_mmtune(args);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -208,8 +202,8 @@ TEST(StoreCli, TwoTunesIntoOneDatabaseBothComplete) {
     reported += j["evaluations"].get<std::int64_t>();
     EXPECT_EQ(j["outcome"], "budget");
   }
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements"), reported);
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'budget'"), 2);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM measurements"), reported);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'budget'"), 2);
   const auto history = test::run_mmtune({"history", "--db", db, "--json"});
   ASSERT_EQ(history.exit_code, 0) << history.err;
   EXPECT_EQ(nlohmann::json::parse(history.out).size(), 2u);

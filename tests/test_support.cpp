@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "mmtune/sqlite.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -71,6 +73,13 @@ CommandResult run_mmtune(const std::vector<std::string>& args,
   unlink(out_path);
   unlink(err_path);
   return r;
+}
+
+std::int64_t count_rows(const std::string& db_path, const std::string& sql) {
+  sql::Database d(db_path, false);
+  auto q = d.prepare(sql);
+  q.step();
+  return q.integer(0);
 }
 
 int line_count(const std::string& s) {

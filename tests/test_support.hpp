@@ -1,6 +1,7 @@
 // Helpers shared by the tests: the PoCL devices and running the mmtune binary.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct CommandResult {
 // Runs the built mmtune with `args` (no shell), with extra environment variables.
 CommandResult run_mmtune(const std::vector<std::string>& args,
                          const std::map<std::string, std::string>& env = {});
+
+// The single integer a query returns (e.g. COUNT(*)), read through a separate connection.
+std::int64_t count_rows(const std::string& db_path, const std::string& sql);
 
 // Number of lines in a string, ignoring a trailing newline.
 int line_count(const std::string& s);

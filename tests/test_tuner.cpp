@@ -219,13 +219,6 @@ TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
   EXPECT_GT(second.naive->result.median_ms, second.best->result.median_ms);
 }
 
-std::int64_t count_rows(const std::string& db, const std::string& sql) {
-  sql::Database d(db, false);
-  auto q = d.prepare(sql);
-  q.step();
-  return q.integer(0);
-}
-
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
@@ -237,7 +230,7 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   for (int i = 0; i < 600; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     if (fs::exists(db) &&
-        count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'") >= 4) {
+        test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'") >= 4) {
       break;
     }
   }
@@ -246,9 +239,9 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   ASSERT_EQ(r.exit_code, 130) << r.err;
   const auto summary = nlohmann::json::parse(r.out);
   EXPECT_EQ(summary["outcome"], "interrupted");
-  const auto stored = count_rows(db, "SELECT COUNT(*) FROM measurements");
+  const auto stored = test::count_rows(db, "SELECT COUNT(*) FROM measurements");
   EXPECT_EQ(summary["evaluations"].get<std::int64_t>(), stored) << "everything measured is kept";
-  EXPECT_EQ(count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'interrupted'"), 1);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'interrupted'"), 1);
 
   std::vector<std::string> again = args;
   again[9] = "8";  // a small budget: resuming re-uses what is stored first
