@@ -68,6 +68,26 @@ struct MeasRow {
   bool ok() const { return status == "Ok" && gflops.has_value(); }
 };
 
+// Outcome counts of one session's measurements: Ok, failures by status, best Ok GFLOPS.
+struct SessionStats {
+  std::size_t ok = 0;
+  std::map<std::string, std::size_t> failures;
+  Opt best;
+};
+
+SessionStats session_stats(const std::vector<const MeasRow*>& ms) {
+  SessionStats st;
+  for (const MeasRow* m : ms) {
+    if (m->status == "Ok") {
+      ++st.ok;
+    } else {
+      ++st.failures[m->status];
+    }
+    if (m->ok() && (!st.best || *m->gflops > *st.best)) st.best = m->gflops;
+  }
+  return st;
+}
+
 struct SessionRow {
   SessionRecord r;
   std::string host, version;
@@ -895,7 +915,8 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     doc.table(std::move(t));
     if (peak) {
       doc.note("In parentheses: share of the measured " + pname + " peak of " +
-               svg::format_value(peak->peak) + " GFLOPS (mmtune roofline, " + peak->measured_at + ").");
+               svg::format_value(peak->peak) + " GFLOPS (mmtune roofline, " + peak->measured_at +
+               ").");
     }
   }
 }
@@ -993,7 +1014,8 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     c.x = axis("arithmetic intensity [FLOP/byte]", svg::Scale::kLog10);
     c.y = axis("performance [GFLOPS]", svg::Scale::kLog10);
     c.series.push_back(
-        {"roof: " + svg::format_value(rf.peak) + " GFLOPS, " + svg::format_value(rf.bandwidth) + " GB/s",
+        {"roof: " + svg::format_value(rf.peak) + " GFLOPS, " + svg::format_value(rf.bandwidth) +
+             " GB/s",
          {{lo, std::min(rf.peak, rf.bandwidth * lo)}, {ridge, rf.peak}, {hi, rf.peak}},
          svg::Mark::kLine,
          "#555555"});
@@ -1005,8 +1027,9 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     }
     doc.chart(c, tag + "-roofline-" + pname);
     std::string what = "Roof from mmtune roofline (" + rf.measured_at + "): peak " +
-                       svg::format_value(rf.peak) + " GFLOPS, bandwidth " + svg::format_value(rf.bandwidth) +
-                       " GB/s, ridge at " + svg::format_value(ridge) + " FLOP/byte.";
+                       svg::format_value(rf.peak) + " GFLOPS, bandwidth " +
+                       svg::format_value(rf.bandwidth) + " GB/s, ridge at " +
+                       svg::format_value(ridge) + " FLOP/byte.";
     if (problem) {
       what += " Kernels placed for " + describe(*problem) +
               "; intensity = 2mnk / bytes the kernel reads and writes in global memory, "
@@ -1071,17 +1094,7 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     const auto it = by_session_.find(s->r.id);
     const std::vector<const MeasRow*> none;
     const auto& ms = it == by_session_.end() ? none : it->second;
-    std::size_t ok = 0;
-    std::map<std::string, std::size_t> failures;
-    Opt best;
-    for (const MeasRow* m : ms) {
-      if (m->status == "Ok") {
-        ++ok;
-      } else {
-        ++failures[m->status];
-      }
-      if (m->ok() && (!best || *m->gflops > *best)) best = m->gflops;
-    }
+    const auto [ok, failures, best] = session_stats(ms);
     std::string fail;
     for (const auto& [status, n] : failures) {
       fail += (fail.empty() ? "" : ", ") + status + " " + std::to_string(n);
@@ -1092,8 +1105,8 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
       wall = svg::format_value(*end - *start);
     } else if (const auto last = ms.empty() ? std::nullopt : parse_time(ms.back()->measured_at);
                start && last) {
-      wall =
-          "\xE2\x89\xA5 " + svg::format_value(*last - *start);  // not ended: up to its last measurement
+      wall = "\xE2\x89\xA5 " +
+             svg::format_value(*last - *start);  // not ended: up to its last measurement
     }
     t.rows.push_back({Cell{"#" + std::to_string(s->r.id), true}, text_cell(describe(s->r.problem)),
                       text_cell(s->r.strategy), text_cell(s->r.kernels), text_cell(s->r.started_at),
@@ -1210,7 +1223,8 @@ void Report::comparison(Doc& doc) {
           row.push_back(Cell{"", true});
           continue;
         }
-        Cell cell{svg::format_value(g->gflops) + " (" + (fastest > 0 ? pct(g->gflops / fastest) : "-") +
+        Cell cell{svg::format_value(g->gflops) + " (" +
+                      (fastest > 0 ? pct(g->gflops / fastest) : "-") +
                       (g->source == "bench" ? ", bench)" : ")"),
                   true};
         cell.strong = g->gflops == fastest;
@@ -1421,17 +1435,7 @@ std::map<std::string, std::string> csv_files(const Data& d) {
   for (const auto& s : d.sessions) {
     const SessionRecord& r = s.r;
     const auto& ms = by_session[r.id];
-    std::size_t ok = 0;
-    std::map<std::string, std::size_t> failures;
-    Opt best_g;
-    for (const MeasRow* m : ms) {
-      if (m->status == "Ok") {
-        ++ok;
-      } else {
-        ++failures[m->status];
-      }
-      if (m->ok() && (!best_g || *m->gflops > *best_g)) best_g = m->gflops;
-    }
+    const auto [ok, failures, best_g] = session_stats(ms);
     std::string fail;
     for (const auto& [status, n] : failures) {
       fail += (fail.empty() ? "" : ";") + status + "=" + std::to_string(n);

@@ -49,14 +49,22 @@ TiledConfig tiled(int mwg, int vwm) {
   return c;
 }
 
-MeasurementRecord timed(const std::string& key, std::int64_t session, const KernelConfig& c,
-                        const GemmProblem& p, double ms, const std::string& at) {
+// A measurement of `c` on problem `p`, without results yet.
+MeasurementRecord record_of(const std::string& key, std::int64_t session, const KernelConfig& c,
+                            const GemmProblem& p, const std::string& at) {
   MeasurementRecord r;
   r.device_key = key;
   r.session_id = session;
   r.kernel = kernel_name(kind_of(c));
   r.config = to_string(c);
   r.problem = p;
+  r.measured_at = at;
+  return r;
+}
+
+MeasurementRecord timed(const std::string& key, std::int64_t session, const KernelConfig& c,
+                        const GemmProblem& p, double ms, const std::string& at) {
+  MeasurementRecord r = record_of(key, session, c, p, at);
   r.result.median_ms = ms, r.result.min_ms = ms * 0.9, r.result.max_ms = ms * 1.2;
   r.result.kernel_median_ms = ms * 0.8;
   r.result.routine_ms = {ms * 0.9, ms, ms * 1.2};
@@ -65,22 +73,15 @@ MeasurementRecord timed(const std::string& key, std::int64_t session, const Kern
   r.result.kernel_gflops = p.flops() / (ms * 0.8e6);
   r.result.build_seconds = 0.25;
   r.result.max_error = 1e-5;
-  r.measured_at = at;
   return r;
 }
 
 MeasurementRecord failed(const std::string& key, std::int64_t session, const KernelConfig& c,
                          const GemmProblem& p, Status s, const std::string& at) {
-  MeasurementRecord r;
-  r.device_key = key;
-  r.session_id = session;
-  r.kernel = kernel_name(kind_of(c));
-  r.config = to_string(c);
-  r.problem = p;
+  MeasurementRecord r = record_of(key, session, c, p, at);
   r.result.status = s;
   r.result.message = "line 1: error\n\tsomething \"quoted\" \x1b[31mred\x1b[0m";
   r.result.max_error = std::numeric_limits<double>::quiet_NaN();
-  r.measured_at = at;
   return r;
 }
 
