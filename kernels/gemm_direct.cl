@@ -84,7 +84,9 @@ inline void gemm_direct_body(const int M, const int N, const int K, const real a
   const int n0 = get_group_id(1) * WGD;
 
   realMD acc[NWID][MVID];
+#pragma unroll
   for (int ni = 0; ni < NWID; ++ni) {
+#pragma unroll
     for (int mi = 0; mi < MVID; ++mi) acc[ni][mi] = (realMD)0;
   }
 
@@ -99,17 +101,17 @@ inline void gemm_direct_body(const int M, const int N, const int K, const real a
 #pragma unroll
       for (int ku = 0; ku < KWID; ++ku) {
         const int k = kp + ku;
+        // Row k of this work-item's tiles: every access below is a constant offset.
+        const __local real* ak = alm + k * LDAL + tid_m * VWMD;
+        const __local real* bk = blm + k * LDBL + tid_n * VWND;
         realMD a[MVID];
-        for (int mi = 0; mi < MVID; ++mi) {
-          a[mi] = VLOAD(VWMD)(0, alm + k * LDAL + (mi * MDIMCD + tid_m) * VWMD);
-        }
-        real b[NWID];
-        for (int nv = 0; nv < NVID; ++nv) {
-          const realND bv = VLOAD(VWND)(0, blm + k * LDBL + (nv * NDIMCD + tid_n) * VWND);
-          VSTORE(VWND)(bv, 0, b + nv * VWND);
-        }
+#pragma unroll
+        for (int mi = 0; mi < MVID; ++mi) a[mi] = VLOAD(VWMD)(0, ak + mi * MDIMCD * VWMD);
+#pragma unroll
         for (int ni = 0; ni < NWID; ++ni) {
-          for (int mi = 0; mi < MVID; ++mi) acc[ni][mi] += a[mi] * b[ni];
+          const real b = bk[(ni / VWND) * NDIMCD * VWND + ni % VWND];
+#pragma unroll
+          for (int mi = 0; mi < MVID; ++mi) acc[ni][mi] += a[mi] * b;
         }
       }
     }
@@ -118,13 +120,16 @@ inline void gemm_direct_body(const int M, const int N, const int K, const real a
 #endif
   }
 
+#pragma unroll
   for (int ni = 0; ni < NWID; ++ni) {
     const int n = n0 + ((ni / VWND) * NDIMCD + tid_n) * VWND + ni % VWND;
     if (n >= N) continue;
+#pragma unroll
     for (int mi = 0; mi < MVID; ++mi) {
       real r[VWMD];
       VSTORE(VWMD)(acc[ni][mi], 0, r);
       const int mb = m0 + (mi * MDIMCD + tid_m) * VWMD;
+#pragma unroll
       for (int l = 0; l < VWMD; ++l) {
         const int m = mb + l;
         if (m < M) {

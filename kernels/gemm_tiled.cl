@@ -32,7 +32,7 @@
 #define VWM 4  // vector width in m: loads of A, accumulators and stores of C
 #endif
 #ifndef VWN
-#define VWN 4  // vector width in n: loads of B
+#define VWN 4  // vector width in n: loads of B into local memory, grouping of the STRN layout
 #endif
 #ifndef STRM
 #define STRM 0  // 0: a work-item's m-vectors are contiguous; 1: strided by MDIMC (interleaved)
@@ -75,6 +75,21 @@
 #else
 #define NVEC(tid, i) ((i) * NDIMC + (tid))
 #endif
+// The same as element offsets: a work-item's base plus a compile-time step per vector/element.
+#if STRM == 0
+#define MOFF(tid) ((tid) * MWI)
+#define MSTEP(i) ((i) * VWM)
+#else
+#define MOFF(tid) ((tid) * VWM)
+#define MSTEP(i) ((i) * MDIMC * VWM)
+#endif
+#if STRN == 0
+#define NOFF(tid) ((tid) * NWI)
+#define NSTEP(i) (i)
+#else
+#define NOFF(tid) ((tid) * VWN)
+#define NSTEP(i) (((i) / VWN) * NDIMC * VWN + (i) % VWN)
+#endif
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void gemm_tiled(const int M, const int N, const int K, const real alpha, const real beta,
@@ -98,7 +113,9 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #endif
 
   realM acc[NWI][MVI];
+#pragma unroll
   for (int ni = 0; ni < NWI; ++ni) {
+#pragma unroll
     for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] = (realM)0;
   }
 
@@ -130,25 +147,25 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #pragma unroll
       for (int ku = 0; ku < KWI; ++ku) {
         const int k = kp + ku;
-        realM a[MVI];
-        for (int mi = 0; mi < MVI; ++mi) {
+        // Row k of this work-item's A and B slices: every access below is a constant offset.
 #if SA
-          a[mi] = VLOAD(VWM)(0, alm + k * MWG + MVEC(tid_m, mi) * VWM);
+        const __local real* ak = alm + k * MWG + MOFF(tid_m);
 #else
-          a[mi] = VLOAD(VWM)(0, ag + (kw + k) * lda + MVEC(tid_m, mi) * VWM);
+        const __global real* ak = ag + (kw + k) * lda + MOFF(tid_m);
 #endif
-        }
-        real b[NWI];
-        for (int nv = 0; nv < NVI; ++nv) {
 #if SB
-          const realN bv = VLOAD(VWN)(0, blm + k * NWG + NVEC(tid_n, nv) * VWN);
+        const __local real* bk = blm + k * NWG + NOFF(tid_n);
 #else
-          const realN bv = VLOAD(VWN)(0, bg + (kw + k) * ldb + NVEC(tid_n, nv) * VWN);
+        const __global real* bk = bg + (kw + k) * ldb + NOFF(tid_n);
 #endif
-          VSTORE(VWN)(bv, 0, b + nv * VWN);
-        }
+        realM a[MVI];
+#pragma unroll
+        for (int mi = 0; mi < MVI; ++mi) a[mi] = VLOAD(VWM)(0, ak + MSTEP(mi));
+#pragma unroll
         for (int ni = 0; ni < NWI; ++ni) {
-          for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b[ni];
+          const real b = bk[NSTEP(ni)];  // a CPU broadcasts each scalar straight from memory
+#pragma unroll
+          for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b;
         }
       }
     }
@@ -157,8 +174,10 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #endif
   }
 
+#pragma unroll
   for (int ni = 0; ni < NWI; ++ni) {
     const int n = n0 + NVEC(tid_n, ni / VWN) * VWN + ni % VWN;
+#pragma unroll
     for (int mi = 0; mi < MVI; ++mi) {
       __global real* c = C + c_offset + n * ldc + m0 + MVEC(tid_m, mi) * VWM;
       realM r = alpha * acc[ni][mi];

@@ -100,6 +100,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   ProgramCache cache(context, device.device, device.info.key, ProgramCache::default_disk_dir());
   GemmRoutine routine(sources, cache, device.info);
   std::vector<BenchRow> rows;
+  std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
 
   for (std::size_t n : o.sizes) {
     GemmProblem p;
@@ -181,31 +182,63 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       finish(row);
     }
 
-    BenchRow clb;
-    clb.subject = "clblast";
-    clb.problem = p;
-    std::string error;
-    if (!bench_detail::clblast_available()) {
-      clb.status = "NotAvailable";
-      clb.note = "built without CLBlast";
-    } else {
+    // CLBlast's whole GEMM routine with the Xgemm parameters in force.
+    const auto run_clblast = [&](const char* subject, const std::string& note) {
+      BenchRow row;
+      row.subject = subject;
+      row.problem = p;
+      row.status = "Ok";
+      row.note = note;
+      std::string error;
       queue.enqueueWriteBuffer(c, CL_TRUE, 0, c_bytes.size(), c_bytes.data());
-      clb.status = "Ok";
-      clb.note = "CLBlast's own parameters for this device";
       bool ok = true;
       const auto run = [&] {
         const auto t0 = Clock::now();
         ok = ok && bench_detail::clblast_gemm(queue, p, a, b, c, error);
         return std::pair{ms_since(t0), 0.0};
       };
-      time_runs(run, o, clb);
+      time_runs(run, o, row);
       if (!ok) {
-        clb = BenchRow{"clblast", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
+        row = BenchRow{subject, "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
       } else {
-        check_device_result(clb);
+        check_device_result(row);
+      }
+      finish(row);
+    };
+    const auto not_available = [&](const char* subject, const std::string& why) {
+      BenchRow row;
+      row.subject = subject;
+      row.problem = p;
+      row.status = "NotAvailable";
+      row.note = why;
+      finish(row);
+    };
+    const bool tuned_clblast = !o.clblast_parameters.empty();
+    if (!bench_detail::clblast_available()) {
+      not_available("clblast", "built without CLBlast");
+      if (tuned_clblast) not_available("clblast-tuned", "built without CLBlast");
+    } else {
+      std::string error;
+      if (tuned_clblast && clblast_defaults.empty() &&
+          !bench_detail::clblast_get_xgemm(device.device, p.precision, clblast_defaults, error)) {
+        throw Error(error);
+      }
+      if (tuned_clblast &&
+          !bench_detail::clblast_set_xgemm(device.device, p.precision, clblast_defaults, error)) {
+        throw Error(error);
+      }
+      run_clblast("clblast", "CLBlast's own parameters for this device");
+      if (tuned_clblast) {
+        std::map<std::string, int> wanted = clblast_defaults;
+        for (const auto& [name, value] : o.clblast_parameters) wanted[name] = value;
+        if (bench_detail::clblast_set_xgemm(device.device, p.precision, wanted, error)) {
+          run_clblast("clblast-tuned", "Xgemm parameters from " + o.clblast_parameters_source);
+        } else {
+          BenchRow row{"clblast-tuned", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
+          finish(row);
+        }
       }
     }
-    finish(clb);
 
     BenchRow host;
     host.subject = "host-blas";
@@ -220,6 +253,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       host.status = "Ok";
       host.note = "CBLAS on the host";
       std::vector<unsigned char> out = c_bytes;
+      std::string error;
       bool ok = true;
       const auto run = [&] {
         const auto t0 = Clock::now();

@@ -1,6 +1,7 @@
 // Optional comparison libraries of `mmtune bench`, each compiled only when found at build time.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,14 @@ namespace mmtune::bench_detail {
 bool clblast_gemm(cl::CommandQueue& queue, const GemmProblem& p, const cl::Buffer& a,
                   const cl::Buffer& b, const cl::Buffer& c, std::string& error);
 bool clblast_available();
+
+// CLBlast's current Xgemm parameters for the device and precision, and replacing them
+// (clblast::RetrieveParameters / OverrideParameters; the set must be complete). False with
+// `error` set when CLBlast rejects them or is unavailable.
+bool clblast_get_xgemm(const cl::Device& device, Precision precision,
+                       std::map<std::string, int>& parameters, std::string& error);
+bool clblast_set_xgemm(const cl::Device& device, Precision precision,
+                       const std::map<std::string, int>& parameters, std::string& error);
 
 // The host's BLAS (CBLAS sgemm/dgemm) on host arrays of the problem's precision (fp32 or fp64,
 // as raw bytes). Returns false with `error` set when unavailable.

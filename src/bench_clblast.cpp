@@ -39,8 +39,51 @@ bool clblast_gemm(cl::CommandQueue& queue, const GemmProblem& p, const cl::Buffe
   if (event) clReleaseEvent(event);
   return true;
 }
+namespace {
+clblast::Precision clblast_precision(Precision p) {
+  return p == Precision::kDouble ? clblast::Precision::kDouble : clblast::Precision::kSingle;
+}
+}  // namespace
+
+bool clblast_get_xgemm(const cl::Device& device, Precision precision,
+                       std::map<std::string, int>& parameters, std::string& error) {
+  std::unordered_map<std::string, size_t> current;
+  const auto s =
+      clblast::RetrieveParameters(device(), "Xgemm", clblast_precision(precision), current);
+  if (s != clblast::StatusCode::kSuccess) {
+    error = "CLBlast RetrieveParameters returned status " + std::to_string(static_cast<int>(s));
+    return false;
+  }
+  parameters.clear();
+  for (const auto& [name, value] : current) parameters[name] = int(value);
+  return true;
+}
+
+bool clblast_set_xgemm(const cl::Device& device, Precision precision,
+                       const std::map<std::string, int>& parameters, std::string& error) {
+  const std::unordered_map<std::string, size_t> wanted(parameters.begin(), parameters.end());
+  const auto s =
+      clblast::OverrideParameters(device(), "Xgemm", clblast_precision(precision), wanted);
+  if (s != clblast::StatusCode::kSuccess) {
+    error = "CLBlast OverrideParameters returned status " + std::to_string(static_cast<int>(s));
+    return false;
+  }
+  return true;
+}
 #else
 bool clblast_available() {
+  return false;
+}
+
+bool clblast_get_xgemm(const cl::Device&, Precision, std::map<std::string, int>&,
+                       std::string& error) {
+  error = "not available (built without CLBlast)";
+  return false;
+}
+
+bool clblast_set_xgemm(const cl::Device&, Precision, const std::map<std::string, int>&,
+                       std::string& error) {
+  error = "not available (built without CLBlast)";
   return false;
 }
 

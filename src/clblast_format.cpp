@@ -377,4 +377,20 @@ nlohmann::ordered_json export_clblast(Store& store, const std::string& device_ke
   return out;
 }
 
+ClblastTunerBest read_clblast_tuner_best(const std::string& text, const std::string& name) {
+  const json j = parse_exchange_json(text);
+  // The full reader validates every field and result; only the best is kept here.
+  read_clblast_tuner_file(j, name, "");
+  ClblastTunerBest best;
+  best.family = meta(j, "kernel_family");
+  best.precision = int(meta_integer(j, "precision", 6464, true));
+  if (!j.contains("best_parameters")) bad("best_parameters", "missing");
+  best.parameters = clblast_parameter_map(checked_text(j["best_parameters"], "best_parameters"));
+  best.parameters.erase("PRECISION");
+  const std::string t = meta(j, "best_time");
+  best.time_ms = t.empty() ? 0 : std::strtod(t.c_str(), nullptr);
+  if (!(best.time_ms >= 0 && best.time_ms < 1e12)) bad("best_time", "out of range");
+  return best;
+}
+
 }  // namespace mmtune

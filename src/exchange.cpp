@@ -780,7 +780,7 @@ ImportSummary import_text(Store& store, const std::string& text, const std::stri
   return store_import(store, data);
 }
 
-ImportSummary import_file(Store& store, const std::string& path) {
+std::string read_exchange_file(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw UsageError("cannot read '" + path + "': no such file");
   if (!S_ISREG(st.st_mode)) throw UsageError("cannot import '" + path + "': not a regular file");
@@ -794,7 +794,11 @@ ImportSummary import_file(Store& store, const std::string& path) {
   text.resize(std::size_t(st.st_size));
   in.read(text.data(), std::streamsize(text.size()));
   if (std::size_t(in.gcount()) != text.size()) throw UsageError("cannot read '" + path + "'");
-  return import_text(store, text, path, file_timestamp(path));
+  return text;
+}
+
+ImportSummary import_file(Store& store, const std::string& path) {
+  return import_text(store, read_exchange_file(path), path, file_timestamp(path));
 }
 
 }  // namespace mmtune

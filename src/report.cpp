@@ -342,17 +342,18 @@ double median(std::vector<double> v) {
 // Fixed colours per bench subject, so that a subject looks the same in every chart.
 std::string subject_color(const std::string& subject, std::size_t fallback) {
   static const std::map<std::string, std::string> kColors = {
-      {"tuned", "#4e79a7"}, {"default", "#f28e2b"}, {"classic", "#9c755f"},
-      {"naive", "#bab0ac"}, {"clblast", "#e15759"}, {"host-blas", "#59a14f"},
-      {"tiled", "#4e79a7"}, {"direct", "#76b7b2"},  {"clblast_xgemm", "#e15759"},
+      {"tuned", "#4e79a7"},         {"default", "#f28e2b"}, {"classic", "#9c755f"},
+      {"naive", "#bab0ac"},         {"clblast", "#e15759"}, {"clblast-tuned", "#b07aa1"},
+      {"host-blas", "#59a14f"},     {"tiled", "#4e79a7"},   {"direct", "#76b7b2"},
+      {"clblast_xgemm", "#e15759"},
   };
   const auto it = kColors.find(subject);
   return it != kColors.end() ? it->second : svg::palette(fallback + 5);
 }
 
 int subject_rank(const std::string& s) {
-  static const char* const kOrder[] = {"tuned", "default", "classic",
-                                       "naive", "clblast", "host-blas"};
+  static const char* const kOrder[] = {"tuned",   "default",       "classic",  "naive",
+                                       "clblast", "clblast-tuned", "host-blas"};
   for (int i = 0; i < int(std::size(kOrder)); ++i) {
     if (s == kOrder[i]) return i;
   }

@@ -181,7 +181,7 @@ struct TuneOptions {
   std::string kernel = "all", space = "full", strategy, time_limit = "8m", db;
   std::size_t budget = 160;
   std::uint64_t seed = 1;
-  bool json = false, fresh = false;
+  bool json = false, fresh = false, no_baselines = false;
 };
 
 // "90s", "10m", "1h", "1h30m" or plain seconds.
@@ -385,6 +385,7 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   req.time_limit_s = t.time_limit == "none" ? 0.0 : parse_duration(t.time_limit);
   req.seed = t.seed;
   req.fresh = t.fresh;
+  req.baselines = !t.no_baselines;
   req.command_line = command_line;
   const auto sources = load_sources(g);  // checks --kernels-dir before any work
   const auto devices = list_devices();
@@ -587,6 +588,7 @@ int cmd_history(const std::string& db, bool json) {
 
 struct BenchCliOptions {
   std::string sizes = "256,512,1024,2048", db;
+  std::vector<std::string> clblast_tuned;
   int precision = 32;
   bool json = false;
 };
@@ -599,6 +601,26 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     const std::size_t comma = std::min(o.sizes.find(',', start), o.sizes.size());
     bo.sizes.push_back(cli::parse_size("--n", o.sizes.substr(start, comma - start)));
     start = comma + 1;
+  }
+  // The fastest of the given CLBlast tuner results for this precision.
+  double best_ms = 0;
+  for (const auto& file : o.clblast_tuned) {
+    ClblastTunerBest t;
+    try {
+      t = read_clblast_tuner_best(read_exchange_file(file), file);
+    } catch (const UsageError& e) {
+      throw UsageError("--clblast-tuned '" + file + "': " + e.what());
+    }
+    if (t.precision != o.precision) continue;
+    if (bo.clblast_parameters.empty() || t.time_ms < best_ms) {
+      bo.clblast_parameters = t.parameters;
+      bo.clblast_parameters_source = std::filesystem::path(file).filename().string();
+      best_ms = t.time_ms;
+    }
+  }
+  if (!o.clblast_tuned.empty() && bo.clblast_parameters.empty()) {
+    throw UsageError("--clblast-tuned: no file holds fp" + std::to_string(o.precision) +
+                     " results");
   }
   const std::string db = open_db_path(o.db);
   Store store(db);
@@ -634,13 +656,13 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   }
   std::printf("Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event)\n",
               device.info.name.c_str(), o.precision);
-  std::printf("%6s  %-10s %10s  %-19s %8s %12s  %s\n", "n", "subject", "GFLOPS", "min-max",
+  std::printf("%6s  %-13s %9s  %-19s %8s %12s  %s\n", "n", "subject", "GFLOPS", "min-max",
               "vs tuned", "kernel only", "note");
   double tuned = 0;
   for (const auto& r : rows) {
     if (r.subject == "tuned") tuned = r.status == "Ok" ? r.gflops : 0;
     if (r.status != "Ok") {
-      std::printf("%6zu  %-10s %10s  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
+      std::printf("%6zu  %-13s %9s  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
                   r.status.c_str(), "", "", "", r.note.c_str());
       continue;
     }
@@ -649,8 +671,8 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
                   r.problem.flops() / (r.min_ms * 1e6));
     if (tuned > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.gflops / tuned);
     if (r.kernel_gflops > 0) std::snprintf(kernel, sizeof kernel, "%.1f", r.kernel_gflops);
-    std::printf("%6zu  %-10s %10.1f  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
-                r.gflops, range, ratio, kernel, r.note.c_str());
+    std::printf("%6zu  %-13s %9.1f  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(), r.gflops,
+                range, ratio, kernel, r.note.c_str());
   }
   std::printf("Stored in %s\n", db.c_str());
   return kExitOk;
@@ -779,6 +801,8 @@ int main(int argc, char** argv) {
   tune->add_option("--db", tune_opt.db,
                    "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");
   tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
+  tune->add_flag("--no-baselines", tune_opt.no_baselines,
+                 "skip the naive and classic reference kernels (`mmtune bench` measures them)");
   tune->add_flag("--json", tune_opt.json, "print the summary as JSON");
 
   auto* worker = app.add_subcommand("worker", "internal: the supervised evaluation process");
@@ -823,6 +847,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench->add_option("--db", bench_opt.db, "tuning database (tuned parameters; rows are stored)");
   bench->add_flag("--json", bench_opt.json, "print JSON");
+  bench->add_option("--clblast-tuned", bench_opt.clblast_tuned,
+                    "clblast_tuner_xgemm JSON files: also run CLBlast with the fastest of their "
+                    "best parameters (clblast::OverrideParameters)");
 
   DeviceOptions roof_dev;
   int roof_precision = 32;

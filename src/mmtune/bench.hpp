@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@
 namespace mmtune {
 
 struct BenchRow {
-  std::string subject;  // tuned, default, naive, classic, clblast, host-blas
+  std::string subject;  // tuned, default, naive, classic, clblast, clblast-tuned, host-blas
   std::string kernel, config;
   std::string status;  // Ok, WrongResult, NotAvailable, Failed
   std::string note;    // e.g. where the tuned parameters came from
@@ -32,6 +33,10 @@ struct BenchOptions {
   Precision precision = Precision::kSingle;
   int min_reps = 3, max_reps = 10;
   double max_seconds = 3.0;  // per subject and size; a slow subject gets a single run
+  // CLBlast Xgemm parameters (e.g. the best of a clblast_tuner_xgemm file) for a further subject,
+  // "clblast-tuned": CLBlast's routine after clblast::OverrideParameters. Empty: not run.
+  std::map<std::string, int> clblast_parameters;
+  std::string clblast_parameters_source;  // shown in the row's note
 };
 
 // Runs every subject for every size; rows are also stored in the `bench` table under one run id.

@@ -74,6 +74,8 @@ struct ImportSummary {
 // Reads, validates and stores a file in one transaction: everything or nothing. Throws
 // UsageError with a one-line reason for anything malformed, hostile or out of range.
 ImportSummary import_file(Store& store, const std::string& path);
+// A regular file's text within the import size limit; UsageError otherwise.
+std::string read_exchange_file(const std::string& path);
 // The same for text already read. `name` names the input in messages and in the session of a
 // CLBlast file; `timestamp` (ISO 8601) dates a CLBlast file's session and results, which carry no
 // time of their own (import_file uses the file's modification time; empty: now).
@@ -108,5 +110,15 @@ std::optional<TiledConfig> tiled_from_clblast(const std::map<std::string, int>& 
 // (CLBlast's own order). Throws UsageError for unknown names, repeats or out-of-range values.
 std::string canonical_clblast_parameters(const std::string& text);
 std::map<std::string, int> clblast_parameter_map(const std::string& canonical);
+
+// The best Xgemm parameters of one clblast_tuner_xgemm file, for clblast::OverrideParameters.
+struct ClblastTunerBest {
+  std::string family;                     // xgemm_N
+  int precision = 32;                     // bits
+  double time_ms = 0;                     // CLBlast's best kernel time
+  std::map<std::string, int> parameters;  // validated names, PRECISION left out
+};
+// Validates the text like import does; UsageError when it is not a usable tuner file.
+ClblastTunerBest read_clblast_tuner_best(const std::string& text, const std::string& name);
 
 }  // namespace mmtune

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Regenerates results/ from scratch on this machine, in one command:
+#
+#   bench/make_results.sh
+#
+# For both PoCL devices (POCL_DEVICES="pthread basic"), fp32 and fp64, n = 256, 512, 1024, 2048:
+# tunes with a per-size time limit, measures the device's roofs, runs the side-by-side benchmark
+# (tuned, default, naive, classic, CLBlast with its own and with tuned parameters, host BLAS),
+# then writes the JSON export, the report and results/README.md (commands, date, versions).
+# About an hour on the 2-core reference machine; the CPU must otherwise be idle.
+#
+# Environment: RESULTS_DIR (default results/), RESULTS_DB (default results/.work/results.db;
+# an existing database is resumed: what it holds is not measured again), CLBLAST_TUNED (clblast
+# tuner JSON files for the "clblast-tuned" subject; default: results/clblast/*.json, copied from
+# ../shared/data/clblast when absent; bench/tune_clblast.sh produces fresh ones).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${RESULTS_DIR:-$root/results}
+db=${RESULTS_DB:-$out/.work/results.db}
+build=${MMTUNE_BUILD_DIR:-$root/build}
+mmtune=$build/tuner/mmtune
+export POCL_DEVICES="pthread basic"
+
+"$root/scripts/dev.sh" build
+mkdir -p "$out" "$(dirname "$db")" "$out/clblast"
+log=$out/.work/commands.log
+: >"$log"
+
+run() {  # logs and runs one mmtune command
+  echo "mmtune $*" | sed "s|$db|\$DB|g" >>"$log"
+  echo "+ mmtune $*" >&2
+  "$mmtune" "$@"
+}
+
+# CLBlast's tuned parameters for the "clblast-tuned" bench subject.
+if ! compgen -G "$out/clblast/*.json" >/dev/null && [ -d "$root/../shared/data/clblast" ]; then
+  cp "$root"/../shared/data/clblast/clblast_xgemm_*.json "$out/clblast/"
+fi
+clblast_tuned=()
+for f in ${CLBLAST_TUNED:-$out/clblast/*.json}; do [ -f "$f" ] && clblast_tuned+=("$f"); done
+
+sizes=(256 512 1024 2048)
+# Seconds of search per size: the multi-threaded device gets more, fp64 and the one-thread
+# "basic" device less, so that everything fits in about an hour.
+limit() {  # device precision n
+  local base
+  case "$3" in 256) base=45 ;; 512) base=60 ;; 1024) base=120 ;; *) base=180 ;; esac
+  [ "$1" = pthread ] && [ "$2" = 32 ] && base=$((base * 3 / 2))
+  echo "${base}s"
+}
+
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+for dev in pthread basic; do
+  for prec in 32 64; do
+    for n in "${sizes[@]}"; do
+      run tune --device "$dev" --precision "$prec" --n "$n" --time-limit "$(limit "$dev" "$prec" "$n")" \
+        --no-baselines --db "$db" >"$out/.work/tune-$dev-fp$prec-$n.txt"
+    done
+    run roofline --device "$dev" --precision "$prec" --db "$db" >"$out/.work/roofline-$dev-fp$prec.txt"
+    clb=()
+    [ "$prec" = 32 ] && [ ${#clblast_tuned[@]} -gt 0 ] && clb=(--clblast-tuned "${clblast_tuned[@]}")
+    run bench --device "$dev" --precision "$prec" --n "$(IFS=,; echo "${sizes[*]}")" "${clb[@]}" \
+      --db "$db" | tee "$out/bench-$dev-fp$prec.txt"
+  done
+done
+finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+run export --format json --db "$db" --out "$out/mmtune-results.json"
+rm -rf "$out/report"
+run report --db "$db" --out "$out/report"
+
+# results/README.md: how these files were made.
+devices_json=$("$mmtune" devices --json)
+{
+  echo "# Results"
+  echo
+  echo "Measured on this project's reference machine (2 cores, AVX-512, no GPU) with PoCL's two"
+  echo "CPU devices, from $started to $finished (UTC), by one command:"
+  echo
+  echo '```'
+  echo "bench/make_results.sh"
+  echo '```'
+  echo
+  echo "- [report/index.html](report/index.html) (also [report/report.md](report/report.md)):"
+  echo "  per-device and cross-device charts, rooflines, best configurations, tuning cost."
+  echo "- [mmtune-results.json](mmtune-results.json): every device, session, measurement and"
+  echo "  best (\`mmtune import\` reads it back)."
+  echo "- \`bench-<device>-fp<bits>.txt\`: the side-by-side benchmark tables, as printed."
+  echo "- \`clblast/\`: the clblast_tuner_xgemm files whose best parameters the"
+  echo "  \"clblast-tuned\" rows load (clblast::OverrideParameters)."
+  echo
+  echo "The machine's speed drifts: compare rows of one table (measured side by side in one"
+  echo "run), not numbers from different runs. Tuning time per size was limited (see below), so"
+  echo "the tuned figures are what mmtune finds within that time, not the best the space holds."
+  echo
+  echo "## Commands (in order; \$DB is the working database, not committed)"
+  echo
+  echo '```'
+  cat "$log"
+  echo '```'
+  echo
+  echo "## Versions"
+  echo
+  echo "- mmtune $("$mmtune" --version 2>&1 | head -1), commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src kernels tuner || echo ' (with local changes)')"
+  echo "- $(grep -m1 -o '"platform_version": *"[^"]*"' <<<"$devices_json" | sed 's/.*: *"//; s/"$//')"
+  for p in pocl-opencl-icd libclblast1 libopenblas0-pthread libopenblas0 g++; do
+    v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || true)
+    [ -n "$v" ] && echo "- $p $v"
+  done
+  echo "- $(uname -srm); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
+} >"$out/README.md"
+echo "results written to $out" >&2
