@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "mmtune/device.hpp"
 
 namespace mmtune::test {
@@ -49,5 +51,36 @@ struct Background {
   CommandResult wait();  // reaps it and reads both outputs
 };
 Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir);
+
+// ---- both store backends (test_postgres_server.cpp) --------------------------------------
+
+enum class Backend { kSqlite, kPostgres };
+const char* to_string(Backend b);
+std::string backend_name(const ::testing::TestParamInfo<Backend>& info);
+
+// Whether the test PostgreSQL server runs (started on first use, stopped at exit); otherwise
+// why not: mmtune built without libpq, server binaries absent, or the server failed to start.
+bool postgres_available(std::string* why_not = nullptr);
+// A new, empty database on the test server: its postgresql:// URL.
+std::string postgres_database();
+// The URL of a database name on the test server (which need not exist).
+std::string postgres_url(const std::string& database);
+
+// A test suite run once per store backend (INSTANTIATE_BACKENDS). PostgreSQL runs are skipped
+// when libpq or the server binaries are absent, and fail when the server will not start.
+class BackendTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override;
+  // A fresh store: a SQLite file in `dir`, or a new database on the test server.
+  std::string fresh_db(const std::string& name = "tuning.db");
+  bool sqlite() const { return GetParam() == Backend::kSqlite; }
+  TempDir dir;
+};
+
+#define MMTUNE_INSTANTIATE_BACKENDS(suite)                                                     \
+  INSTANTIATE_TEST_SUITE_P(Backends, suite,                                                  \
+                           ::testing::Values(::mmtune::test::Backend::kSqlite,               \
+                                             ::mmtune::test::Backend::kPostgres),            \
+                           ::mmtune::test::backend_name)
 
 }  // namespace mmtune::test
