@@ -111,7 +111,9 @@ void Database::set_schema_version(int version) {
 std::string Database::ddl(const std::string& sqlite_ddl) const {
   if (dialect() == Dialect::kSqlite) return sqlite_ddl;
   std::string out;
-  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
   std::size_t i = 0;
   while (i < sqlite_ddl.size()) {
     if (!word_char(sqlite_ddl[i])) {

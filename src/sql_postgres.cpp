@@ -130,7 +130,8 @@ class PgConnection final : public Connection {
       conn_ = nullptr;
       throw Error("cannot connect to '" + redact_url(url) + "': " + msg, 0);
     }
-    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);  // no NOTICEs on stderr
+    PQsetNoticeProcessor(
+        conn_, [](void*, const char*) {}, nullptr);  // no NOTICEs on stderr
     // Waits for other writers' locks are bounded like SQLite's busy timeout.
     exec("SET lock_timeout = " + std::to_string(busy_timeout_ms));
   }
@@ -139,7 +140,9 @@ class PgConnection final : public Connection {
   PgConnection& operator=(const PgConnection&) = delete;
 
   Dialect dialect() const override { return Dialect::kPostgres; }
-  void exec(const std::string& sql) override { checked(conn_, PQexec(conn_, sql.c_str()), "SQL failed"); }
+  void exec(const std::string& sql) override {
+    checked(conn_, PQexec(conn_, sql.c_str()), "SQL failed");
+  }
   std::unique_ptr<Cursor> prepare(const std::string& sql) override {
     return std::make_unique<PgCursor>(conn_, sql);
   }

@@ -43,15 +43,12 @@ class SqliteCursor final : public Cursor {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
   }
-  bool is_null(int col) const override {
-    return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
-  }
+  bool is_null(int col) const override { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   std::int64_t integer(int col) const override { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const override { return sqlite3_column_double(stmt_, col); }
   std::string text(int col) const override {
     const auto* p = sqlite3_column_text(stmt_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, col))
-             : "";
+    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, col)) : "";
   }
 
  private:
@@ -117,8 +114,7 @@ class SqliteConnection final : public Connection {
 
 }  // namespace
 
-std::unique_ptr<Connection> open_sqlite(const std::string& path, bool create,
-                                        int busy_timeout_ms) {
+std::unique_ptr<Connection> open_sqlite(const std::string& path, bool create, int busy_timeout_ms) {
   return std::make_unique<SqliteConnection>(path, create, busy_timeout_ms);
 }
 

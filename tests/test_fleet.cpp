@@ -2,6 +2,7 @@
 // bests reach consumers (lookup) and the report, and `mmtune export`/`import` move results
 // between a SQLite file and a PostgreSQL server.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "mmtune/device.hpp"
 #include "mmtune/lookup.hpp"
+#include "mmtune/sql.hpp"
 #include "mmtune/store.hpp"
 #include "test_support.hpp"
 
@@ -33,8 +35,8 @@ GemmProblem square(std::size_t n) {
 }
 
 std::vector<std::string> tiny_tune(const std::string& device, const std::string& db) {
-  return {"--device", device,    "--n",      "32", "--kernel", "tiled", "--space",
-          "quick",    "--budget", "3",       "--db", db,         "--json", "-q"};
+  return {"--device", device,     "--n", "32",   "--kernel", "tiled",  "--space",
+          "quick",    "--budget", "3",   "--db", db,         "--json", "-q"};
 }
 
 TEST(Fleet, BothPoclDevicesShareTheHostCpuGroup) {
@@ -138,6 +140,42 @@ TEST(Fleet, ExportImportMovesResultsBetweenSqliteAndTheServer) {
                                      {{"MMTUNE_DB", server}});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_EQ(nlohmann::json::parse(best.out)["config"], x->config);
+}
+
+// The permissions README.md documents: a consumer role with CONNECT, USAGE and SELECT only reads
+// the bests (opening the store takes no write right once its schema is current), and cannot
+// write.
+TEST(Fleet, AConsumerWithSelectRightsOnlyReadsTheBests) {
+  std::string why;
+  if (!test::postgres_available(&why)) GTEST_SKIP() << why;
+  const std::string db = test::postgres_database();
+  std::string with_password = db;  // the test server trusts loopback: any password is accepted
+  with_password.replace(with_password.find("mmtune@"), 7, "mmtune:secret@");
+  ASSERT_EQ(test::run_mmtune(tiny_tune("pthread", with_password)).exit_code, 0);
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM sessions WHERE command_line LIKE "
+                             "'%mmtune@127.0.0.1%'"),
+            1)
+      << "the session records the URI without its password";
+  EXPECT_EQ(
+      test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE command_line LIKE '%secret%'"), 0);
+  const std::string role = "reader" + std::to_string(getpid());  // generated: no user input
+  const std::string name = db.substr(db.rfind('/') + 1);
+  {
+    sql::Database admin(db, false);
+    admin.exec("CREATE ROLE " + role + " LOGIN");
+    admin.exec("GRANT CONNECT ON DATABASE " + name + " TO " + role);
+    admin.exec("GRANT USAGE ON SCHEMA public TO " + role);
+    admin.exec("GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + role);
+  }
+  std::string reader = db;
+  reader.replace(reader.find("mmtune@"), 6, role);
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  const ParameterLookup lookup(reader);
+  EXPECT_EQ(lookup.lookup(d, square(32)).source, LookupSource::kExact);
+  Store store(reader);
+  EXPECT_TRUE(store.best(d.key, square(32)));
+  EXPECT_THROW(store.upsert_device(d), std::exception) << "a reader cannot write";
 }
 
 }  // namespace

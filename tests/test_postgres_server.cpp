@@ -94,8 +94,8 @@ class PostgresServer {
       const std::string options = "-p " + std::to_string(port_) + " -k " + root_ +
                                   " -c listen_addresses=127.0.0.1 -c fsync=off"
                                   " -c synchronous_commit=off -c full_page_writes=off";
-      if (run({bindir_ + "/pg_ctl", "-D", root_ + "/data", "-l", root_ + "/server.log", "-w",
-               "-t", "120", "-o", options, "start"}) == 0) {
+      if (run({bindir_ + "/pg_ctl", "-D", root_ + "/data", "-l", root_ + "/server.log", "-w", "-t",
+               "120", "-o", options, "start"}) == 0) {
         break;
       }
       if (attempt == 2) {

@@ -78,9 +78,9 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
 };
 
 #define MMTUNE_INSTANTIATE_BACKENDS(suite)                                                     \
-  INSTANTIATE_TEST_SUITE_P(Backends, suite,                                                  \
-                           ::testing::Values(::mmtune::test::Backend::kSqlite,               \
-                                             ::mmtune::test::Backend::kPostgres),            \
-                           ::mmtune::test::backend_name)
+  INSTANTIATE_TEST_SUITE_P(                                                                    \
+      Backends, suite,                                                                         \
+      ::testing::Values(::mmtune::test::Backend::kSqlite, ::mmtune::test::Backend::kPostgres), \
+      ::mmtune::test::backend_name)
 
 }  // namespace mmtune::test

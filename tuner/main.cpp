@@ -329,7 +329,7 @@ void print_summary(const TuneSummary& s, const std::string& db) {
       "Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
       "storing %.2f s (defaults, baselines and start-up %.1f s)\n",
       s.total_s, s.build_s, s.run_s, s.verify_s, s.search_s, s.store_s, s.startup_s);
-  std::printf("Stored in %s\n", db.c_str());
+  std::printf("Stored in %s\n", sql::redact_url(db).c_str());
 }
 
 // Progress: a bar on a terminal, log lines otherwise, nothing with -q.
@@ -452,8 +452,9 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
       if (!o.summary) {
         spdlog::error("[{}] {}: {}", d.index, d.name, o.error);
         if (rc == kExitOk) rc = kExitFailure;
-        if (t.json) out.push_back({{"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
-                                   {"error", o.error}});
+        if (t.json)
+          out.push_back({{"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
+                         {"error", o.error}});
         continue;
       }
       if (o.summary->outcome == "interrupted") rc = kExitInterrupted;
@@ -753,7 +754,7 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     std::printf("%6zu  %-10s %10.1f  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
                 r.gflops, range, ratio, kernel, r.note.c_str());
   }
-  std::printf("Stored in %s\n", db.c_str());
+  std::printf("Stored in %s\n", sql::redact_url(db).c_str());
   return kExitOk;
 }
 
@@ -981,7 +982,8 @@ int main(int argc, char** argv) {
     if (const int rc = exchange.run(); rc >= 0) return rc;
     if (const int rc = report.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
-    for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+    // Recorded with the session: a password in a connection URI stays out of the database.
+    for (int i = 1; i < argc; ++i) command_line += " " + sql::redact_url(argv[i]);
     return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);
   } catch (const Error& e) {
     spdlog::error("{}", e.what());

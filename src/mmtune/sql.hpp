@@ -69,8 +69,8 @@ class Statement {
     return bind(i, value);
   }
 
-  bool step();  // true while a row is available
-  void run();   // step() to completion
+  bool step();   // true while a row is available
+  void run();    // step() to completion
   void reset();  // ready to run again; bindings cleared
 
   // Column values of the current row (0-based); NULL reads as 0, 0.0 or "".
