@@ -402,7 +402,8 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
     groups[hardware_group(*d)].push_back(d);
   }
   if (groups.empty()) throw NoDeviceError("no OpenCL device can run " + describe(req.problem));
-  Store(db).upsert_device(groups.begin()->second.front()->info);  // creates or migrates once
+  // Fails early for a bad --db, and creates or migrates the schema before the threads start.
+  Store(db).upsert_device(groups.begin()->second.front()->info);
   for (const auto& [group, members] : groups) {
     std::string names;
     for (const Device* d : members) names += " [" + std::to_string(d->info.index) + "]";
