@@ -16,6 +16,7 @@
 #include "mmtune/error.hpp"
 #include "mmtune/exchange.hpp"
 #include "mmtune/store.hpp"
+#include "sql_backend.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -144,6 +145,14 @@ TEST(Store, PostgresUrlsNameWhatIsMissing) {
   }
   EXPECT_EQ(sql::redact_url("postgres://u:pw@h:5/db?x=1"), "postgres://u@h:5/db?x=1");
   EXPECT_EQ(sql::redact_url("postgresql://h/db"), "postgresql://h/db");
+}
+
+TEST(Store, PlaceholdersAreNumberedOutsideLiteralsAndComments) {
+  EXPECT_EQ(sql::detail::numbered_placeholders(
+                "SELECT '?', 'it''s ?', \"odd?\" FROM t WHERE a = ? AND b IN (?, ?) -- c = ?\n"
+                "AND d = ?"),
+            "SELECT '?', 'it''s ?', \"odd?\" FROM t WHERE a = $1 AND b IN ($2, $3) -- c = ?\n"
+            "AND d = $4");
 }
 
 TEST(Store, DefaultPathFollowsEnvironment) {
