@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,9 @@ Background spawn_mmtune(const std::vector<std::string>& args, const std::string&
 
 enum class Backend { kSqlite, kPostgres };
 const char* to_string(Backend b);
+inline void PrintTo(Backend b, std::ostream* os) {
+  *os << to_string(b);
+}  // readable test names
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info);
 
 // Whether the test PostgreSQL server runs (started on first use, stopped at exit); otherwise
