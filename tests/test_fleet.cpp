@@ -104,8 +104,7 @@ TEST_P(FleetTest, DeviceAllTunesEveryDeviceIntoOneStoreThatLookupAndReportRead) 
 // server's export, imported into a fresh file, holds the same results; importing again adds
 // nothing.
 TEST(Fleet, ExportImportMovesResultsBetweenSqliteAndTheServer) {
-  std::string why;
-  if (!test::postgres_available(&why)) GTEST_SKIP() << why;
+  if (const std::string why = test::postgres_unavailable(); !why.empty()) GTEST_SKIP() << why;
   test::TempDir dir;
   const std::string local = dir / "local.db", server = test::postgres_database();
   ASSERT_EQ(test::run_mmtune(tiny_tune("pthread", local)).exit_code, 0);
@@ -146,8 +145,7 @@ TEST(Fleet, ExportImportMovesResultsBetweenSqliteAndTheServer) {
 // the bests (opening the store takes no write right once its schema is current), and cannot
 // write.
 TEST(Fleet, AConsumerWithSelectRightsOnlyReadsTheBests) {
-  std::string why;
-  if (!test::postgres_available(&why)) GTEST_SKIP() << why;
+  if (const std::string why = test::postgres_unavailable(); !why.empty()) GTEST_SKIP() << why;
   const std::string db = test::postgres_database();
   std::string with_password = db;  // the test server trusts loopback: any password is accepted
   with_password.replace(with_password.find("mmtune@"), 7, "mmtune:secret@");

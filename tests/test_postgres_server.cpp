@@ -28,9 +28,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The newest /usr/lib/postgresql/*/bin with initdb, or $MMTUNE_PG_BINDIR, or "".
+// $MMTUNE_PG_BINDIR when set, else the newest /usr/lib/postgresql/*/bin; "" without initdb and
+// pg_ctl there.
 std::string find_bindir() {
-  if (const char* env = std::getenv("MMTUNE_PG_BINDIR"); env && *env) return env;
+  if (const char* env = std::getenv("MMTUNE_PG_BINDIR"); env && *env) {
+    const fs::path dir(env);
+    return fs::exists(dir / "initdb") && fs::exists(dir / "pg_ctl") ? dir.string() : "";
+  }
   std::string best;
   int best_version = -1;
   std::error_code ec;
@@ -185,19 +189,9 @@ std::string g_why_not;
 
 PostgresServer* server(std::string& why_not) {
   std::call_once(g_once, [] {
-    if (!sql::have_postgres()) {
-      g_why_not = "mmtune was built without PostgreSQL support (libpq not found)";
-      return;
-    }
-    const std::string bindir = find_bindir();
-    if (bindir.empty()) {
-      g_why_not =
-          "PostgreSQL server binaries (initdb, pg_ctl) not found under /usr/lib/postgresql: "
-          "install the postgresql package or set MMTUNE_PG_BINDIR";
-      return;
-    }
+    if (g_why_not = postgres_unavailable(); !g_why_not.empty()) return;
     try {
-      g_server = std::make_unique<PostgresServer>(bindir);
+      g_server = std::make_unique<PostgresServer>(find_bindir());
     } catch (const std::exception& e) {
       g_why_not = std::string("cannot start a PostgreSQL server: ") + e.what();
     }
@@ -208,11 +202,13 @@ PostgresServer* server(std::string& why_not) {
 
 }  // namespace
 
-bool postgres_available(std::string* why_not) {
-  std::string why;
-  const bool ok = server(why) != nullptr;
-  if (why_not) *why_not = why;
-  return ok;
+std::string postgres_unavailable() {
+  if (!sql::have_postgres()) return "mmtune was built without PostgreSQL support (libpq not found)";
+  if (find_bindir().empty()) {
+    return "PostgreSQL server binaries (initdb, pg_ctl) not found in $MMTUNE_PG_BINDIR or under "
+           "/usr/lib/postgresql/*/bin: install the postgresql package or set MMTUNE_PG_BINDIR";
+  }
+  return "";
 }
 
 std::string postgres_database() {
@@ -239,12 +235,10 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
 
 void BackendTest::SetUp() {
   if (GetParam() == Backend::kPostgres) {
+    // Only a missing client library or server skips; a server that will not start fails.
+    if (const std::string why = postgres_unavailable(); !why.empty()) GTEST_SKIP() << why;
     std::string why;
-    // Only a missing server or client library skips; a server that fails to start fails.
-    if (!postgres_available(&why)) {
-      if (!sql::have_postgres() || find_bindir().empty()) GTEST_SKIP() << why;
-      FAIL() << why;
-    }
+    if (!server(why)) FAIL() << why;
   }
 }
 

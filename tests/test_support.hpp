@@ -62,10 +62,11 @@ inline void PrintTo(Backend b, std::ostream* os) {
 }  // readable test names
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info);
 
-// Whether the test PostgreSQL server runs (started on first use, stopped at exit); otherwise
-// why not: mmtune built without libpq, server binaries absent, or the server failed to start.
-bool postgres_available(std::string* why_not = nullptr);
-// A new, empty database on the test server: its postgresql:// URL.
+// Why PostgreSQL tests must be skipped (mmtune built without libpq, or no server binaries), or
+// "" when they can run.
+std::string postgres_unavailable();
+// A new, empty database on the test server (started on first use, stopped and removed when the
+// process ends): its postgresql:// URL. Throws when the server cannot be started.
 std::string postgres_database();
 // The URL of a database name on the test server (which need not exist).
 std::string postgres_url(const std::string& database);
