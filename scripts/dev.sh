@@ -14,6 +14,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libspdlog-dev libcli11-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
+  libpq-dev postgresql  # PostgreSQL stores; the tests start a throwaway server
   googletest libgtest-dev
   libclblast-dev libopenblas-dev  # comparisons in `mmtune bench`
 )

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <tuple>
 
 #include "mmtune/error.hpp"
@@ -181,8 +182,11 @@ std::vector<Device> list_devices() {
   return out;
 }
 
-const Device& select_device(const std::vector<Device>& devices, const std::string& spec,
-                            const std::string& platform) {
+namespace {
+
+// The devices of the platforms `platform` names (index or name part; all when empty).
+std::vector<const Device*> platform_devices(const std::vector<Device>& devices,
+                                            const std::string& platform) {
   std::vector<const Device*> candidates;
   std::size_t platform_index = 0;
   const bool platform_by_index = parse_index(platform, platform_index);
@@ -207,7 +211,39 @@ const Device& select_device(const std::vector<Device>& devices, const std::strin
     }
     throw NoDeviceError("unknown OpenCL platform '" + platform + "'; available: " + known);
   }
+  return candidates;
+}
 
+}  // namespace
+
+std::vector<const Device*> select_all_devices(const std::vector<Device>& devices,
+                                              const std::string& platform) {
+  return platform_devices(devices, platform);
+}
+
+std::string hardware_group(const Device& d) {
+  // Every CPU device computes on the host's cores and memory: PoCL's "pthread" and "basic" are
+  // two drivers over one CPU, and a vendor's CPU runtime would be a third.
+  if (d.info.is_cpu()) return "host-cpu";
+#ifdef CL_DEVICE_PCI_BUS_INFO_KHR
+  // One GPU seen through two platforms (say, a vendor driver and Mesa) reports one PCI address.
+  if (d.info.extensions.find("cl_khr_pci_bus_info") != std::string::npos) {
+    cl_device_pci_bus_info_khr pci{};
+    if (clGetDeviceInfo(d.device(), CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, nullptr) ==
+        CL_SUCCESS) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "pci:%04x:%02x:%02x.%x", pci.pci_domain, pci.pci_bus,
+                    pci.pci_device, pci.pci_function);
+      return buf;
+    }
+  }
+#endif
+  return "device:" + std::to_string(d.info.index);  // without evidence of sharing: its own
+}
+
+const Device& select_device(const std::vector<Device>& devices, const std::string& spec,
+                            const std::string& platform) {
+  const std::vector<const Device*> candidates = platform_devices(devices, platform);
   std::size_t index = 0;
   if (parse_index(spec, index)) {
     for (const Device* d : candidates) {

@@ -33,6 +33,12 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv) {
   }
   // A write to a dead worker must fail with EPIPE instead of killing the tuner.
   signal(SIGPIPE, SIG_IGN);
+  // The argument vector is built before fork: with `--device all` other threads run, and the
+  // child should only make async-signal-safe calls until execv.
+  std::vector<std::string> copy = argv;
+  std::vector<char*> args;
+  for (auto& a : copy) args.push_back(a.data());
+  args.push_back(nullptr);
   pid_ = fork();
   if (pid_ < 0) throw Error(std::string("cannot start the worker: ") + std::strerror(errno));
   if (pid_ == 0) {
@@ -44,10 +50,6 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv) {
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the tuner
 #endif
-    std::vector<char*> args;
-    std::vector<std::string> copy = argv;
-    for (auto& a : copy) args.push_back(a.data());
-    args.push_back(nullptr);
     execv(args[0], args.data());
     _exit(127);
   }

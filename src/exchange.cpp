@@ -732,7 +732,7 @@ ImportSummary store_import(Store& store, const ImportData& data) {
   auto find_measurement = db.prepare(
       "SELECT 1 FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
       "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND kernel = ? AND "
-      "config = ? AND measured_at = ? AND status = ? AND median_ms IS ? LIMIT 1");
+      "config = ? AND measured_at = ? AND status = ? AND median_ms IS NOT DISTINCT FROM ? LIMIT 1");
   for (const auto& m : data.measurements) {
     const Measurement& r = m.result;
     const std::int64_t dev = device_id(m.device_key);

@@ -74,7 +74,8 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   store.upsert_device(d);
   auto s = store.db().prepare(
       "INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, measured_at) "
-      "VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+      "VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) "
+      "ON CONFLICT (device_id, precision) DO UPDATE SET "
       "peak_gflops = excluded.peak_gflops, bandwidth_gbs = excluded.bandwidth_gbs, "
       "measured_at = excluded.measured_at");
   s.bind(1, d.key).bind(2, static_cast<int>(precision)).bind(3, r.peak_gflops);

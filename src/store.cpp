@@ -128,6 +128,13 @@ std::string params_json(const std::string& kernel, const std::string& config) {
 }
 
 sql::Database open(const std::string& path) {
+  if (sql::is_postgres_url(path)) {
+    try {
+      return sql::Database(path, /*create=*/false);  // the server's database must exist
+    } catch (const sql::Error& e) {
+      throw UsageError(e.what());
+    }
+  }
   const fs::path p(path);
   std::error_code ec;
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
@@ -194,7 +201,7 @@ Store::Store(const std::string& path) : db_(open(path)) {
   try {
     // Switching to WAL needs a moment without other connections; it persists in the file, so
     // only the first opener of a new database ever has to wait here.
-    for (int attempt = 0;; ++attempt) {
+    for (int attempt = 0; db_.dialect() == sql::Dialect::kSqlite; ++attempt) {
       try {
         db_.exec("PRAGMA journal_mode = WAL");
         break;
@@ -212,7 +219,10 @@ Store::Store(const std::string& path) : db_(open(path)) {
     if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM) {
       throw UsageError("database '" + path + "' is not writable (" + e.what() + ")");
     }
-    throw Error("database '" + path + "': " + e.what());
+    if (e.sqlstate() == "42501") {  // insufficient_privilege: e.g. no right to create the schema
+      throw UsageError("database '" + db_.path() + "': permission denied (" + e.what() + ")");
+    }
+    throw Error("database '" + db_.path() + "': " + e.what());
   }
 }
 
@@ -221,17 +231,15 @@ void Store::migrate() {
   // once must not both apply the same step.
   while (true) {
     sql::Transaction t(db_);
-    auto v = db_.prepare("PRAGMA user_version");
-    v.step();
-    const int version = int(v.integer(0));
+    const int version = db_.schema_version();
     if (version > kSchemaVersion) {
       throw UsageError("database '" + db_.path() + "' has schema version " +
                        std::to_string(version) + ", newer than this mmtune understands (" +
                        std::to_string(kSchemaVersion) + "); upgrade mmtune");
     }
     if (version == kSchemaVersion) return;  // the transaction only read: rolling back is fine
-    db_.exec(kMigrations[version]);
-    db_.exec("PRAGMA user_version = " + std::to_string(version + 1));
+    db_.exec(db_.ddl(kMigrations[version]));
+    db_.set_schema_version(version + 1);
     t.commit();
   }
 }
@@ -355,7 +363,8 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
         "INSERT INTO best (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
         "measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
         "((SELECT id FROM devices WHERE key = ?), ?, ?,?,?,?,?,?,?, ?,?,?,?,?,?) "
-        "ON CONFLICT DO UPDATE SET measurement_id = excluded.measurement_id, "
+        "ON CONFLICT (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b) "
+        "DO UPDATE SET measurement_id = excluded.measurement_id, "
         "config = excluded.config, median_ms = excluded.median_ms, gflops = excluded.gflops, "
         "kernel_gflops = excluded.kernel_gflops, updated_at = excluded.updated_at "
         "WHERE excluded.median_ms < best.median_ms");

@@ -59,9 +59,12 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
   EXPECT_EQ(bad.exit_code, 2);
 }
 
-TEST(Roofline, MeasuresAndStoresBothRoofs) {
-  test::TempDir dir;
-  Store store(dir / "t.db");
+class RooflineTest : public test::BackendTest {};
+MMTUNE_INSTANTIATE_BACKENDS(RooflineTest);
+
+TEST_P(RooflineTest, MeasuresAndStoresBothRoofs) {
+  const std::string db = fresh_db("t.db");
+  Store store(db);
   const Device& dev = test::pocl_device("pthread");
   const Roofline r32 = measure_roofline(dev, store, Precision::kSingle);
   const Roofline r64 = measure_roofline(dev, store, Precision::kDouble);
@@ -77,7 +80,7 @@ TEST(Roofline, MeasuresAndStoresBothRoofs) {
   EXPECT_DOUBLE_EQ(q.real(1), r32.peak_gflops);
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.integer(0), 64);
-  const auto cli = test::run_mmtune({"roofline", "--device", "pthread", "--db", dir / "t.db", "--json"});
+  const auto cli = test::run_mmtune({"roofline", "--device", "pthread", "--db", db, "--json"});
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_GT(nlohmann::json::parse(cli.out)["bandwidth_gbs"].get<double>(), 0.1);
 }

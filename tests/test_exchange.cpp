@@ -170,8 +170,12 @@ std::string snapshot(Store& store) {
   return j.dump();
 }
 
-TEST(ExchangeJson, RoundTripPreservesEverythingAndTheBests) {
-  test::TempDir dir;
+// Into a database of each backend: a SQLite file's results move to a PostgreSQL server (and back
+// out of it) unchanged.
+class ExchangeJsonTest : public test::BackendTest {};
+MMTUNE_INSTANTIATE_BACKENDS(ExchangeJsonTest);
+
+TEST_P(ExchangeJsonTest, RoundTripPreservesEverythingAndTheBests) {
   Store a(dir / "a.db");
   fill(a);
   const json exported = export_json(a);
@@ -182,7 +186,7 @@ TEST(ExchangeJson, RoundTripPreservesEverythingAndTheBests) {
   EXPECT_EQ(exported["measurements"].size(), 14u);
   spit(dir / "export.json", exported.dump(2));
 
-  Store b(dir / "b.db");
+  Store b(fresh_db("b.db"));
   const ImportSummary s = import_file(b, dir / "export.json");
   EXPECT_EQ(s.format, "mmtune-export");
   EXPECT_EQ(s.devices_added, 2u);
@@ -223,9 +227,8 @@ TEST(ExchangeJson, RoundTripPreservesEverythingAndTheBests) {
   while (q.step()) EXPECT_EQ(q.text(0), "imported:mmtune");
 }
 
-TEST(ExchangeJson, ImportingTwiceOrIntoTheSourceAddsNothing) {
-  test::TempDir dir;
-  Store a(dir / "a.db");
+TEST_P(ExchangeJsonTest, ImportingTwiceOrIntoTheSourceAddsNothing) {
+  Store a(fresh_db("a.db"));
   fill(a);
   spit(dir / "export.json", export_json(a).dump());
   const std::string before = snapshot(a);
@@ -234,7 +237,7 @@ TEST(ExchangeJson, ImportingTwiceOrIntoTheSourceAddsNothing) {
   EXPECT_EQ(back.measurements_known, 14u);
   EXPECT_EQ(snapshot(a), before);
 
-  Store b(dir / "b.db");
+  Store b(fresh_db("b.db"));
   import_file(b, dir / "export.json");
   const std::string once = snapshot(b);
   const ImportSummary again = import_file(b, dir / "export.json");

@@ -1,5 +1,6 @@
-// The SQLite store: migrations, refusal of bad databases, concurrent writers, and a tune killed
-// with SIGKILL that loses nothing and resumes.
+// The store on both backends (SQLite files and a PostgreSQL server): migrations, refusal of bad
+// databases, concurrent writers and importers, and a tune killed with SIGKILL that loses nothing
+// and resumes.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,7 +14,9 @@
 #include <thread>
 
 #include "mmtune/error.hpp"
+#include "mmtune/exchange.hpp"
 #include "mmtune/store.hpp"
+#include "sql_backend.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -33,29 +36,44 @@ MeasurementRecord sample_record(const DeviceInfo& d, int i) {
   return r;
 }
 
-int user_version(const std::string& path) {
-  sql::Database db(path, false);
-  auto q = db.prepare("PRAGMA user_version");
-  q.step();
-  return int(q.integer(0));
+int schema_version(const std::string& target) {
+  sql::Database db(target, false);
+  return db.schema_version();
 }
 
-TEST(Store, CreatesTheCurrentSchema) {
-  test::TempDir dir;
-  Store store(dir / "t.db");
-  EXPECT_EQ(user_version(dir / "t.db"), kSchemaVersion);
-  auto q = store.db().prepare("PRAGMA journal_mode");
-  q.step();
-  EXPECT_EQ(q.text(0), "wal");
+class StoreTest : public test::BackendTest {};
+MMTUNE_INSTANTIATE_BACKENDS(StoreTest);
+
+TEST_P(StoreTest, CreatesTheCurrentSchema) {
+  const std::string db = fresh_db();
+  Store store(db);
+  EXPECT_EQ(schema_version(db), kSchemaVersion);
+  if (sqlite()) {
+    auto q = store.db().prepare("PRAGMA journal_mode");
+    q.step();
+    EXPECT_EQ(q.text(0), "wal");
+  }
+  // 64-bit integers and doubles survive on both (PostgreSQL's INTEGER and REAL would not).
+  DeviceInfo d = test::pocl_device("pthread").info;
+  d.global_mem_bytes = (std::uint64_t(1) << 40) + 3;
+  store.upsert_device(d);
+  EXPECT_EQ(store.device(d.key)->global_mem_bytes, d.global_mem_bytes);
+  MeasurementRecord r = sample_record(d, 0);
+  r.result.median_ms = r.result.min_ms = r.result.max_ms = 0.1234567890123456789;
+  r.result.gflops = 4.0 / 3.0;
+  store.add_measurement(r);
+  const auto b = store.best(d.key, r.problem, "naive");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->median_ms, r.result.median_ms);
+  EXPECT_EQ(b->gflops, r.result.gflops);
 }
 
-TEST(Store, MigratesAnOlderSchemaKeepingItsRows) {
-  test::TempDir dir;
-  const std::string path = dir / "old.db";
+TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {
+  const std::string path = fresh_db("old.db");
   {
     sql::Database db(path, true);
-    db.exec(schema_migrations()[0]);  // a version 1 database with one session
-    db.exec("PRAGMA user_version = 1");
+    db.exec(db.ddl(schema_migrations()[0]));  // a version 1 database with one session
+    db.set_schema_version(1);
     db.exec("INSERT INTO devices (key, vendor, name, driver_version) VALUES ('k1', 'v', 'n', 'd')");
     db.exec(
         "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
@@ -64,7 +82,7 @@ TEST(Store, MigratesAnOlderSchemaKeepingItsRows) {
         "'2026-01-01T00:00:00Z', 'completed')");
   }
   Store store(path);
-  EXPECT_EQ(user_version(path), kSchemaVersion);
+  EXPECT_EQ(schema_version(path), kSchemaVersion);
   const auto sessions = store.sessions();
   ASSERT_EQ(sessions.size(), 1u);
   EXPECT_EQ(sessions[0].command_line, "mmtune old");
@@ -73,19 +91,30 @@ TEST(Store, MigratesAnOlderSchemaKeepingItsRows) {
   EXPECT_EQ(q.text(0), "");  // the new columns exist with defaults
 }
 
-TEST(Store, RefusesNewerSchemasAndNonDatabases) {
-  test::TempDir dir;
+TEST_P(StoreTest, RefusesNewerSchemasAndBadTargets) {
+  const std::string target = fresh_db("new.db");
   {
-    sql::Database db(dir / "new.db", true);
-    db.exec("PRAGMA user_version = 99");
+    sql::Database db(target, true);
+    db.set_schema_version(99);
   }
   try {
-    Store s(dir / "new.db");
+    Store s(target);
     FAIL() << "expected a UsageError";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(user_version(dir / "new.db"), 99) << "the newer database is left untouched";
+  EXPECT_EQ(schema_version(target), 99) << "the newer database is left untouched";
+  if (!sqlite()) {
+    // A database that does not exist, and a server that is not there: one-line usage errors.
+    try {
+      Store s(test::postgres_url("no_such_database"));
+      FAIL() << "expected a UsageError";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("no_such_database"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(Store("postgresql://mmtune@127.0.0.1:1/none?connect_timeout=5"), UsageError);
+    return;
+  }
   std::ofstream(dir / "junk.db") << std::string(4096, 'x');
   try {
     Store s(dir / "junk.db");
@@ -103,10 +132,35 @@ TEST(Store, RefusesNewerSchemasAndNonDatabases) {
   }
 }
 
+TEST(Store, PostgresUrlsNameWhatIsMissing) {
+  try {
+    Store s("postgresql://mmtune:secret@127.0.0.1:1/none?connect_timeout=5");
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(sql::have_postgres() ? "cannot connect" : "built without PostgreSQL"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(what.find("secret"), std::string::npos) << "passwords stay out of messages";
+  }
+  EXPECT_EQ(sql::redact_url("postgres://u:pw@h:5/db?x=1"), "postgres://u@h:5/db?x=1");
+  EXPECT_EQ(sql::redact_url("postgresql://h/db"), "postgresql://h/db");
+}
+
+TEST(Store, PlaceholdersAreNumberedOutsideLiteralsAndComments) {
+  EXPECT_EQ(sql::detail::numbered_placeholders(
+                "SELECT '?', 'it''s ?', \"odd?\" FROM t WHERE a = ? AND b IN (?, ?) -- c = ?\n"
+                "AND d = ?"),
+            "SELECT '?', 'it''s ?', \"odd?\" FROM t WHERE a = $1 AND b IN ($2, $3) -- c = ?\n"
+            "AND d = $4");
+}
+
 TEST(Store, DefaultPathFollowsEnvironment) {
   test::TempDir dir;
   setenv("MMTUNE_DB", (dir / "env.db").c_str(), 1);
   EXPECT_EQ(Store::default_path(), dir / "env.db");
+  setenv("MMTUNE_DB", "postgresql://tuner@db.example/mmtune", 1);
+  EXPECT_EQ(Store::default_path(), "postgresql://tuner@db.example/mmtune");
   unsetenv("MMTUNE_DB");
   setenv("XDG_DATA_HOME", dir.path.c_str(), 1);
   EXPECT_EQ(Store::default_path(), dir / "mmtune/tuning.db");
@@ -114,9 +168,8 @@ TEST(Store, DefaultPathFollowsEnvironment) {
   unsetenv("XDG_DATA_HOME");
 }
 
-TEST(Store, ConcurrentWritersLoseNothing) {
-  test::TempDir dir;
-  const std::string path = dir / "shared.db";
+TEST_P(StoreTest, ConcurrentWritersLoseNothing) {
+  const std::string path = fresh_db("shared.db");
   const DeviceInfo& dev = test::pocl_device("pthread").info;
   {
     Store s(path);
@@ -149,9 +202,57 @@ TEST(Store, ConcurrentWritersLoseNothing) {
   EXPECT_EQ(q.integer(1), kWriters * kRows);
 }
 
-TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
-  test::TempDir dir;
-  const std::string db = dir / "tuning.db";
+// Several hosts merging the same export at once: the duplicate checks and inserts of one import
+// never interleave with another's, so every row arrives exactly once.
+TEST_P(StoreTest, ConcurrentImportsOfOneExportAddEachRowOnce) {
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  const std::string export_path = dir / "export.json";
+  constexpr int kRows = 40, kImporters = 4;
+  {
+    Store source(dir / "source.db");
+    source.upsert_device(dev);
+    SessionRecord session;
+    session.device_key = dev.key;
+    session.command_line = "mmtune --n 64";
+    session.strategy = "random", session.kernels = "naive", session.space = "full";
+    session.problem.m = session.problem.n = session.problem.k = 64;
+    const auto id = source.begin_session(session);
+    for (int i = 0; i < kRows; ++i) {
+      MeasurementRecord r = sample_record(dev, i);
+      r.session_id = id;
+      source.add_measurement(r);
+    }
+    std::ofstream(export_path) << export_json(source, "").dump();
+  }
+  const std::string target = fresh_db("target.db");
+  Store(target).upsert_device(dev);  // the schema exists before the importers race
+  std::vector<pid_t> children;
+  for (int w = 0; w < kImporters; ++w) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      try {
+        Store s(target);
+        import_file(s, export_path);
+      } catch (...) {
+        _exit(1);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "an importer failed";
+  }
+  EXPECT_EQ(test::count_rows(target, "SELECT COUNT(*) FROM devices"), 1);
+  EXPECT_EQ(test::count_rows(target, "SELECT COUNT(*) FROM sessions"), 1);
+  EXPECT_EQ(test::count_rows(target, "SELECT COUNT(*) FROM measurements"), kRows);
+  EXPECT_EQ(test::count_rows(target, "SELECT COUNT(*) FROM best"), 1);
+}
+
+TEST_P(StoreTest, SigkillLosesNothingAndTheSameCommandResumes) {
+  const std::string db = fresh_db();
   const std::vector<std::string> args = {"--device", "pthread", "--n",    "80",       "--kernel",
                                          "tiled",    "--space", "quick",  "--budget", "40",
                                          "--db",     db,        "--json", "-q"};
@@ -159,13 +260,15 @@ TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
   std::int64_t before = 0;
   for (int i = 0; i < 600 && before < 6; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (fs::exists(db))
+    try {  // the file or the schema may not exist yet
       before = test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
+    } catch (const std::exception&) {
+    }
   }
   kill(bg.pid, SIGKILL);
   const auto r = bg.wait();
   EXPECT_EQ(r.exit_code, 128 + SIGKILL);
-  {
+  if (sqlite()) {
     sql::Database d(db, false);
     auto q = d.prepare("PRAGMA integrity_check");
     ASSERT_TRUE(q.step());
@@ -182,9 +285,9 @@ TEST(StoreCli, SigkillLosesNothingAndTheSameCommandResumes) {
   EXPECT_EQ(j["outcome"], "budget");
 }
 
-TEST(StoreCli, TwoTunesIntoOneDatabaseBothComplete) {
-  test::TempDir dir, out_a, out_b;
-  const std::string db = dir / "shared.db";
+TEST_P(StoreTest, TwoTunesIntoOneDatabaseBothComplete) {
+  test::TempDir out_a, out_b;
+  const std::string db = fresh_db("shared.db");
   auto args = [&](const char* n) {
     return std::vector<std::string>{"--device", "pthread", "--n",    n,          "--kernel",
                                     "tiled",    "--space", "quick",  "--budget", "6",

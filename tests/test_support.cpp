@@ -1,6 +1,6 @@
 #include "test_support.hpp"
 
-#include "mmtune/sqlite.hpp"
+#include "mmtune/sql.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

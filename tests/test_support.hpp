@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "mmtune/device.hpp"
 
@@ -49,5 +52,40 @@ struct Background {
   CommandResult wait();  // reaps it and reads both outputs
 };
 Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir);
+
+// ---- both store backends (test_postgres_server.cpp) --------------------------------------
+
+enum class Backend { kSqlite, kPostgres };
+const char* to_string(Backend b);
+inline void PrintTo(Backend b, std::ostream* os) {
+  *os << to_string(b);
+}  // readable test names
+std::string backend_name(const ::testing::TestParamInfo<Backend>& info);
+
+// Why PostgreSQL tests must be skipped (mmtune built without libpq, or no server binaries), or
+// "" when they can run.
+std::string postgres_unavailable();
+// A new, empty database on the test server (started on first use, stopped and removed when the
+// process ends): its postgresql:// URL. Throws when the server cannot be started.
+std::string postgres_database();
+// The URL of a database name on the test server (which need not exist).
+std::string postgres_url(const std::string& database);
+
+// A test suite run once per store backend (INSTANTIATE_BACKENDS). PostgreSQL runs are skipped
+// when libpq or the server binaries are absent, and fail when the server will not start.
+class BackendTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override;
+  // A fresh store: a SQLite file in `dir`, or a new database on the test server.
+  std::string fresh_db(const std::string& name = "tuning.db");
+  bool sqlite() const { return GetParam() == Backend::kSqlite; }
+  TempDir dir;
+};
+
+#define MMTUNE_INSTANTIATE_BACKENDS(suite)                                                     \
+  INSTANTIATE_TEST_SUITE_P(                                                                    \
+      Backends, suite,                                                                         \
+      ::testing::Values(::mmtune::test::Backend::kSqlite, ::mmtune::test::Backend::kPostgres), \
+      ::mmtune::test::backend_name)
 
 }  // namespace mmtune::test

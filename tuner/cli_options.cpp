@@ -9,7 +9,8 @@ namespace mmtune::cli {
 
 void add_device_options(CLI::App* app, DeviceOptions& o) {
   app->add_option("-d,--device", o.device,
-                  "device: index as listed by 'mmtune devices', or part of its name")
+                  "device: index as listed by 'mmtune devices', or part of its name (tune: all, "
+                  "every device of the host)")
       ->capture_default_str();
   app->add_option("--platform", o.platform,
                   "narrow the device choice to one platform (index or name)");

@@ -329,7 +329,7 @@ void print_summary(const TuneSummary& s, const std::string& db) {
       "Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
       "storing %.2f s (defaults, baselines and start-up %.1f s)\n",
       s.total_s, s.build_s, s.run_s, s.verify_s, s.search_s, s.store_s, s.startup_s);
-  std::printf("Stored in %s\n", db.c_str());
+  std::printf("Stored in %s\n", sql::redact_url(db).c_str());
 }
 
 // Progress: a bar on a terminal, log lines otherwise, nothing with -q.
@@ -337,11 +337,12 @@ struct ProgressPrinter {
   bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
   bool quiet = false;
   bool drawn = false;
+  std::string label;  // "[index] " when several devices print at once (log lines, no bar)
   void operator()(const TuneProgress& p) {
     if (quiet) return;
     if (!tty) {
-      spdlog::info("{}/{} {:.0f}s best {:.1f} GFLOPS, {} failed: {}", p.done, p.budget, p.elapsed_s,
-                   p.best_gflops, p.failed, p.last);
+      spdlog::info("{}{}/{} {:.0f}s best {:.1f} GFLOPS, {} failed: {}", label, p.done, p.budget,
+                   p.elapsed_s, p.best_gflops, p.failed, p.last);
       return;
     }
     const double frac_budget = p.budget ? double(p.done) / double(p.budget) : 0.0;
@@ -361,6 +362,114 @@ struct ProgressPrinter {
     if (drawn) std::fprintf(stderr, "\n");
   }
 };
+
+// One tuning session on one device with its own worker process and scratch directory.
+TuneSummary tune_device(const GlobalOptions& g, const Device& device, Store& store,
+                        const TuneRequest& req, ProgressPrinter& printer,
+                        std::size_t parallel_builds) {
+  ScratchDir scratch;
+  TuneEnvironment env;
+  env.worker_argv = {self_exe(), "worker"};
+  env.kernels_dir = g.kernels_dir;
+  env.program_dir = ProgramCache::default_disk_dir();
+  env.scratch_dir = scratch.path;
+  env.parallel_builds = parallel_builds;
+  return tune(
+      device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
+}
+
+// `--device all`: every device that can run the problem, each with its own worker and its own
+// connection to the one store. Devices of one hardware group (hardware_group(): all CPU devices
+// share the host's cores) are tuned one after another, so that they never disturb each other's
+// timings; the groups run at the same time.
+int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
+                 const std::string& platform, const TuneRequest& req, const TuneOptions& t,
+                 const std::string& db) {
+  validate(req.problem);
+  std::map<std::string, std::vector<const Device*>> groups;
+  for (const Device* d : select_all_devices(devices, platform)) {
+    if (!d->info.supports(req.problem.precision)) {
+      spdlog::warn("skipping [{}] {}: no fp{} support", d->info.index, d->info.name,
+                   to_string(req.problem.precision));
+      continue;
+    }
+    try {
+      check_fits(req.problem, d->info);
+    } catch (const Error& e) {
+      spdlog::warn("skipping [{}] {}: {}", d->info.index, d->info.name, e.what());
+      continue;
+    }
+    groups[hardware_group(*d)].push_back(d);
+  }
+  if (groups.empty()) throw NoDeviceError("no OpenCL device can run " + describe(req.problem));
+  // Fails early for a bad --db, and creates or migrates the schema before the threads start.
+  Store(db).upsert_device(groups.begin()->second.front()->info);
+  for (const auto& [group, members] : groups) {
+    std::string names;
+    for (const Device* d : members) names += " [" + std::to_string(d->info.index) + "]";
+    spdlog::info("tuning {} on group {} ({}):{}", describe(req.problem), group,
+                 members.size() > 1 ? "one after another" : "alone", names);
+  }
+  const std::size_t builds =
+      std::max<std::size_t>(1, std::max(1u, std::thread::hardware_concurrency()) / groups.size());
+  struct Outcome {
+    const Device* device;
+    std::optional<TuneSummary> summary;
+    std::string error;
+  };
+  std::vector<std::vector<Outcome>> outcomes(groups.size());
+  std::vector<std::thread> threads;
+  signal(SIGINT, on_sigint);
+  std::size_t gi = 0;
+  for (const auto& entry : groups) {
+    threads.emplace_back([&, members = entry.second, slot = &outcomes[gi++]] {
+      for (const Device* d : members) {
+        Outcome o{d, std::nullopt, ""};
+        if (!g_stop) {
+          try {
+            Store store(db);  // a connection per thread
+            ProgressPrinter printer;
+            printer.quiet = g.quiet;
+            printer.tty = false;  // one bar cannot show several devices
+            printer.label = "[" + std::to_string(d->info.index) + "] ";
+            o.summary = tune_device(g, *d, store, req, printer, builds);
+          } catch (const std::exception& e) {
+            o.error = e.what();
+          }
+        } else {
+          o.error = "not started: interrupted";
+        }
+        slot->push_back(std::move(o));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  signal(SIGINT, SIG_DFL);
+  int rc = kExitOk;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& group : outcomes) {
+    for (const auto& o : group) {
+      const DeviceInfo& d = o.device->info;
+      if (!o.summary) {
+        spdlog::error("[{}] {}: {}", d.index, d.name, o.error);
+        if (rc == kExitOk) rc = kExitFailure;
+        if (t.json)
+          out.push_back({{"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
+                         {"error", o.error}});
+        continue;
+      }
+      if (o.summary->outcome == "interrupted") rc = kExitInterrupted;
+      if (t.json) {
+        out.push_back(summary_json(*o.summary, d));
+      } else {
+        std::printf("== [%zu] %s ==\n", d.index, d.name.c_str());
+        print_summary(*o.summary, db);
+      }
+    }
+  }
+  if (t.json) std::cout << out.dump(2) << "\n";
+  return g_stop ? kExitInterrupted : rc;
+}
 
 int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOptions& popt,
              const TuneOptions& t, const std::string& command_line) {
@@ -389,6 +498,8 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   req.command_line = command_line;
   const auto sources = load_sources(g);  // checks --kernels-dir before any work
   const auto devices = list_devices();
+  const std::string db = open_db_path(t.db);
+  if (dopt.device == "all") return cmd_tune_all(g, devices, dopt.platform, req, t, db);
   const Device& device = select_device(devices, dopt.device, dopt.platform);
   check_fits(req.problem, device.info);
   validate(req.problem);
@@ -396,23 +507,15 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
     throw NoDeviceError("device '" + device.info.name + "' has no fp" +
                         to_string(req.problem.precision) + " support");
   }
-  const std::string db = open_db_path(t.db);
   Store store(db);
-  ScratchDir scratch;
-  TuneEnvironment env;
-  env.worker_argv = {self_exe(), "worker"};
-  env.kernels_dir = g.kernels_dir;
-  env.program_dir = ProgramCache::default_disk_dir();
-  env.scratch_dir = scratch.path;
-  env.parallel_builds = std::max(1u, std::thread::hardware_concurrency());
   spdlog::info("tuning {} on [{}] {} with '{}', budget {} evaluations, time limit {}",
                describe(req.problem), device.info.index, device.info.name, req.strategy, req.budget,
                t.time_limit);
   ProgressPrinter printer;
   printer.quiet = g.quiet;
   signal(SIGINT, on_sigint);
-  const TuneSummary summary = tune(
-      device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
+  const TuneSummary summary = tune_device(g, device, store, req, printer,
+                                          std::max(1u, std::thread::hardware_concurrency()));
   signal(SIGINT, SIG_DFL);
   printer.finish();
   if (t.json) {
@@ -674,7 +777,7 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     std::printf("%6zu  %-13s %9.1f  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(), r.gflops,
                 range, ratio, kernel, r.note.c_str());
   }
-  std::printf("Stored in %s\n", db.c_str());
+  std::printf("Stored in %s\n", sql::redact_url(db).c_str());
   return kExitOk;
 }
 
@@ -907,7 +1010,8 @@ int main(int argc, char** argv) {
     if (const int rc = exchange.run(); rc >= 0) return rc;
     if (const int rc = report.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
-    for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+    // Recorded with the session: a password in a connection URI stays out of the database.
+    for (int i = 1; i < argc; ++i) command_line += " " + sql::redact_url(argv[i]);
     return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);
   } catch (const Error& e) {
     spdlog::error("{}", e.what());

@@ -67,6 +67,18 @@ std::vector<Device> list_devices();
 const Device& select_device(const std::vector<Device>& devices, const std::string& spec,
                             const std::string& platform = "");
 
+// Every device of the platform `platform` names (index or name part; every platform when
+// empty), for `--device all`. Throws NoDeviceError for an unknown platform.
+std::vector<const Device*> select_all_devices(const std::vector<Device>& devices,
+                                              const std::string& platform = "");
+
+// Devices whose measurements would disturb each other share a group and are tuned one after
+// another; different groups are tuned at the same time. The rule, from OpenCL queries only:
+// all CPU devices (CL_DEVICE_TYPE_CPU) form one group, "host-cpu"; a device with
+// cl_khr_pci_bus_info is grouped by its PCI address ("pci:0000:01:00.0"); any other device is a
+// group of its own ("device:INDEX"). Root devices only (list_devices lists no sub-devices).
+std::string hardware_group(const Device& d);
+
 const char* to_string(Precision p);
 
 }  // namespace mmtune

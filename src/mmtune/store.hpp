@@ -1,5 +1,7 @@
-// The tuning database (SQLite): devices, tuning sessions, every measurement and the best
-// configuration per device, kernel and problem. Every measurement is committed on arrival.
+// The tuning database (a SQLite file or a PostgreSQL server shared by several hosts): devices,
+// tuning sessions, every measurement and the best configuration per device, kernel and problem.
+// Every measurement is committed on arrival. One schema and one set of statements serve both
+// backends (see sql.hpp for what differs).
 #pragma once
 
 #include <cstdint>
@@ -11,14 +13,15 @@
 #include "mmtune/device.hpp"
 #include "mmtune/problem.hpp"
 #include "mmtune/runner.hpp"
-#include "mmtune/sqlite.hpp"
+#include "mmtune/sql.hpp"
 
 namespace mmtune {
 
-// Schema version written to PRAGMA user_version.
+// Schema version (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table).
 inline constexpr int kSchemaVersion = 3;
 
-// The SQL that migrates version i to i + 1, for each i (exposed for migration tests).
+// The SQL that migrates version i to i + 1, for each i, written for SQLite (exposed for migration
+// tests; sql::Database::ddl() turns it into the connection's dialect).
 std::vector<std::string> schema_migrations();
 
 struct SessionRecord {
@@ -53,12 +56,14 @@ struct BestRecord {
 
 class Store {
  public:
-  // $MMTUNE_DB, else $XDG_DATA_HOME/mmtune/tuning.db, else ~/.local/share/mmtune/tuning.db.
+  // $MMTUNE_DB (a path or a postgresql:// URI), else $XDG_DATA_HOME/mmtune/tuning.db, else
+  // ~/.local/share/mmtune/tuning.db.
   static std::string default_path();
 
-  // Opens or creates the database (and its directory), migrating older schemas. Throws
-  // UsageError with a one-line reason for a missing or read-only location, a file that is not a
-  // database, or a schema newer than this build.
+  // Opens or creates the database (a SQLite file, or a postgresql:// / postgres:// URI of an
+  // existing server database), migrating older schemas. Throws UsageError with a one-line reason
+  // for a missing or read-only location, a file that is not a database, a server that cannot be
+  // reached or refuses, a build without PostgreSQL support, or a schema newer than this build.
   explicit Store(const std::string& path);
 
   void upsert_device(const DeviceInfo& d);

@@ -1,0 +1,180 @@
+// Beyond one machine: `--device all` tunes every device of the host into one store, the fleet's
+// bests reach consumers (lookup) and the report, and `mmtune export`/`import` move results
+// between a SQLite file and a PostgreSQL server.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "mmtune/device.hpp"
+#include "mmtune/lookup.hpp"
+#include "mmtune/sql.hpp"
+#include "mmtune/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+GemmProblem square(std::size_t n) {
+  GemmProblem p;
+  p.m = p.n = p.k = n;
+  return p;
+}
+
+std::vector<std::string> tiny_tune(const std::string& device, const std::string& db) {
+  return {"--device", device,     "--n", "32",   "--kernel", "tiled",  "--space",
+          "quick",    "--budget", "3",   "--db", db,         "--json", "-q"};
+}
+
+TEST(Fleet, BothPoclDevicesShareTheHostCpuGroup) {
+  // pthread and basic are two drivers over the same cores: tuned one after the other.
+  EXPECT_EQ(hardware_group(test::pocl_device("pthread")), "host-cpu");
+  EXPECT_EQ(hardware_group(test::pocl_device("basic")), "host-cpu");
+}
+
+class FleetTest : public test::BackendTest {};
+MMTUNE_INSTANTIATE_BACKENDS(FleetTest);
+
+TEST_P(FleetTest, DeviceAllTunesEveryDeviceIntoOneStoreThatLookupAndReportRead) {
+  const std::string db = fresh_db();
+  const auto r = test::run_mmtune(tiny_tune("all", db));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  const auto devices = list_devices();
+  ASSERT_EQ(j.size(), devices.size()) << "one summary per device of the host";
+  std::set<std::string> keys;
+  for (const auto& s : j) {
+    EXPECT_EQ(s["outcome"], "budget");
+    EXPECT_FALSE(s["best"].is_null()) << s["device"]["name"];
+    keys.insert(s["device"]["key"].get<std::string>());
+  }
+  EXPECT_EQ(keys.size(), devices.size());
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(DISTINCT device_id) FROM best"),
+            std::int64_t(devices.size()));
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'budget'"),
+            std::int64_t(devices.size()));
+
+  // One group (both are CPU devices): the second session starts after the first ended.
+  Store store(db);
+  const auto sessions = store.sessions();
+  ASSERT_EQ(sessions.size(), 2u);
+  EXPECT_GE(sessions[1].started_at, sessions[0].ended_at);
+
+  // A consumer reads each device's own best from the shared store.
+  const ParameterLookup lookup(db);
+  for (const char* kind : {"pthread", "basic"}) {
+    const DeviceInfo& d = test::pocl_device(kind).info;
+    const auto best = store.best(d.key, square(32));
+    ASSERT_TRUE(best) << kind;
+    const TunedParameters t = lookup.lookup(d, square(32));
+    EXPECT_EQ(t.source, LookupSource::kExact) << kind;
+    EXPECT_EQ(t.device_key, d.key);
+    EXPECT_EQ(to_string(t.config), best->config) << kind;
+  }
+
+  // The report compares the fleet's devices.
+  const std::string out = dir / "report";
+  const auto rep = test::run_mmtune({"report", "--db", db, "--out", out});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("Report of 2 device(s)"), std::string::npos) << rep.out;
+  const std::string html = slurp(out + "/report.html");
+  const std::string best_csv = slurp(out + "/best.csv");
+  for (const char* kind : {"pthread", "basic"}) {
+    const DeviceInfo& d = test::pocl_device(kind).info;
+    EXPECT_NE(html.find(d.name), std::string::npos) << kind;
+    EXPECT_NE(best_csv.find(d.key), std::string::npos) << kind;
+  }
+}
+
+// A host tunes into its own SQLite file, exports, and the file is merged into the server; the
+// server's export, imported into a fresh file, holds the same results; importing again adds
+// nothing.
+TEST(Fleet, ExportImportMovesResultsBetweenSqliteAndTheServer) {
+  if (const std::string why = test::postgres_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  test::TempDir dir;
+  const std::string local = dir / "local.db", server = test::postgres_database();
+  ASSERT_EQ(test::run_mmtune(tiny_tune("pthread", local)).exit_code, 0);
+
+  const auto exp = test::run_mmtune({"export", "--db", local, "--out", dir / "local.json"});
+  ASSERT_EQ(exp.exit_code, 0) << exp.err;
+  const auto imp = test::run_mmtune({"import", dir / "local.json", "--db", server});
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  const std::string rows = "SELECT COUNT(*) FROM measurements";
+  EXPECT_EQ(test::count_rows(server, rows), test::count_rows(local, rows));
+  EXPECT_GT(test::count_rows(server, rows), 0);
+
+  const auto again = test::run_mmtune({"import", dir / "local.json", "--db", server});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find(" 0 measurements added"), std::string::npos) << again.out;
+  EXPECT_EQ(test::count_rows(server, rows), test::count_rows(local, rows));
+
+  const auto back = test::run_mmtune({"export", "--db", server, "--out", dir / "server.json"});
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  const std::string copy = dir / "copy.db";
+  ASSERT_EQ(test::run_mmtune({"import", dir / "server.json", "--db", copy}).exit_code, 0);
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  Store a(local), b(copy);
+  const auto x = a.best(d.key, square(32)), y = b.best(d.key, square(32));
+  ASSERT_TRUE(x && y);
+  EXPECT_EQ(x->config, y->config);
+  EXPECT_EQ(x->median_ms, y->median_ms);
+  EXPECT_EQ(test::count_rows(copy, rows), test::count_rows(local, rows));
+
+  // `mmtune best` answers from the server with MMTUNE_DB instead of --db.
+  const auto best = test::run_mmtune({"best", "--device", "pthread", "--n", "32", "--json"},
+                                     {{"MMTUNE_DB", server}});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(nlohmann::json::parse(best.out)["config"], x->config);
+}
+
+// The permissions README.md documents: a consumer role with CONNECT, USAGE and SELECT only reads
+// the bests (opening the store takes no write right once its schema is current), and cannot
+// write.
+TEST(Fleet, AConsumerWithSelectRightsOnlyReadsTheBests) {
+  if (const std::string why = test::postgres_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string db = test::postgres_database();
+  std::string with_password = db;  // the test server trusts loopback: any password is accepted
+  with_password.replace(with_password.find("mmtune@"), 7, "mmtune:secret@");
+  ASSERT_EQ(test::run_mmtune(tiny_tune("pthread", with_password)).exit_code, 0);
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM sessions WHERE command_line LIKE "
+                             "'%mmtune@127.0.0.1%'"),
+            1)
+      << "the session records the URI without its password";
+  EXPECT_EQ(
+      test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE command_line LIKE '%secret%'"), 0);
+  const std::string role = "reader" + std::to_string(getpid());  // generated: no user input
+  const std::string name = db.substr(db.rfind('/') + 1);
+  {
+    sql::Database admin(db, false);
+    admin.exec("CREATE ROLE " + role + " LOGIN");
+    admin.exec("GRANT CONNECT ON DATABASE " + name + " TO " + role);
+    admin.exec("GRANT USAGE ON SCHEMA public TO " + role);
+    admin.exec("GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + role);
+  }
+  std::string reader = db;
+  reader.replace(reader.find("mmtune@"), 6, role);
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  const ParameterLookup lookup(reader);
+  EXPECT_EQ(lookup.lookup(d, square(32)).source, LookupSource::kExact);
+  Store store(reader);
+  EXPECT_TRUE(store.best(d.key, square(32)));
+  EXPECT_THROW(store.upsert_device(d), std::exception) << "a reader cannot write";
+}
+
+}  // namespace
+}  // namespace mmtune
