@@ -12,7 +12,8 @@
 # Environment: RESULTS_DIR (default results/), RESULTS_DB (default results/.work/results.db;
 # an existing database is resumed: what it holds is not measured again), CLBLAST_TUNED (clblast
 # tuner JSON files for the "clblast-tuned" subject; default: results/clblast/*.json, copied from
-# ../shared/data/clblast when absent; bench/tune_clblast.sh produces fresh ones).
+# ../shared/data/clblast when absent; bench/tune_clblast.sh produces fresh ones). For a quick
+# trial: SIZES="64 128" LIMIT_PERCENT=20 RESULTS_DIR=/tmp/r bench/make_results.sh
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,7 +29,7 @@ log=$out/.work/commands.log
 : >"$log"
 
 run() {  # logs and runs one mmtune command
-  echo "mmtune $*" | sed "s|$db|\$DB|g" >>"$log"
+  echo "mmtune $*" | sed "s|$db|\$DB|g; s|$root/||g" >>"$log"
   echo "+ mmtune $*" >&2
   "$mmtune" "$@"
 }
@@ -40,14 +41,14 @@ fi
 clblast_tuned=()
 for f in ${CLBLAST_TUNED:-$out/clblast/*.json}; do [ -f "$f" ] && clblast_tuned+=("$f"); done
 
-sizes=(256 512 1024 2048)
+read -r -a sizes <<<"${SIZES:-256 512 1024 2048}"
 # Seconds of search per size: the multi-threaded device gets more, fp64 and the one-thread
 # "basic" device less, so that everything fits in about an hour.
 limit() {  # device precision n
   local base
   case "$3" in 256) base=45 ;; 512) base=60 ;; 1024) base=120 ;; *) base=180 ;; esac
   [ "$1" = pthread ] && [ "$2" = 32 ] && base=$((base * 3 / 2))
-  echo "${base}s"
+  echo "$((base * ${LIMIT_PERCENT:-100} / 100))s"
 }
 
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -82,7 +83,7 @@ devices_json=$("$mmtune" devices --json)
   echo "bench/make_results.sh"
   echo '```'
   echo
-  echo "- [report/index.html](report/index.html) (also [report/report.md](report/report.md)):"
+  echo "- [report/report.html](report/report.html) (also [report/report.md](report/report.md)):"
   echo "  per-device and cross-device charts, rooflines, best configurations, tuning cost."
   echo "- [mmtune-results.json](mmtune-results.json): every device, session, measurement and"
   echo "  best (\`mmtune import\` reads it back)."
@@ -102,7 +103,7 @@ devices_json=$("$mmtune" devices --json)
   echo
   echo "## Versions"
   echo
-  echo "- mmtune $("$mmtune" --version 2>&1 | head -1), commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src kernels tuner || echo ' (with local changes)')"
+  echo "- $("$mmtune" --version 2>&1 | head -1), commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src kernels tuner || echo ' (with local changes)')"
   echo "- $(grep -m1 -o '"platform_version": *"[^"]*"' <<<"$devices_json" | sed 's/.*: *"//; s/"$//')"
   for p in pocl-opencl-icd libclblast1 libopenblas0-pthread libopenblas0 g++; do
     v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || true)
