@@ -42,11 +42,14 @@ clblast_tuned=()
 for f in ${CLBLAST_TUNED:-$out/clblast/*.json}; do [ -f "$f" ] && clblast_tuned+=("$f"); done
 
 read -r -a sizes <<<"${SIZES:-256 512 1024 2048}"
+# Small and odd shapes, tuned and benchmarked on the main device in fp32 only.
+read -r -a small <<<"${SMALL_SIZES-64 100 128 500}"
 # Seconds of search per size: the multi-threaded device gets more, fp64 and the one-thread
 # "basic" device less, so that everything fits in about an hour.
 limit() {  # device precision n
   local base
-  case "$3" in 256) base=45 ;; 512) base=60 ;; 1024) base=120 ;; *) base=180 ;; esac
+  case "$3" in 64 | 100 | 128) base=20 ;; 256) base=45 ;; 500 | 512) base=60 ;; 1024) base=120 ;;
+    *) base=180 ;; esac
   [ "$1" = pthread ] && [ "$2" = 32 ] && base=$((base * 3 / 2))
   echo "$((base * ${LIMIT_PERCENT:-100} / 100))s"
 }
@@ -54,14 +57,17 @@ limit() {  # device precision n
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 for dev in pthread basic; do
   for prec in 32 64; do
-    for n in "${sizes[@]}"; do
+    all=("${sizes[@]}")
+    [ "$dev" = pthread ] && [ "$prec" = 32 ] && all=("${small[@]}" "${sizes[@]}")
+    for n in "${all[@]}"; do
       run tune --device "$dev" --precision "$prec" --n "$n" --time-limit "$(limit "$dev" "$prec" "$n")" \
         --no-baselines --db "$db" >"$out/.work/tune-$dev-fp$prec-$n.txt"
     done
     run roofline --device "$dev" --precision "$prec" --db "$db" >"$out/.work/roofline-$dev-fp$prec.txt"
     clb=()
     [ "$prec" = 32 ] && [ ${#clblast_tuned[@]} -gt 0 ] && clb=(--clblast-tuned "${clblast_tuned[@]}")
-    run bench --device "$dev" --precision "$prec" --n "$(IFS=,; echo "${sizes[*]}")" "${clb[@]}" \
+    list=$(printf '%s\n' "${all[@]}" | sort -n | paste -sd,)
+    run bench --device "$dev" --precision "$prec" --n "$list" "${clb[@]}" \
       --db "$db" | tee "$out/bench-$dev-fp$prec.txt"
   done
 done
