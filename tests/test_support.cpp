@@ -104,7 +104,8 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path, ec);
 }
 
-Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir) {
+Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir,
+                        const std::map<std::string, std::string>& env) {
   Background b;
   b.out_path = out_dir + "/stdout.txt";
   b.err_path = out_dir + "/stderr.txt";
@@ -114,6 +115,7 @@ Background spawn_mmtune(const std::vector<std::string>& args, const std::string&
     const int err = open(b.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     exec_mmtune(args);
   }
   return b;
@@ -127,6 +129,21 @@ CommandResult Background::wait() {
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+std::string integrity_check(const std::string& db_path) {
+  sql::Database d(db_path, false);
+  auto q = d.prepare("PRAGMA integrity_check");
+  return q.step() ? q.text(0) : "no answer";
+}
+
+std::int64_t stored_measurements(const std::string& db_path, const std::string& kernel,
+                                 const std::string& config) {
+  sql::Database d(db_path, false);
+  auto q = d.prepare("SELECT COUNT(*) FROM measurements WHERE kernel = ? AND config = ?");
+  q.bind(1, kernel).bind(2, config);
+  q.step();
+  return q.integer(0);
 }
 
 }  // namespace mmtune::test

@@ -48,6 +48,14 @@ struct Background {
   std::string out_path, err_path;
   CommandResult wait();  // reaps it and reads both outputs
 };
-Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir);
+Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir,
+                        const std::map<std::string, std::string>& env = {});
+
+// The first row of PRAGMA integrity_check ("ok" for an intact database).
+std::string integrity_check(const std::string& db_path);
+
+// Measurements stored for (kernel, config), through a separate connection.
+std::int64_t stored_measurements(const std::string& db_path, const std::string& kernel,
+                                 const std::string& config);
 
 }  // namespace mmtune::test
