@@ -15,7 +15,7 @@ seconds=${1:-60}
 targets=(import config)
 
 command -v clang++ >/dev/null || { echo "scripts/fuzz.sh: clang++ is needed for libFuzzer" >&2; exit 2; }
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DMMTUNE_FUZZ=ON -DMMTUNE_BUILD_TESTS=OFF >&2
 cmake --build "$build" --parallel "$jobs" --target fuzz_import fuzz_config >&2
 

@@ -4,11 +4,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <algorithm>
-#include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <iterator>
@@ -141,7 +141,7 @@ sql::Database open(const std::string& path) {
   try {
     return sql::Database(path, /*create=*/true);
   } catch (const sql::Error& e) {
-    throw UsageError("cannot open database '" + path + "': " + e.what());
+    throw UsageError(e.what());  // "cannot open database '<path>': <why>"
   }
 }
 

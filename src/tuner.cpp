@@ -112,14 +112,13 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   if (!env.kernels_dir.empty()) {
     std::vector<KernelConfig> defaults;
     for (auto k : request.kernels) defaults.push_back(default_config(k));
-    const auto results =
-        evaluator.evaluate(defaults, TimingOptions::verify_only(), 600.0, &stop);
+    const auto results = evaluator.evaluate(defaults, TimingOptions::verify_only(), 600.0, &stop);
     for (std::size_t i = 0; i < defaults.size(); ++i) {
       if (results[i] && results[i]->status == Status::kBuildFailed) {
         const char* kernel = kernel_name(kind_of(defaults[i]));
         throw UsageError("--kernels-dir '" + env.kernels_dir + "': the " + kernel +
-                         " kernel (gemm_" + kernel + ".cl) does not compile: " +
-                         first_error_line(results[i]->message));
+                         " kernel (gemm_" + kernel +
+                         ".cl) does not compile: " + first_error_line(results[i]->message));
       }
     }
   }
@@ -143,7 +142,6 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   if (!request.fresh) {
     for (auto& m : store.measurements(key, problem)) known[{m.kernel, m.config}] = std::move(m);
   }
-
 
   double best_ms = std::numeric_limits<double>::infinity();
   std::size_t budget_done = 0;  // evaluations counted against the budget (measured or reused)
@@ -220,7 +218,8 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
           (it != known.end() && time_of(it->second.result))) {
         continue;
       }
-      const auto results = measure({c}, baseline ? baseline_timing() : search_timing(best_ms), true);
+      const auto results =
+          measure({c}, baseline ? baseline_timing() : search_timing(best_ms), true);
       if (results[0]) report(describe_result(record(c, *results[0])));
     }
   };

@@ -114,9 +114,9 @@ TEST(BadInputCli, SizesBeyondTheDevice) {
   test::TempDir dir;
   const std::string db = dir / "t.db";
   // Each buffer of 100000 x 100000 floats is 37 GiB: more than PoCL allocates at once.
-  expect_refused({"tune", "--device", "pthread", "--m", "100000", "--n", "64", "--k", "100000",
-                  "--db", db},
-                 kExitUsage, "allocates at most");
+  expect_refused(
+      {"tune", "--device", "pthread", "--m", "100000", "--n", "64", "--k", "100000", "--db", db},
+      kExitUsage, "allocates at most");
   expect_refused({"run", "--device", "pthread", "--n", "4000000000"}, kExitUsage, "GiB");
   EXPECT_FALSE(fs::exists(db));
 }
@@ -221,9 +221,8 @@ TEST(BadInputCli, HostileImportFilesChangeNothing) {
   edited("unknown-parameter", [](json& j) {
     j["measurements"][1]["config"] = j["measurements"][1]["config"].get<std::string>() + " FOO=1";
   });
-  edited("injected-option", [](json& j) {
-    j["measurements"][1]["config"] = "MWG=64 -DEVIL=1 -cl-opt-disable";
-  });
+  edited("injected-option",
+         [](json& j) { j["measurements"][1]["config"] = "MWG=64 -DEVIL=1 -cl-opt-disable"; });
   edited("injected-value", [](json& j) {
     std::string c = j["measurements"][1]["config"];
     c.replace(c.find("MWG=64"), 6, "MWG=64;rm");

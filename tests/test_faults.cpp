@@ -56,18 +56,19 @@ std::int64_t rows(const std::string& db) {
   }
 }
 
-// The database is intact and holds every measurement the log reported.
-void expect_intact_with_everything_reported(const std::string& db, const std::string& log) {
+// The database is intact and holds every measurement the log reported. Returns their number.
+std::size_t expect_intact_with_everything_reported(const std::string& db, const std::string& log) {
   const auto lines = reported(log);
   if (!fs::exists(db)) {
     EXPECT_TRUE(lines.empty()) << "reported without a database:\n" << log;
-    return;
+    return 0;
   }
   EXPECT_EQ(test::integrity_check(db), "ok");
   for (const auto& r : lines) {
     EXPECT_GE(test::stored_measurements(db, r.kernel, r.config), 1)
         << "reported but not stored: " << r.kernel << " [" << r.config << "]";
   }
+  return lines.size();
 }
 
 // Every row of the first `max_id` measurements, as text: what must survive a later failure.
@@ -87,9 +88,8 @@ std::string measurements_up_to(const std::string& db, std::int64_t max_id) {
 
 std::vector<std::string> tune_args(const std::string& db, const std::string& n,
                                    const std::string& budget) {
-  return {"tune",     "--device", "pthread", "--n",      n,        "--kernel",
-          "tiled",    "--space",  "quick",   "--budget", budget,   "--strategy",
-          "random",   "--db",     db,        "--json"};
+  return {"tune",  "--device", "pthread", "--n",        n,        "--kernel", "tiled", "--space",
+          "quick", "--budget", budget,    "--strategy", "random", "--db",     db,      "--json"};
 }
 
 TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
@@ -97,6 +97,7 @@ TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
   const std::string db = dir / "tuning.db";
   const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
   const auto args = tune_args(db, "64", "30");
+  std::size_t reported_before_kills = 0;
   for (int moment = 0; moment < 12; ++moment) {
     SCOPED_TRACE("moment " + std::to_string(moment));
     const std::int64_t before = std::max<std::int64_t>(0, rows(db));
@@ -119,13 +120,14 @@ TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
     }
     const auto r = bg.wait();
     ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
-    expect_intact_with_everything_reported(db, r.err);
+    reported_before_kills += expect_intact_with_everything_reported(db, r.err);
     const std::int64_t after = std::max<std::int64_t>(0, rows(db));
     EXPECT_GE(after, before) << "a committed measurement was lost";
     if (kind == 0) {
       EXPECT_EQ(after - before, nth - 1) << "the killed transaction must leave nothing behind";
     }
   }
+  EXPECT_GE(reported_before_kills, 6u) << "the log checks above must have had lines to check";
   const std::int64_t tiled_before =
       test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
   const auto done = test::run_mmtune(args, env);
@@ -195,7 +197,8 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
   // The exhaustive search measures the quick space in order; the budget of 8 covers its first
   // seven points. The faults go to four of them that are neither the kernel's default (a
   // reference, allowed 600 s) nor the warm-start seed.
-  const auto space = enumerate(KernelKind::kTiled, SpaceSize::kQuick, &dev.info, Precision::kSingle);
+  const auto space =
+      enumerate(KernelKind::kTiled, SpaceSize::kQuick, &dev.info, Precision::kSingle);
   const KernelConfig seed = default_parameters(dev.info, problem).config;
   std::vector<KernelConfig> faulty;
   for (std::size_t i = 0; i < 7 && i < space.size() && faulty.size() < 4; ++i) {
@@ -244,7 +247,8 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
 
   const auto status_of = [&](const KernelConfig& c) {
     sql::Database d(db, false);
-    auto q = d.prepare("SELECT status, message FROM measurements WHERE kernel = 'tiled' AND config = ?");
+    auto q =
+        d.prepare("SELECT status, message FROM measurements WHERE kernel = 'tiled' AND config = ?");
     q.bind(1, to_string(c));
     return q.step() ? q.text(0) + ": " + q.text(1) : std::string("not stored");
   };
@@ -260,12 +264,12 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
   EXPECT_EQ(j["best"]["status"], "Ok");
   for (const auto& c : faulty) EXPECT_NE(j["best"]["config"], to_string(c));
   sql::Database d(db, false);
-  auto q = d.prepare(
-      "SELECT MIN(median_ms) FROM measurements WHERE status = 'Ok' AND kernel = 'tiled'");
+  auto q =
+      d.prepare("SELECT MIN(median_ms) FROM measurements WHERE status = 'Ok' AND kernel = 'tiled'");
   ASSERT_TRUE(q.step());
   EXPECT_DOUBLE_EQ(j["best"]["median_ms"].get<double>(), q.real(0));
-  const auto best = test::run_mmtune({"best", "--device", "pthread", "--n", "64", "--kernel",
-                                      "tiled", "--db", db, "--json"});
+  const auto best = test::run_mmtune(
+      {"best", "--device", "pthread", "--n", "64", "--kernel", "tiled", "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_EQ(nlohmann::json::parse(best.out)["config"], j["best"]["config"]);
 }
@@ -338,7 +342,7 @@ TEST(FaultsCli, FourTunesIntoOneDatabaseAllComplete) {
   std::vector<test::Background> runs;
   for (const char* n : {"56", "64", "72", "80"}) {
     outs.push_back(std::make_unique<test::TempDir>());
-    auto args = tune_args(db, n, "4");
+    auto args = tune_args(db, n, "3");
     args.push_back("-q");
     runs.push_back(test::spawn_mmtune(args, outs.back()->path, env));
   }
