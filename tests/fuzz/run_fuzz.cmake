@@ -11,10 +11,11 @@ foreach(target import config)
   execute_process(
     COMMAND "${FUZZ_DIR}/fuzz_${target}" -max_total_time=${SECONDS} -timeout=10 -max_len=65536
             "${WORK_DIR}/${target}" "${CORPUS_DIR}/${target}"
+    WORKING_DIRECTORY "${WORK_DIR}"  # where libFuzzer leaves a crashing input
     RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "fuzz_${target} found a failure (exit ${rc}); the input is in the "
-                        "working directory of the test")
+    message(FATAL_ERROR "fuzz_${target} found a failure (exit ${rc}); the input is in "
+                        "${WORK_DIR}")
   endif()
 endforeach()
 message("fuzz targets ran ${SECONDS} s each without a failure")
