@@ -110,6 +110,24 @@ TEST(BadInputCli, MalformedOptionValues) {
   EXPECT_FALSE(fs::exists(db)) << "a refused command created the database";
 }
 
+// Each breaks an early constraint so that a later one's quotient is 0: they crashed mmtune with
+// SIGFPE (division by zero) until fuzz_config found the first one.
+const char* const kDividesByZero[][2] = {
+    {"direct", "WGD=16 MDIMCD=2 NDIMCD=1 MDIMAD=4 NDIMBD=8 KWID=2 VWMD=1 VWND=2 PADA=1 PADB=1"},
+    {"tiled",
+     "MWG=64 NWG=64 KWG=16 MDIMC=2 NDIMC=1 MDIMA=4 NDIMB=8 KWI=2 VWM=4 VWN=4 STRM=0 STRN=0 SA=1 "
+     "SB=1"},
+};
+
+TEST(BadInputCli, ConfigurationsWhoseConstraintsWouldDivideByZero) {
+  for (const auto& [kernel, config] : kDividesByZero) {
+    expect_refused(
+        {"run", "--device", "pthread", "--n", "16", "--kernel", kernel, "--config", config},
+        kExitUsage, "breaks");
+    EXPECT_THROW(parse_config(*parse_kernel_kind(kernel), config), UsageError) << config;
+  }
+}
+
 TEST(BadInputCli, SizesBeyondTheDevice) {
   test::TempDir dir;
   const std::string db = dir / "t.db";
@@ -232,6 +250,7 @@ TEST(BadInputCli, HostileImportFilesChangeNothing) {
   edited("escape-codes", [](json& j) { j["devices"][0]["name"] = "GPU\x1b]0;pwned\x07"; });
   edited("status-unknown", [](json& j) { j["measurements"][0]["status"] = "Fast"; });
   edited("format", [](json& j) { j["format"] = "other"; });
+  edited("divides-by-zero", [](json& j) { j["measurements"][1]["config"] = kDividesByZero[1][1]; });
   for (const auto& [name, content] : cases) {
     SCOPED_TRACE(name);
     const std::string file = dir / (name + ".json");
