@@ -57,12 +57,7 @@ std::vector<Reported> reported(const std::string& log) {
 
 // Stored measurements, or -1 while the database or its schema does not exist yet.
 std::int64_t rows(const std::string& db) {
-  if (!fs::exists(db)) return -1;
-  try {
-    return test::count_rows(db, "SELECT COUNT(*) FROM measurements");
-  } catch (const sql::Error&) {
-    return -1;
-  }
+  return test::count_rows_if_ready(db, "SELECT COUNT(*) FROM measurements");
 }
 
 // The database is intact and holds every measurement the log reported. Returns their number.

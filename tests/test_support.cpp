@@ -82,6 +82,15 @@ std::int64_t count_rows(const std::string& db_path, const std::string& sql) {
   return q.integer(0);
 }
 
+std::int64_t count_rows_if_ready(const std::string& db_path, const std::string& sql) {
+  if (!std::filesystem::exists(db_path)) return -1;
+  try {
+    return count_rows(db_path, sql);
+  } catch (const sql::Error&) {  // no schema yet ("no such table")
+    return -1;
+  }
+}
+
 int line_count(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

@@ -25,6 +25,10 @@ CommandResult run_mmtune(const std::vector<std::string>& args,
 // The single integer a query returns (e.g. COUNT(*)), read through a separate connection.
 std::int64_t count_rows(const std::string& db_path, const std::string& sql);
 
+// The same while another process may be creating the database: -1 until the file and the
+// queried tables exist.
+std::int64_t count_rows_if_ready(const std::string& db_path, const std::string& sql);
+
 // Number of lines in a string, ignoring a trailing newline.
 int line_count(const std::string& s);
 
