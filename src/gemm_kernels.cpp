@@ -10,6 +10,12 @@
 namespace mmtune {
 namespace {
 
+// a % b == 0 for a quotient b that is 0 when an earlier constraint already failed: violations()
+// checks every constraint, so none may divide by zero (found by fuzz_config).
+bool divisible(int a, int b) {
+  return b > 0 && a % b == 0;
+}
+
 // ---- tiled ----------------------------------------------------------------------------------
 
 ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
@@ -71,7 +77,7 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        [](const C& c) { return !c.SA || c.MWG % (c.MDIMA * c.VWM) == 0; }},
       {"SA=1 -> KWG % KDIMA == 0",
        {"SA", "MDIMA", "MDIMC", "NDIMC", "KWG"},
-       [](const C& c) { return !c.SA || c.KWG % ((c.MDIMC * c.NDIMC) / c.MDIMA) == 0; }},
+       [](const C& c) { return !c.SA || divisible(c.KWG, (c.MDIMC * c.NDIMC) / c.MDIMA); }},
       {"SB=0 -> NDIMB == NDIMC (NDIMB unused)",
        {"SB", "NDIMB", "NDIMC"},
        [](const C& c) { return c.SB || c.NDIMB == c.NDIMC; }},
@@ -83,7 +89,7 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        [](const C& c) { return !c.SB || c.NWG % (c.NDIMB * c.VWN) == 0; }},
       {"SB=1 -> KWG % KDIMB == 0",
        {"SB", "NDIMB", "MDIMC", "NDIMC", "KWG"},
-       [](const C& c) { return !c.SB || c.KWG % ((c.MDIMC * c.NDIMC) / c.NDIMB) == 0; }},
+       [](const C& c) { return !c.SB || divisible(c.KWG, (c.MDIMC * c.NDIMC) / c.NDIMB); }},
       // With one vector per work-item both assignments are the same kernel.
       {"MWI == VWM -> STRM == 0",
        {"STRM", "MWG", "MDIMC", "VWM"},
@@ -140,7 +146,7 @@ ParamSpace<DirectConfig> make_direct(SpaceSize s) {
       {"WGD % MDIMAD == 0 and WGD % KDIMAD == 0",
        {"WGD", "MDIMCD", "NDIMCD", "MDIMAD"},
        [](const C& c) {
-         return c.WGD % c.MDIMAD == 0 && c.WGD % ((c.MDIMCD * c.NDIMCD) / c.MDIMAD) == 0;
+         return c.WGD % c.MDIMAD == 0 && divisible(c.WGD, (c.MDIMCD * c.NDIMCD) / c.MDIMAD);
        }},
       {"(MDIMCD*NDIMCD) % NDIMBD == 0",
        {"MDIMCD", "NDIMCD", "NDIMBD"},
@@ -148,7 +154,7 @@ ParamSpace<DirectConfig> make_direct(SpaceSize s) {
       {"WGD % NDIMBD == 0 and WGD % KDIMBD == 0",
        {"WGD", "MDIMCD", "NDIMCD", "NDIMBD"},
        [](const C& c) {
-         return c.WGD % c.NDIMBD == 0 && c.WGD % ((c.MDIMCD * c.NDIMCD) / c.NDIMBD) == 0;
+         return c.WGD % c.NDIMBD == 0 && divisible(c.WGD, (c.MDIMCD * c.NDIMCD) / c.NDIMBD);
        }},
   };
   return {std::move(p), std::move(k)};

@@ -1,7 +1,9 @@
 #include "mmtune/program_cache.hpp"
 
+#include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -20,18 +22,26 @@ std::vector<unsigned char> read_file(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Writes to a unique temporary name, then renames: readers never see a partial file.
+// Writes to a fresh temporary file (mkstemp: unpredictable name, never an existing file or
+// link), then renames: readers never see a partial file. A full or read-only cache only costs
+// a rebuild next time.
 void write_atomically(const fs::path& p, const std::vector<unsigned char>& data) {
   std::error_code ec;
   fs::create_directories(p.parent_path(), ec);
-  const fs::path tmp = p.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
-    if (!out) return;  // a full or read-only cache only costs a rebuild next time
+  std::string tmp = p.string() + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return;
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += std::size_t(n);
   }
-  fs::rename(tmp, p, ec);
-  if (ec) fs::remove(tmp, ec);
+  const bool closed = ::close(fd) == 0;
+  const bool ok = done == data.size() && closed;
+  if (ok) fs::rename(tmp, p, ec);
+  if (!ok || ec) fs::remove(tmp, ec);
 }
 
 }  // namespace

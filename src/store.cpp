@@ -1,8 +1,11 @@
 #include "mmtune/store.hpp"
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -145,11 +148,53 @@ sql::Database open(const std::string& path) {
   try {
     return sql::Database(path, /*create=*/true);
   } catch (const sql::Error& e) {
-    throw UsageError("cannot open database '" + path + "': " + e.what());
+    throw UsageError(e.what());  // "cannot open database '<path>': <why>"
   }
 }
 
+// A positive integer from a test-only environment variable, or 0 when unset or malformed.
+long test_switch(const char* name) {
+  const char* v = std::getenv(name);
+  long n = 0;
+  if (!v || !*v) return 0;
+  const char* end = v + std::char_traits<char>::length(v);
+  const auto [ptr, ec] = std::from_chars(v, end, n);
+  return ec == std::errc() && ptr == end && n > 0 ? n : 0;
+}
+
 }  // namespace
+
+void throw_database_error(const std::string& path, const sql::Error& e) {
+  const std::string where = path.empty() ? "the database" : "database '" + path + "'";
+  // PostgreSQL reports SQLSTATEs instead of SQLite's result codes.
+  const std::string& state = e.sqlstate();
+  if (state == "53100") {  // disk_full
+    throw StorageError(where + " is full (no space left on the server's disk): " + e.what() +
+                       "; everything committed before is kept");
+  }
+  if (state == "42501") throw UsageError(where + " is not writable (" + e.what() + ")");
+  if (state == "55P03") {  // lock_not_available (lock_timeout)
+    throw StorageError(where + " stayed locked by another process: " + e.what());
+  }
+  switch (e.code() & 0xff) {
+    case SQLITE_FULL:
+      throw StorageError(where + " is full (no space left on its disk, or its size limit): " +
+                         e.what() + "; everything committed before is kept");
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      throw UsageError(where + " is damaged (" + e.what() +
+                       "); restore it from a copy or use another --db");
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+      throw UsageError(where + " is not writable (" + e.what() + ")");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      throw StorageError(where + " stayed locked by another process: " + e.what());
+    default:
+      throw StorageError("cannot write " + where + ": " + e.what() +
+                         "; everything committed before is kept");
+  }
+}
 
 void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
   s.bind(first, p.m).bind(first + 1, p.n).bind(first + 2, p.k);
@@ -199,6 +244,17 @@ std::string Store::default_path() {
 
 Store::Store(const std::string& path) : db_(open(path)) {
   try {
+    // A truncated or damaged file is refused before anything reads or writes it (a full scan
+    // of the b-trees; tuning databases are small). A server checks its own storage.
+    if (db_.dialect() == sql::Dialect::kSqlite) {
+      auto check = db_.prepare("PRAGMA quick_check(1)");
+      if (check.step() && check.text(0) != "ok") {
+        std::string why = check.text(0).substr(0, 200);
+        std::replace(why.begin(), why.end(), '\n', ' ');  // error messages are one line
+        throw UsageError("'" + path + "' is damaged (" + why +
+                         "); restore it from a copy or use another --db");
+      }
+    }
     // Switching to WAL needs a moment without other connections; it persists in the file, so
     // only the first opener of a new database ever has to wait here.
     for (int attempt = 0; db_.dialect() == sql::Dialect::kSqlite; ++attempt) {
@@ -211,10 +267,19 @@ Store::Store(const std::string& path) : db_(open(path)) {
       }
     }
     migrate();
+    // Test-only: a size limit in pages stands in for a full disk (PRAGMA max_page_count).
+    const long pages = test_switch("MMTUNE_TEST_DB_MAX_PAGES");
+    if (pages > 0 && db_.dialect() == sql::Dialect::kSqlite) {
+      db_.exec("PRAGMA max_page_count = " + std::to_string(pages));
+    }
   } catch (const sql::Error& e) {
     const int primary = e.code() & 0xff;
-    if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+    if (primary == SQLITE_NOTADB) {
       throw UsageError("'" + path + "' is not a valid mmtune database (" + e.what() + ")");
+    }
+    if (primary == SQLITE_CORRUPT) {
+      throw UsageError("'" + path + "' is damaged (" + e.what() +
+                       "); restore it from a copy or use another --db");
     }
     if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM) {
       throw UsageError("database '" + path + "' is not writable (" + e.what() + ")");
@@ -259,9 +324,13 @@ void Store::upsert_device(const DeviceInfo& d) {
   s.bind(8, d.opencl_c_version).bind(9, d.type).bind(10, std::int64_t(d.compute_units));
   s.bind(11, std::int64_t(d.max_clock_mhz)).bind(12, std::int64_t(d.global_mem_bytes));
   s.bind(13, std::int64_t(d.local_mem_bytes)).bind(14, d.max_work_group_size);
-  sql::Transaction t(db_);  // IMMEDIATE: concurrent writers queue on the busy timeout
-  s.run();
-  t.commit();
+  try {
+    sql::Transaction t(db_);  // IMMEDIATE: concurrent writers queue on the busy timeout
+    s.run();
+    t.commit();
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
 }
 
 std::optional<DeviceInfo> Store::device(const std::string& key) {
@@ -294,19 +363,27 @@ std::int64_t Store::begin_session(const SessionRecord& r) {
   s.bind(5, r.space).bind(6, std::int64_t(r.seed)).bind(7, r.budget).bind(8, r.time_limit_s);
   bind_problem(s, 9, r.problem);
   s.bind(16, now_utc()).bind(17, host_name()).bind(18, MMTUNE_VERSION);
-  sql::Transaction t(db_);
-  s.run();
-  const std::int64_t id = db_.last_insert_id();
-  t.commit();
-  return id;
+  try {
+    sql::Transaction t(db_);
+    s.run();
+    const std::int64_t id = db_.last_insert_id();
+    t.commit();
+    return id;
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
 }
 
 void Store::end_session(std::int64_t id, const std::string& outcome) {
   auto s = db_.prepare("UPDATE sessions SET ended_at = ?, outcome = ? WHERE id = ?");
   s.bind(1, now_utc()).bind(2, outcome).bind(3, id);
-  sql::Transaction t(db_);
-  s.run();
-  t.commit();
+  try {
+    sql::Transaction t(db_);
+    s.run();
+    t.commit();
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
 }
 
 std::vector<SessionRecord> Store::sessions() {
@@ -329,10 +406,18 @@ std::vector<SessionRecord> Store::sessions() {
 }
 
 std::int64_t Store::add_measurement(const MeasurementRecord& m) {
-  sql::Transaction t(db_);
-  const std::int64_t id = insert_measurement(m);
-  t.commit();
-  return id;
+  // Test-only: SIGKILL inside the Nth measurement's transaction, between insert and commit.
+  static const long kill_at = test_switch("MMTUNE_TEST_KILL_IN_TRANSACTION");
+  static long added = 0;
+  try {
+    sql::Transaction t(db_);
+    const std::int64_t id = insert_measurement(m);
+    if (kill_at && ++added == kill_at) ::kill(::getpid(), SIGKILL);
+    t.commit();
+    return id;
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
 }
 
 std::int64_t Store::insert_measurement(const MeasurementRecord& m) {

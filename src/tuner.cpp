@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "mmtune/error.hpp"
 #include "mmtune/evaluator.hpp"
@@ -62,6 +63,24 @@ TimingOptions baseline_timing() {
   return t;
 }
 
+// The first line of a build log that names an error (else its first line), shortened.
+std::string first_error_line(const std::string& log) {
+  std::string first;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    const std::size_t end = std::min(log.find('\n', start), log.size());
+    const std::string line = log.substr(start, end - start);
+    if (first.empty() && !line.empty()) first = line;
+    if (line.find("error") != std::string::npos) {
+      first = line;
+      break;
+    }
+    start = end + 1;
+  }
+  if (first.size() > 200) first = first.substr(0, 200) + "...";
+  return first.empty() ? "no build log" : first;
+}
+
 }  // namespace
 
 TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
@@ -73,6 +92,36 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   const std::string& key = device.info.key;
   TuneSummary summary;
   summary.problem = problem;
+
+  EvaluatorOptions eo;
+  eo.worker_argv = env.worker_argv;
+  eo.device_index = device.info.index;
+  eo.device_key = key;
+  eo.kernels_dir = env.kernels_dir;
+  eo.program_dir = env.program_dir;
+  if (!env.scratch_dir.empty()) eo.reference_file = env.scratch_dir + "/reference.bin";
+  eo.problem = problem;
+  eo.seed = request.seed;
+  eo.parallel_builds = std::max<std::size_t>(1, env.parallel_builds);
+  eo.build_limit_s = env.build_limit_s;
+  eo.first_run_extra_s = env.first_run_extra_s;
+  Evaluator evaluator(eo);
+
+  // Kernels from --kernels-dir must compile before anything is stored: each tuned kernel's
+  // default configuration is built, run once and verified, and a build failure is an input error.
+  if (!env.kernels_dir.empty()) {
+    std::vector<KernelConfig> defaults;
+    for (auto k : request.kernels) defaults.push_back(default_config(k));
+    const auto results = evaluator.evaluate(defaults, TimingOptions::verify_only(), 600.0, &stop);
+    for (std::size_t i = 0; i < defaults.size(); ++i) {
+      if (results[i] && results[i]->status == Status::kBuildFailed) {
+        const char* kernel = kernel_name(kind_of(defaults[i]));
+        throw UsageError("--kernels-dir '" + env.kernels_dir + "': the " + kernel +
+                         " kernel (gemm_" + kernel +
+                         ".cl) does not compile: " + first_error_line(results[i]->message));
+      }
+    }
+  }
 
   store.upsert_device(device.info);
   SessionRecord session;
@@ -93,20 +142,6 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   if (!request.fresh) {
     for (auto& m : store.measurements(key, problem)) known[{m.kernel, m.config}] = std::move(m);
   }
-
-  EvaluatorOptions eo;
-  eo.worker_argv = env.worker_argv;
-  eo.device_index = device.info.index;
-  eo.device_key = key;
-  eo.kernels_dir = env.kernels_dir;
-  eo.program_dir = env.program_dir;
-  if (!env.scratch_dir.empty()) eo.reference_file = env.scratch_dir + "/reference.bin";
-  eo.problem = problem;
-  eo.seed = request.seed;
-  eo.parallel_builds = std::max<std::size_t>(1, env.parallel_builds);
-  eo.build_limit_s = env.build_limit_s;
-  eo.first_run_extra_s = env.first_run_extra_s;
-  Evaluator evaluator(eo);
 
   double best_ms = std::numeric_limits<double>::infinity();
   std::size_t budget_done = 0;  // evaluations counted against the budget (measured or reused)
@@ -183,7 +218,8 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
           (it != known.end() && time_of(it->second.result))) {
         continue;
       }
-      const auto results = measure({c}, baseline ? baseline_timing() : search_timing(best_ms), true);
+      const auto results =
+          measure({c}, baseline ? baseline_timing() : search_timing(best_ms), true);
       if (results[0]) report(describe_result(record(c, *results[0])));
     }
   };

@@ -1,6 +1,7 @@
 #include "mmtune/worker.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -71,9 +72,12 @@ class Worker {
     }
     for (auto& t : pool) t.join();
 
-    const char* fault = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
+    // Test-only fault injection: a crash (abort) or a hang (sleep forever) on one configuration.
+    const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
+    const char* hang = std::getenv("MMTUNE_TEST_HANG_ON_CONFIG");
     for (const auto& item : items) {
-      if (fault && *fault && item.text == fault) std::abort();  // test-only crash injection
+      if (crash && *crash && item.text == crash) std::abort();
+      while (hang && *hang && item.text == hang) std::this_thread::sleep_for(std::chrono::hours(1));
       const Measurement m = runner_->evaluate(item.config, timing, [&] {
         send({{"op", "tick"}, {"id", item.id}});
       });

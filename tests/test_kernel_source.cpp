@@ -35,8 +35,8 @@ TEST(KernelSource, EmbeddedEqualsFilesOnDisk) {
 }
 
 TEST(KernelSource, DirectoryMustHoldEveryKernel) {
-  const fs::path dir = fs::temp_directory_path() / ("mmtune-kdir-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::TempDir tmp;  // mkdtemp: no predictable names in /tmp
+  const fs::path dir = tmp.path;
   fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / "common.cl", dir / "common.cl",
                 fs::copy_options::overwrite_existing);
   try {
@@ -45,13 +45,12 @@ TEST(KernelSource, DirectoryMustHoldEveryKernel) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("copy.cl"), std::string::npos) << e.what();
   }
-  fs::remove_all(dir);
   EXPECT_THROW(KernelSources("/nonexistent/kernels"), UsageError);
 }
 
 TEST(KernelSource, EditedKernelsDirIsCompiledAndBuildErrorsAreReported) {
-  const fs::path dir = fs::temp_directory_path() / ("mmtune-kbad-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::TempDir tmp;
+  const fs::path dir = tmp.path;
   for (const auto& name : required_kernel_files()) {
     fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name,
                   fs::copy_options::overwrite_existing);
@@ -65,7 +64,6 @@ TEST(KernelSource, EditedKernelsDirIsCompiledAndBuildErrorsAreReported) {
   const auto ok =
       test::run_mmtune({"--kernels-dir", dir.string(), "run", "--n", "16", "--kernel", "naive"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  fs::remove_all(dir);
 }
 
 TEST(KernelSource, ContentHashDiffers) {

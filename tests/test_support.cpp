@@ -82,6 +82,15 @@ std::int64_t count_rows(const std::string& db_path, const std::string& sql) {
   return q.integer(0);
 }
 
+std::int64_t count_rows_if_ready(const std::string& db_path, const std::string& sql) {
+  if (!std::filesystem::exists(db_path)) return -1;
+  try {
+    return count_rows(db_path, sql);
+  } catch (const sql::Error&) {  // no schema yet ("no such table")
+    return -1;
+  }
+}
+
 int line_count(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
@@ -104,7 +113,8 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path, ec);
 }
 
-Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir) {
+Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir,
+                        const std::map<std::string, std::string>& env) {
   Background b;
   b.out_path = out_dir + "/stdout.txt";
   b.err_path = out_dir + "/stderr.txt";
@@ -114,6 +124,7 @@ Background spawn_mmtune(const std::vector<std::string>& args, const std::string&
     const int err = open(b.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     exec_mmtune(args);
   }
   return b;
@@ -127,6 +138,21 @@ CommandResult Background::wait() {
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+std::string integrity_check(const std::string& db_path) {
+  sql::Database d(db_path, false);
+  auto q = d.prepare("PRAGMA integrity_check");
+  return q.step() ? q.text(0) : "no answer";
+}
+
+std::int64_t stored_measurements(const std::string& db_path, const std::string& kernel,
+                                 const std::string& config) {
+  sql::Database d(db_path, false);
+  auto q = d.prepare("SELECT COUNT(*) FROM measurements WHERE kernel = ? AND config = ?");
+  q.bind(1, kernel).bind(2, config);
+  q.step();
+  return q.integer(0);
 }
 
 }  // namespace mmtune::test

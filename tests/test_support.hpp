@@ -28,6 +28,10 @@ CommandResult run_mmtune(const std::vector<std::string>& args,
 // The single integer a query returns (e.g. COUNT(*)), read through a separate connection.
 std::int64_t count_rows(const std::string& db_path, const std::string& sql);
 
+// The same while another process may be creating the database: -1 until the file and the
+// queried tables exist.
+std::int64_t count_rows_if_ready(const std::string& db_path, const std::string& sql);
+
 // Number of lines in a string, ignoring a trailing newline.
 int line_count(const std::string& s);
 
@@ -51,7 +55,15 @@ struct Background {
   std::string out_path, err_path;
   CommandResult wait();  // reaps it and reads both outputs
 };
-Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir);
+Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir,
+                        const std::map<std::string, std::string>& env = {});
+
+// The first row of PRAGMA integrity_check ("ok" for an intact database).
+std::string integrity_check(const std::string& db_path);
+
+// Measurements stored for (kernel, config), through a separate connection.
+std::int64_t stored_measurements(const std::string& db_path, const std::string& kernel,
+                                 const std::string& config);
 
 // ---- both store backends (test_postgres_server.cpp) --------------------------------------
 

@@ -229,8 +229,8 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   // Interrupt once a few search measurements are committed.
   for (int i = 0; i < 600; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (fs::exists(db) &&
-        test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'") >= 4) {
+    if (test::count_rows_if_ready(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'") >=
+        4) {
       break;
     }
   }

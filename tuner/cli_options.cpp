@@ -43,6 +43,35 @@ std::size_t parse_size(const char* flag, const std::string& text) {
   return static_cast<std::size_t>(v);
 }
 
+namespace {
+
+CLI::Validator integer_check(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& text) -> std::string {
+        std::uint64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (ec == std::errc::result_out_of_range) return "'" + text + "' is too large";
+        if (text.empty() || text.front() == '-' || ec != std::errc() || ptr != end ||
+            (positive && v == 0)) {
+          return std::string("must be a ") + (positive ? "positive" : "non-negative") +
+                 " integer, got '" + text.substr(0, 40) + "'";
+        }
+        return "";
+      },
+      positive ? "POSITIVE" : "UINT");
+}
+
+}  // namespace
+
+CLI::Validator positive_integer() {
+  return integer_check(true);
+}
+
+CLI::Validator non_negative_integer() {
+  return integer_check(false);
+}
+
 GemmProblem make_problem(const ProblemOptions& o) {
   if (!o.given()) throw UsageError("give the problem size: --n N (square) or --m M --n N --k K");
   GemmProblem p;

@@ -27,6 +27,11 @@ void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& wh
 
 // A matrix size: a positive decimal integer. Throws UsageError naming `flag` otherwise.
 std::size_t parse_size(const char* flag, const std::string& text);
+// Checks for counts and seeds: plain decimal digits that fit 64 bits (no sign: CLI11 would
+// wrap "-1" around to 2^64 - 1), positive or not. The message names the option.
+CLI::Validator positive_integer();
+CLI::Validator non_negative_integer();
+
 // --n alone means a square problem. Throws UsageError when no size was given.
 GemmProblem make_problem(const ProblemOptions& o);
 

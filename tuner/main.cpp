@@ -2,6 +2,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -194,8 +195,10 @@ double parse_duration(const std::string& text) {
     std::size_t j = i;
     while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.'))
       ++j;
-    if (j == i || j - i > 12) throw UsageError(bad);
-    const double v = std::stod(text.substr(i, j - i));
+    double v = 0.0;
+    // from_chars, not stod: "." or "1.2.3" are input errors, not exceptions from the library.
+    const auto [end, ec] = std::from_chars(text.data() + i, text.data() + j, v);
+    if (j == i || j - i > 12 || ec != std::errc() || end != text.data() + j) throw UsageError(bad);
     double unit = 1.0;
     if (j < text.size()) {
       const char u = text[j++];
@@ -370,6 +373,7 @@ TuneSummary tune_device(const GlobalOptions& g, const Device& device, Store& sto
   ScratchDir scratch;
   TuneEnvironment env;
   env.worker_argv = {self_exe(), "worker"};
+  if (g.quiet) env.worker_argv.insert(env.worker_argv.begin() + 1, "-q");
   env.kernels_dir = g.kernels_dir;
   env.program_dir = ProgramCache::default_disk_dir();
   env.scratch_dir = scratch.path;
@@ -838,7 +842,8 @@ int main(int argc, char** argv) {
       "  mmtune --device 0 --n 2048              tune a 2048^3 fp32 GEMM on device 0\n"
       "  mmtune space --kernel tiled --device 0  show a kernel's parameter space\n"
       "  mmtune run --kernel tiled --n 1024 --config \"MWG=64 NWG=64 ...\"\n"
-      "Exit codes: 0 success, 1 failure, 2 bad usage or input, 3 no usable OpenCL device,\n"
+      "Exit codes: 0 success, 1 failure, 2 bad usage or input (including a damaged database),\n"
+      "3 no usable OpenCL device, 4 the database cannot be written (disk full, I/O error),\n"
       "130 interrupted.");
   app.require_subcommand(0, 1);
   app.fallthrough();
@@ -879,7 +884,8 @@ int main(int argc, char** argv) {
   run->add_option("--kernel", run_kernel, "tiled, direct, naive or classic")->capture_default_str();
   run->add_option("--config", run_config,
                   "parameters, e.g. \"MWG=64 NWG=64 ...\" (default: the kernel's defaults)");
-  run->add_option("--seed", run_seed, "seed of the random operands");
+  run->add_option("--seed", run_seed, "seed of the random operands")
+      ->check(cli::non_negative_integer());
   run->add_flag("--json", run_json, "print JSON");
 
   DeviceOptions tune_dev;
@@ -895,12 +901,13 @@ int main(int argc, char** argv) {
   tune->add_option("--strategy", tune_opt.strategy,
                    "search strategy: exhaustive, random, annealing, genetic or model (default)");
   tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::positive_integer())
       ->capture_default_str();
   tune->add_option("--time-limit", tune_opt.time_limit,
                    "maximum tuning time, e.g. 90s, 10m, or none")
       ->capture_default_str();
-  tune->add_option("--seed", tune_opt.seed, "seed of the search and the operands");
+  tune->add_option("--seed", tune_opt.seed, "seed of the search and the operands")
+      ->check(cli::non_negative_integer());
   tune->add_option("--db", tune_opt.db,
                    "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");
   tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
@@ -916,10 +923,10 @@ int main(int argc, char** argv) {
       "simulate", "replay recorded measurements to compare search strategies (no device needed)");
   simulate->add_option("--strategy", sim.strategy, "a strategy, or all")->capture_default_str();
   simulate->add_option("--budget", sim.budget, "evaluations per run")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::positive_integer())
       ->capture_default_str();
   simulate->add_option("--seeds", sim.seeds, "runs per strategy")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::positive_integer())
       ->capture_default_str();
   simulate->add_option("--db", sim.db, "tuning database");
   simulate->add_option("-d,--device", sim.device, "stored device: key or part of its name");
@@ -1001,7 +1008,17 @@ int main(int argc, char** argv) {
     }
     if (run->parsed())
       return cmd_run(g, run_dev, run_prob, run_kernel, run_config, run_seed, run_json);
-    if (worker->parsed()) return run_worker(std::cin, std::cout);
+    if (worker->parsed()) {
+      // -q: the OpenCL compiler's own diagnostics ("2 errors generated.") would reach the
+      // terminal past mmtune's logging; build logs and faults come back through the protocol.
+      if (g.quiet) {
+        if (const int null_fd = open("/dev/null", O_WRONLY); null_fd >= 0) {
+          dup2(null_fd, STDERR_FILENO);
+          close(null_fd);
+        }
+      }
+      return run_worker(std::cin, std::cout);
+    }
     if (simulate->parsed()) return cmd_simulate(sim);
     if (best->parsed()) return cmd_best(best_opt, best_dev, best_prob);
     if (history->parsed()) return cmd_history(history_db, history_json);
@@ -1016,6 +1033,13 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     spdlog::error("{}", e.what());
     return e.exit_code();
+  } catch (const sql::Error& e) {  // a database failure no command translated itself
+    try {
+      throw_database_error("", e);
+    } catch (const Error& x) {
+      spdlog::error("{}", x.what());
+      return x.exit_code();
+    }
   } catch (const cl::Error& e) {
     spdlog::error("OpenCL call {} failed with error {}", e.what(), e.err());
     return kExitFailure;

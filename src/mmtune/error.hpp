@@ -13,6 +13,7 @@ enum ExitCode : int {
   kExitFailure = 1,
   kExitUsage = 2,
   kExitNoDevice = 3,
+  kExitStorage = 4,  // the database could not be written: disk full, I/O error
   kExitInterrupted = 130,
 };
 
@@ -37,6 +38,13 @@ class UsageError : public Error {
 class NoDeviceError : public Error {
  public:
   explicit NoDeviceError(const std::string& what) : Error(what, kExitNoDevice) {}
+};
+
+// The database could not be written (disk full, size limit, I/O error). What was committed
+// before stays intact: every write is one transaction.
+class StorageError : public Error {
+ public:
+  explicit StorageError(const std::string& what) : Error(what, kExitStorage) {}
 };
 
 }  // namespace mmtune

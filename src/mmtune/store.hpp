@@ -54,6 +54,11 @@ struct BestRecord {
   std::string updated_at;
 };
 
+// Throws the mmtune error for a failed database operation: StorageError (exit 4) for a full
+// disk, an I/O error or a lock held too long; UsageError (exit 2) for a damaged or read-only
+// database. `path` may be empty.
+[[noreturn]] void throw_database_error(const std::string& path, const sql::Error& e);
+
 class Store {
  public:
   // $MMTUNE_DB (a path or a postgresql:// URI), else $XDG_DATA_HOME/mmtune/tuning.db, else

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds mmtune with AddressSanitizer + UndefinedBehaviorSanitizer (MMTUNE_SANITIZE=ON) in its
+# own build directory and runs the test suite under it on PoCL, leaving out the slow tuning tests
+# (tuning many variants under ASan takes many minutes) and the installed-package test (its
+# consumer is not built with the sanitizers).
+#
+#   scripts/sanitize.sh [ctest options]     e.g. scripts/sanitize.sh -R Store
+#
+# Environment: MMTUNE_SANITIZE_BUILD_DIR (default build-sanitize), JOBS (default: all cores),
+# MMTUNE_SANITIZE_ALL=1 to run the slow tests too.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${MMTUNE_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+jobs=${JOBS:-$(nproc)}
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMMTUNE_SANITIZE=ON >&2
+cmake --build "$build" --parallel "$jobs" --target mmtune_tests >&2
+
+# PoCL and LLVM are not instrumented: their own leaks are suppressed (tests/sanitizers/lsan.supp),
+# and memory they allocate and free across the boundary must not count as a mismatch.
+export ASAN_OPTIONS=detect_leaks=1:alloc_dealloc_mismatch=0:strict_string_checks=1:abort_on_error=0
+export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export POCL_DEVICES="pthread basic"
+
+slow='ConsumerPackage|FuzzSmoke|Tuner\.|TunerCli\.|FaultsCli\.|StoreCli\.|Bench|Roofline'
+exclude=()
+[ "${MMTUNE_SANITIZE_ALL:-0}" = 1 ] && slow='ConsumerPackage|FuzzSmoke'
+exclude=(-E "$slow")
+cd "$build"
+exec ctest --output-on-failure --timeout 900 --parallel "$jobs" "${exclude[@]}" "$@"

@@ -1,0 +1,297 @@
+// Bad input through the real mmtune binary: each is refused with one line naming the problem and
+// a documented exit code, and nothing is written.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/sqlite.hpp"
+#include "mmtune/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs mmtune quietly and checks: `code`, one line on stderr naming `needle`, nothing on stdout.
+void expect_refused(std::vector<std::string> args, int code, const std::string& needle) {
+  std::string joined;
+  for (const auto& a : args) joined += a + " ";
+  args.push_back("-q");
+  const auto r = test::run_mmtune(args);
+  EXPECT_EQ(r.exit_code, code) << joined << "\n" << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1) << joined << "\n" << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << joined << "\n" << r.err;
+  EXPECT_TRUE(r.out.empty()) << joined << "\n" << r.out;
+}
+
+// Row counts and contents of every table: equal snapshots mean nothing was written.
+std::string snapshot(const std::string& db) {
+  sql::Database d(db, false);
+  std::string out;
+  for (const char* table : {"devices", "sessions", "measurements", "best", "bench", "roofline"}) {
+    auto q = d.prepare(std::string("SELECT COUNT(*) FROM ") + table);  // constant names
+    q.step();
+    out += std::string(table) + "=" + std::to_string(q.integer(0)) + " ";
+  }
+  auto m = d.prepare(
+      "SELECT group_concat(kernel || '|' || config || '|' || status || '|' || "
+      "COALESCE(median_ms, ''), ';') FROM measurements");
+  m.step();
+  return out + m.text(0);
+}
+
+MeasurementRecord sample(const DeviceInfo& d, KernelKind kind, double ms) {
+  MeasurementRecord r;
+  r.device_key = d.key;
+  r.kernel = kernel_name(kind);
+  r.config = to_string(default_config(kind));
+  r.problem.m = r.problem.n = r.problem.k = 64;
+  r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = ms;
+  r.result.routine_ms = r.result.kernel_ms = {ms};
+  r.result.gflops = r.result.kernel_gflops = 1.0;
+  return r;
+}
+
+// A database with a device and `n` measurements of the pthread device.
+void fill(const std::string& db, int n) {
+  Store s(db);
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  s.upsert_device(dev);
+  for (int i = 0; i < n; ++i) {
+    s.add_measurement(sample(dev, i % 2 ? KernelKind::kTiled : KernelKind::kNaive, 1.0 + i));
+  }
+}
+
+TEST(BadInputCli, MalformedOptionValues) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  const std::vector<std::string> base = {"tune", "--device", "pthread", "--db", db};
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"--budget", "0", "--budget"},
+      {"--budget", "-3", "--budget"},
+      {"--budget", "many", "--budget"},
+      {"--budget", "99999999999999999999999", "--budget"},
+      {"--seed", "-1", "--seed"},
+      {"--seed", "x1", "--seed"},
+      {"--time-limit", "0", "--time-limit"},
+      {"--time-limit", "-5m", "--time-limit"},
+      {"--time-limit", ".", "--time-limit"},
+      {"--time-limit", "1.2.3s", "--time-limit"},
+      {"--time-limit", "5x", "--time-limit"},
+      {"--precision", "abc", "--precision"},
+      {"--layout", "diagonal", "--layout"},
+      {"--space", "huge", "--space"},
+      {"--m", "0", "--m"},
+      {"--k", "-1", "--k"},
+      {"--m", "1e3", "--m"},
+      {"--k", "18446744073709551616", "--k"},
+  };
+  for (const auto& [option, value, needle] : cases) {
+    auto args = base;
+    args.insert(args.end(), {"--n", "64", option, value});
+    expect_refused(args, kExitUsage, needle);
+  }
+  EXPECT_FALSE(fs::exists(db)) << "a refused command created the database";
+}
+
+// Each breaks an early constraint so that a later one's quotient is 0: they crashed mmtune with
+// SIGFPE (division by zero) until fuzz_config found the first one.
+const char* const kDividesByZero[][2] = {
+    {"direct", "WGD=16 MDIMCD=2 NDIMCD=1 MDIMAD=4 NDIMBD=8 KWID=2 VWMD=1 VWND=2 PADA=1 PADB=1"},
+    {"tiled",
+     "MWG=64 NWG=64 KWG=16 MDIMC=2 NDIMC=1 MDIMA=4 NDIMB=8 KWI=2 VWM=4 VWN=4 STRM=0 STRN=0 SA=1 "
+     "SB=1"},
+};
+
+TEST(BadInputCli, ConfigurationsWhoseConstraintsWouldDivideByZero) {
+  for (const auto& [kernel, config] : kDividesByZero) {
+    expect_refused(
+        {"run", "--device", "pthread", "--n", "16", "--kernel", kernel, "--config", config},
+        kExitUsage, "breaks");
+    EXPECT_THROW(parse_config(*parse_kernel_kind(kernel), config), UsageError) << config;
+  }
+}
+
+TEST(BadInputCli, SizesBeyondTheDevice) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  // Each buffer of 100000 x 100000 floats is 37 GiB: more than PoCL allocates at once.
+  expect_refused(
+      {"tune", "--device", "pthread", "--m", "100000", "--n", "64", "--k", "100000", "--db", db},
+      kExitUsage, "allocates at most");
+  expect_refused({"run", "--device", "pthread", "--n", "4000000000"}, kExitUsage, "GiB");
+  EXPECT_FALSE(fs::exists(db));
+}
+
+TEST(BadInputCli, DatabasePathsThatCannotBeUsed) {
+  test::TempDir dir;
+  expect_refused({"history", "--db", dir / "missing/dir/t.db"}, kExitUsage, "does not exist");
+  expect_refused({"tune", "--device", "pthread", "--n", "64", "--db", dir / "missing/t.db"},
+                 kExitUsage, "does not exist");
+  expect_refused({"history", "--db", dir.path}, kExitUsage, "is a directory");
+  // A directory the process cannot write to: procfs for root (who ignores permissions).
+  std::string ro = "/proc/mmtune-test.db";
+  if (geteuid() != 0) {
+    fs::create_directories(dir / "ro");
+    chmod((dir / "ro").c_str(), 0500);
+    ro = dir / "ro/t.db";
+  }
+  expect_refused({"history", "--db", ro}, kExitUsage, ro);
+  EXPECT_FALSE(fs::exists(dir / "missing"));
+}
+
+TEST(BadInputCli, FilesThatAreNotUsableDatabases) {
+  test::TempDir dir;
+  // Not a database at all.
+  const std::string junk = dir / "junk.db";
+  std::ofstream(junk) << std::string(8192, 'x');
+  expect_refused({"history", "--db", junk}, kExitUsage, "not a valid mmtune database");
+  expect_refused({"tune", "--device", "pthread", "--n", "64", "--db", junk}, kExitUsage,
+                 "not a valid mmtune database");
+  EXPECT_EQ(slurp(junk), std::string(8192, 'x'));
+
+  // A newer schema is refused and left alone.
+  const std::string newer = dir / "newer.db";
+  {
+    sql::Database d(newer, true);
+    d.exec("PRAGMA user_version = 99");
+  }
+  expect_refused({"history", "--db", newer}, kExitUsage, "newer than this mmtune");
+  EXPECT_EQ(test::count_rows(newer, "PRAGMA user_version"), 99);
+
+  // A real database, then damaged three ways: truncated, its b-tree pages overwritten, its
+  // header overwritten. None is read or written further.
+  const std::string good = dir / "good.db";
+  fill(good, 400);
+  const std::string bytes = slurp(good);
+  ASSERT_GT(bytes.size(), 16u * 4096);
+  const auto damaged = [&](const std::string& name, std::string content) {
+    const std::string path = dir / name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  };
+  std::string garbage = bytes;
+  for (std::size_t i = 4 * 4096; i < 8 * 4096; ++i) garbage[i] = char(0xA5 ^ (i * 31));
+  std::string header = bytes;
+  for (std::size_t i = 0; i < 100; ++i) header[i] = char(i * 7 + 1);
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {damaged("truncated.db", bytes.substr(0, bytes.size() / 2)), "damaged"},
+      {damaged("pages.db", garbage), "damaged"},
+      {damaged("header.db", header), "not a valid mmtune database"},
+  };
+  for (const auto& [path, needle] : files) {
+    const std::string before = slurp(path);
+    expect_refused({"history", "--db", path}, kExitUsage, needle);
+    expect_refused({"best", "--device", "pthread", "--n", "64", "--db", path}, kExitUsage, needle);
+    expect_refused({"tune", "--device", "pthread", "--n", "64", "--db", path}, kExitUsage, needle);
+    expect_refused({"export", "--db", path}, kExitUsage, needle);
+    EXPECT_EQ(slurp(path), before) << path << " was written";
+  }
+}
+
+TEST(BadInputCli, HostileImportFilesChangeNothing) {
+  test::TempDir dir;
+  const std::string src = dir / "src.db", db = dir / "target.db";
+  fill(src, 4);
+  const auto exported = test::run_mmtune({"export", "--db", src, "--out", dir / "good.json"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const json good = json::parse(slurp(dir / "good.json"));
+  ASSERT_EQ(test::run_mmtune({"import", dir / "good.json", "--db", db}).exit_code, 0);
+  const std::string before = snapshot(db);
+  ASSERT_NE(before.find("measurements=4"), std::string::npos) << before;
+
+  std::vector<std::pair<std::string, std::string>> cases;  // name, content
+  const auto edited = [&](const std::string& name, auto edit) {
+    json j = good;
+    edit(j);
+    cases.emplace_back(name, j.dump());
+  };
+  const std::string text = good.dump();
+  cases.emplace_back("truncated", text.substr(0, text.size() / 2));
+  cases.emplace_back("empty", "");
+  cases.emplace_back("binary", std::string("\x7f"
+                                           "ELF\0\0\xff\xfe",
+                                           8));
+  cases.emplace_back("deep", std::string(200000, '[') + std::string(200000, ']'));
+  std::string objects;
+  for (int i = 0; i < 50000; ++i) objects += "{\"a\":";
+  cases.emplace_back("deep-objects", objects);
+  edited("size-as-text", [](json& j) { j["measurements"][0]["problem"]["m"] = "64"; });
+  edited("negative-size", [](json& j) { j["measurements"][0]["problem"]["n"] = -64; });
+  edited("huge-size", [](json& j) { j["measurements"][0]["problem"]["k"] = 1e300; });
+  edited("kernel-as-number", [](json& j) { j["measurements"][1]["kernel"] = 7; });
+  edited("unknown-parameter", [](json& j) {
+    j["measurements"][1]["config"] = j["measurements"][1]["config"].get<std::string>() + " FOO=1";
+  });
+  edited("injected-option",
+         [](json& j) { j["measurements"][1]["config"] = "MWG=64 -DEVIL=1 -cl-opt-disable"; });
+  edited("injected-value", [](json& j) {
+    std::string c = j["measurements"][1]["config"];
+    c.replace(c.find("MWG=64"), 6, "MWG=64;rm");
+    j["measurements"][1]["config"] = c;
+  });
+  edited("path-in-key", [](json& j) { j["devices"][0]["key"] = "../../etc/passwd"; });
+  edited("escape-codes", [](json& j) { j["devices"][0]["name"] = "GPU\x1b]0;pwned\x07"; });
+  edited("status-unknown", [](json& j) { j["measurements"][0]["status"] = "Fast"; });
+  edited("format", [](json& j) { j["format"] = "other"; });
+  edited("divides-by-zero", [](json& j) { j["measurements"][1]["config"] = kDividesByZero[1][1]; });
+  for (const auto& [name, content] : cases) {
+    SCOPED_TRACE(name);
+    const std::string file = dir / (name + ".json");
+    std::ofstream(file, std::ios::binary) << content;
+    expect_refused({"import", file, "--db", db}, kExitUsage, name + ".json");
+    EXPECT_EQ(snapshot(db), before);
+  }
+  // Larger than the import limit (sparse: nothing is written to disk).
+  const std::string huge = dir / "huge.json";
+  std::ofstream(huge).put('{');
+  fs::resize_file(huge, 1ull << 32);
+  expect_refused({"import", huge, "--db", db}, kExitUsage, "MiB");
+  expect_refused({"import", dir / "absent.json", "--db", db}, kExitUsage, "absent.json");
+  EXPECT_EQ(snapshot(db), before);
+}
+
+TEST(BadInputCli, KernelsDirWithoutKernelsOrWithABrokenKernel) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  fs::create_directories(dir / "empty");
+  const std::vector<std::string> tune = {"tune",  "--device", "pthread", "--n",  "64", "--kernel",
+                                         "tiled", "--budget", "4",       "--db", db};
+  auto args = tune;
+  args.insert(args.begin(), {"--kernels-dir", dir / "empty"});
+  expect_refused(args, kExitUsage, "has no readable common.cl");
+  EXPECT_FALSE(fs::exists(db));
+
+  // Every kernel present, but the tiled one does not compile.
+  const fs::path kdir = dir / "broken";
+  fs::create_directories(kdir);
+  for (const auto& e : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
+    fs::copy_file(e.path(), kdir / e.path().filename());
+  }
+  std::ofstream(kdir / "gemm_tiled.cl", std::ios::app) << "\nthis is not OpenCL C;\n";
+  args = tune;
+  args.insert(args.begin(), {"--kernels-dir", kdir.string()});
+  args.push_back("--json");
+  expect_refused(args, kExitUsage, "gemm_tiled.cl) does not compile");
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM measurements"), 0);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions"), 0);
+}
+
+}  // namespace
+}  // namespace mmtune

@@ -1,0 +1,372 @@
+// Faults through the real mmtune binary on PoCL: SIGKILL at many moments (inside a database
+// transaction too), Ctrl-C, variants that fail to build, compute wrong results, hang or crash
+// the worker, a full disk, and four tunes writing into one database.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/lookup.hpp"
+#include "mmtune/sqlite.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+using Env = std::map<std::string, std::string>;
+
+struct Reported {
+  std::string kernel, config, status;
+};
+
+// What the tuner reported in its progress log (stderr when it is not a terminal), one line per
+// stored evaluation: "info: 3/30 2s best 1.2 GFLOPS, 0 failed: tiled [MWG=64 ...] Ok 1.2 GFLOPS".
+std::vector<Reported> reported(const std::string& log) {
+  // Plain string search: std::regex trips GCC 12's -Wmaybe-uninitialized under the sanitizers.
+  std::vector<Reported> out;
+  std::istringstream lines(log);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto at = line.find("failed: ");
+    const auto open = line.find(" [", at);
+    const auto close = line.find("] ", open);
+    if (at == std::string::npos || open == std::string::npos || close == std::string::npos) {
+      continue;
+    }
+    const std::string kernel = line.substr(at + 8, open - at - 8);
+    const std::string status = line.substr(close + 2, line.find(' ', close + 2) - close - 2);
+    out.push_back({kernel, line.substr(open + 2, close - open - 2), status});
+  }
+  return out;
+}
+
+// Stored measurements, or -1 while the database or its schema does not exist yet.
+std::int64_t rows(const std::string& db) {
+  return test::count_rows_if_ready(db, "SELECT COUNT(*) FROM measurements");
+}
+
+// The database is intact and holds every measurement the log reported. Returns their number.
+std::size_t expect_intact_with_everything_reported(const std::string& db, const std::string& log) {
+  const auto lines = reported(log);
+  if (!fs::exists(db)) {
+    EXPECT_TRUE(lines.empty()) << "reported without a database:\n" << log;
+    return 0;
+  }
+  EXPECT_EQ(test::integrity_check(db), "ok");
+  for (const auto& r : lines) {
+    EXPECT_GE(test::stored_measurements(db, r.kernel, r.config), 1)
+        << "reported but not stored: " << r.kernel << " [" << r.config << "]";
+  }
+  return lines.size();
+}
+
+// Every row of the first `max_id` measurements, as text: what must survive a later failure.
+std::string measurements_up_to(const std::string& db, std::int64_t max_id) {
+  sql::Database d(db, false);
+  auto q = d.prepare(
+      "SELECT id, kernel, config, status, COALESCE(median_ms, -1), samples FROM measurements "
+      "WHERE id <= ? ORDER BY id");
+  q.bind(1, max_id);
+  std::string out;
+  while (q.step()) {
+    out += std::to_string(q.integer(0)) + "|" + q.text(1) + "|" + q.text(2) + "|" + q.text(3) +
+           "|" + std::to_string(q.real(4)) + "|" + q.text(5) + "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> tune_args(const std::string& db, const std::string& n,
+                                   const std::string& budget) {
+  return {"tune",  "--device", "pthread", "--n",        n,        "--kernel", "tiled", "--space",
+          "quick", "--budget", budget,    "--strategy", "random", "--db",     db,      "--json"};
+}
+
+TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
+  const auto args = tune_args(db, "64", "30");
+  std::size_t reported_before_kills = 0;
+  for (int moment = 0; moment < 12; ++moment) {
+    SCOPED_TRACE("moment " + std::to_string(moment));
+    const std::int64_t before = std::max<std::int64_t>(0, rows(db));
+    const int kind = moment % 3;
+    const long nth = 1 + moment / 3;
+    Env run_env = env;
+    // Kind 0: the tuner kills itself inside its nth measurement's transaction (inserted, not
+    // committed). Kind 1: after a delay spread over start-up, database creation, the defaults
+    // and the search. Kind 2: just after the nth new commit, while the next variants build or run.
+    if (kind == 0) run_env["MMTUNE_TEST_KILL_IN_TRANSACTION"] = std::to_string(nth);
+    auto bg = test::spawn_mmtune(args, dir.path, run_env);
+    if (kind == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50 + 700 * (moment / 3)));
+      kill(bg.pid, SIGKILL);
+    } else if (kind == 2) {
+      for (int i = 0; i < 6000 && rows(db) < before + nth; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      kill(bg.pid, SIGKILL);
+    }
+    const auto r = bg.wait();
+    ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+    reported_before_kills += expect_intact_with_everything_reported(db, r.err);
+    const std::int64_t after = std::max<std::int64_t>(0, rows(db));
+    EXPECT_GE(after, before) << "a committed measurement was lost";
+    if (kind == 0) {
+      EXPECT_EQ(after - before, nth - 1) << "the killed transaction must leave nothing behind";
+    }
+  }
+  EXPECT_GE(reported_before_kills, 6u) << "the log checks above must have had lines to check";
+  const std::int64_t tiled_before =
+      test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
+  const auto done = test::run_mmtune(args, env);
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  expect_intact_with_everything_reported(db, done.err);
+  const auto j = nlohmann::json::parse(done.out);
+  EXPECT_EQ(j["outcome"], "budget");
+  // Every stored search point is re-used, not measured again (the default is a reference).
+  EXPECT_GE(j["reused"].get<std::int64_t>(), tiled_before - 1);
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM (SELECT 1 FROM measurements GROUP BY kernel, "
+                             "config HAVING COUNT(*) > 1)"),
+            0)
+      << "a configuration was measured twice";
+  ASSERT_FALSE(j["best"].is_null());
+  EXPECT_EQ(j["best"]["status"], "Ok");
+}
+
+TEST(FaultsCli, InterruptPrintsTheSummaryExits130AndResumes) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
+  auto args = tune_args(db, "72", "40");
+  args.pop_back();  // the text summary
+  auto bg = test::spawn_mmtune(args, dir.path, env);
+  for (int i = 0; i < 6000 && rows(db) < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(bg.pid, SIGINT);
+  const auto r = bg.wait();
+  ASSERT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.out.find(": interrupted (session"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Evaluations: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Stored in " + db), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
+  expect_intact_with_everything_reported(db, r.err);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'interrupted'"), 1);
+  const auto stored = rows(db);
+
+  args[10] = "6";  // --budget: a short resume that re-uses what is stored
+  const auto again = test::run_mmtune(args, env);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find(": budget (session"), std::string::npos) << again.out;
+  const auto reused_at = again.out.find(" reused from the database");
+  ASSERT_NE(reused_at, std::string::npos) << again.out;
+  const auto number_at = again.out.rfind(", ", reused_at);
+  ASSERT_NE(number_at, std::string::npos) << again.out;
+  EXPECT_GE(std::stoll(again.out.substr(number_at + 2, reused_at - number_at - 2)), 1) << again.out;
+  EXPECT_GE(rows(db), stored);
+}
+
+// "MWG == 64 && NWG == 64 && ..." for a configuration's canonical text.
+std::string condition(const KernelConfig& c) {
+  std::istringstream in(to_string(c));
+  std::string pair, out;
+  while (in >> pair) {
+    const auto eq = pair.find('=');
+    out += (out.empty() ? "" : " && ") + pair.substr(0, eq) + " == " + pair.substr(eq + 1);
+  }
+  return out;
+}
+
+TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  const Device& dev = test::pocl_device("pthread");
+  GemmProblem problem;
+  problem.m = problem.n = problem.k = 64;
+  // The exhaustive search measures the quick space in order; the budget of 8 covers its first
+  // seven points. The faults go to four of them that are neither the kernel's default (a
+  // reference, allowed 600 s) nor the warm-start seed.
+  const auto space =
+      enumerate(KernelKind::kTiled, SpaceSize::kQuick, &dev.info, Precision::kSingle);
+  const KernelConfig seed = default_parameters(dev.info, problem).config;
+  std::vector<KernelConfig> faulty;
+  for (std::size_t i = 0; i < 7 && i < space.size() && faulty.size() < 4; ++i) {
+    if (space[i] != default_config(KernelKind::kTiled) && space[i] != seed) {
+      faulty.push_back(space[i]);
+    }
+  }
+  ASSERT_EQ(faulty.size(), 4u);
+  const KernelConfig &no_build = faulty[0], &wrong = faulty[1], &hang = faulty[2],
+                     &crash = faulty[3];
+
+  // A kernels directory whose tiled kernel fails to compile for one configuration and computes
+  // a wrong C for another.
+  const fs::path kdir = dir / "kernels";
+  fs::create_directories(kdir);
+  for (const auto& e : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
+    fs::copy_file(e.path(), kdir / e.path().filename());
+  }
+  std::stringstream ss;
+  ss << std::ifstream(kdir / "gemm_tiled.cl").rdbuf();
+  std::string src = ss.str();
+  const auto insert_before = [&](const std::string& anchor, const std::string& text) {
+    const auto pos = src.find(anchor);
+    ASSERT_NE(pos, std::string::npos) << anchor;
+    src.insert(pos, text);
+  };
+  insert_before("  realM acc[NWI][MVI];",
+                "#if " + condition(no_build) + "\n#error injected build failure\n#endif\n");
+  insert_before("      VSTORE(VWM)(r, 0, c);",
+                "#if " + condition(wrong) + "\n      r += (realM)1;\n#endif\n");
+  std::ofstream(kdir / "gemm_tiled.cl") << src;
+
+  const Env env = {{"XDG_CACHE_HOME", dir / "cache"},
+                   {"MMTUNE_TEST_HANG_ON_CONFIG", to_string(hang)},
+                   {"MMTUNE_TEST_ABORT_ON_CONFIG", to_string(crash)}};
+  auto args = tune_args(db, "64", "8");
+  args[12] = "exhaustive";  // --strategy
+  args.insert(args.begin(), {"--kernels-dir", kdir.string()});
+  args.push_back("-q");
+  const auto r = test::run_mmtune(args, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "budget");
+  EXPECT_GE(j["worker_restarts"].get<int>(), 2);
+
+  const auto status_of = [&](const KernelConfig& c) {
+    sql::Database d(db, false);
+    auto q =
+        d.prepare("SELECT status, message FROM measurements WHERE kernel = 'tiled' AND config = ?");
+    q.bind(1, to_string(c));
+    return q.step() ? q.text(0) + ": " + q.text(1) : std::string("not stored");
+  };
+  EXPECT_EQ(status_of(no_build).rfind("BuildFailed: ", 0), 0u) << status_of(no_build);
+  EXPECT_NE(status_of(no_build).find("injected build failure"), std::string::npos);
+  EXPECT_EQ(status_of(wrong).rfind("WrongResult: ", 0), 0u) << status_of(wrong);
+  EXPECT_EQ(status_of(hang).rfind("Timeout: ", 0), 0u) << status_of(hang);
+  EXPECT_EQ(status_of(crash).rfind("Crashed: ", 0), 0u) << status_of(crash);
+  EXPECT_NE(status_of(crash).find("signal 6"), std::string::npos) << status_of(crash);
+
+  // The best is the fastest correct variant stored, and none of the broken ones.
+  ASSERT_FALSE(j["best"].is_null());
+  EXPECT_EQ(j["best"]["status"], "Ok");
+  for (const auto& c : faulty) EXPECT_NE(j["best"]["config"], to_string(c));
+  sql::Database d(db, false);
+  auto q =
+      d.prepare("SELECT MIN(median_ms) FROM measurements WHERE status = 'Ok' AND kernel = 'tiled'");
+  ASSERT_TRUE(q.step());
+  EXPECT_DOUBLE_EQ(j["best"]["median_ms"].get<double>(), q.real(0));
+  const auto best = test::run_mmtune(
+      {"best", "--device", "pthread", "--n", "64", "--kernel", "tiled", "--db", db, "--json"});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(nlohmann::json::parse(best.out)["config"], j["best"]["config"]);
+}
+
+// A first tune commits a few rows, then a second one runs out of space: exit 4, one line, and
+// the first tune's rows intact.
+void expect_disk_full_keeps_the_past(const std::string& db, const Env& env,
+                                     const std::function<void()>& make_full) {
+  const auto first = test::run_mmtune(tune_args(db, "64", "3"), env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::int64_t last_id = test::count_rows(db, "SELECT MAX(id) FROM measurements");
+  const std::string past = measurements_up_to(db, last_id);
+  ASSERT_GE(last_id, 3);
+  make_full();
+  auto args = tune_args(db, "64", "60");
+  args.insert(args.end(), {"--fresh", "-q"});
+  const auto r = test::run_mmtune(args, env);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("is full"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(test::integrity_check(db), "ok");
+  EXPECT_EQ(measurements_up_to(db, last_id), past) << "committed rows changed";
+}
+
+TEST(FaultsCli, DatabaseAtItsSizeLimitIsExitFourAndKeepsWhatWasCommitted) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
+  expect_disk_full_keeps_the_past(db, env, [&] {
+    // The test hook caps the file at its current size: the next new page is a full disk.
+    env["MMTUNE_TEST_DB_MAX_PAGES"] = std::to_string(test::count_rows(db, "PRAGMA page_count"));
+  });
+}
+
+TEST(FaultsCli, DiskFullOnASmallFilesystem) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+  test::TempDir dir;
+  const std::string mnt = dir / "small";
+  fs::create_directories(mnt);
+  if (mount("mmtune-test", mnt.c_str(), "tmpfs", 0, "size=1m") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs: " << std::strerror(errno);
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mnt};
+  const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
+  expect_disk_full_keeps_the_past(mnt + "/tuning.db", env, [&] {
+    // Leave room for SQLite's shared-memory index (32 KiB) and a few WAL frames only.
+    struct statvfs st {};
+    ASSERT_EQ(statvfs(mnt.c_str(), &st), 0);
+    const std::uint64_t free_bytes = std::uint64_t(st.f_bavail) * st.f_frsize;
+    ASSERT_GT(free_bytes, 64u * 1024);
+    std::ofstream filler(mnt + "/filler", std::ios::binary);
+    const std::string block(4096, '\0');
+    for (std::uint64_t left = free_bytes - 64 * 1024; left >= block.size(); left -= block.size()) {
+      filler.write(block.data(), std::streamsize(block.size()));
+    }
+    filler.close();
+    ASSERT_TRUE(filler) << "filling the filesystem failed";
+  });
+}
+
+TEST(FaultsCli, FourTunesIntoOneDatabaseAllComplete) {
+  test::TempDir dir;
+  const std::string db = dir / "shared.db";
+  const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
+  std::vector<std::unique_ptr<test::TempDir>> outs;
+  std::vector<test::Background> runs;
+  for (const char* n : {"56", "64", "72", "80"}) {
+    outs.push_back(std::make_unique<test::TempDir>());
+    auto args = tune_args(db, n, "3");
+    args.push_back("-q");
+    runs.push_back(test::spawn_mmtune(args, outs.back()->path, env));
+  }
+  std::int64_t evaluations = 0;
+  for (auto& run : runs) {
+    const auto r = run.wait();
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("locked"), std::string::npos) << r.err;
+    if (r.exit_code != 0) continue;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["outcome"], "budget");
+    evaluations += j["evaluations"].get<std::int64_t>();
+  }
+  EXPECT_EQ(test::integrity_check(db), "ok");
+  EXPECT_EQ(rows(db), evaluations) << "every reported evaluation is stored, once";
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'budget'"), 4);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM devices"), 1);
+}
+
+}  // namespace
+}  // namespace mmtune
