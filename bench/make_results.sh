@@ -22,11 +22,30 @@ db=${RESULTS_DB:-$out/.work/results.db}
 build=${MMTUNE_BUILD_DIR:-$root/build}
 mmtune=$build/tuner/mmtune
 export POCL_DEVICES="pthread basic"
+# OpenBLAS 0.3.21 picks its kernels by CPU model and runs generic SSE3 ones ("Prescott", about
+# a fifth of the speed) on models it does not know, such as this machine's. The host-BLAS roof
+# must be the real one, so name the core from the CPU's features unless the caller did.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  if grep -qw avx512f /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+  elif grep -qw avx2 /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=Haswell
+  fi
+fi
+commit=$(git -C "$root" rev-parse --short HEAD)
+git -C "$root" diff --quiet HEAD -- src kernels tuner || commit="$commit (with local changes)"
 
 "$root/scripts/dev.sh" build
 mkdir -p "$out" "$(dirname "$db")" "$out/clblast"
 log=$out/.work/commands.log
-: >"$log"
+# BENCH_ONLY=1 measures the benchmarks again on the tuned database of an earlier run (its tune
+# and roofline commands stay in the log).
+if [ "${BENCH_ONLY:-0}" = 1 ]; then
+  sed -i -E '/^mmtune (bench|export|report) /d' "$log"
+else
+  : >"$log"
+  date -u +%Y-%m-%dT%H:%M:%SZ >"$out/.work/started"
+fi
 
 run() {  # logs and runs one mmtune command
   echo "mmtune $*" | sed "s|$db|\$DB|g; s|$root/||g" >>"$log"
@@ -54,16 +73,17 @@ limit() {  # device precision n
   echo "$((base * ${LIMIT_PERCENT:-100} / 100))s"
 }
 
-started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 for dev in pthread basic; do
   for prec in 32 64; do
     all=("${sizes[@]}")
     [ "$dev" = pthread ] && [ "$prec" = 32 ] && all=("${small[@]}" "${sizes[@]}")
     for n in "${all[@]}"; do
+      [ "${BENCH_ONLY:-0}" = 1 ] && continue
       run tune --device "$dev" --precision "$prec" --n "$n" --time-limit "$(limit "$dev" "$prec" "$n")" \
         --no-baselines --db "$db" >"$out/.work/tune-$dev-fp$prec-$n.txt"
     done
-    run roofline --device "$dev" --precision "$prec" --db "$db" >"$out/.work/roofline-$dev-fp$prec.txt"
+    [ "${BENCH_ONLY:-0}" = 1 ] ||
+      run roofline --device "$dev" --precision "$prec" --db "$db" >"$out/.work/roofline-$dev-fp$prec.txt"
     clb=()
     [ "$prec" = 32 ] && [ ${#clblast_tuned[@]} -gt 0 ] && clb=(--clblast-tuned "${clblast_tuned[@]}")
     list=$(printf '%s\n' "${all[@]}" | sort -n | paste -sd,)
@@ -72,6 +92,7 @@ for dev in pthread basic; do
   done
 done
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+started=$(cat "$out/.work/started")
 
 run export --format json --db "$db" --out "$out/mmtune-results.json"
 rm -rf "$out/report"
@@ -109,7 +130,8 @@ devices_json=$("$mmtune" devices --json)
   echo
   echo "## Versions"
   echo
-  echo "- $("$mmtune" --version 2>&1 | head -1), commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src kernels tuner || echo ' (with local changes)')"
+  echo "- $("$mmtune" --version 2>&1 | head -1), commit $commit"
+  echo "- environment: POCL_DEVICES=\"$POCL_DEVICES\", OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
   echo "- $(grep -m1 -o '"platform_version": *"[^"]*"' <<<"$devices_json" | sed 's/.*: *"//; s/"$//')"
   for p in pocl-opencl-icd libclblast1 libopenblas0-pthread libopenblas0 g++; do
     v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || true)

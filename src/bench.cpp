@@ -125,7 +125,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       if (!v.ok) row.status = "WrongResult", row.note = v.message;
       return v.ok;
     };
-    const auto finish = [&](BenchRow& row) {
+    const auto finish = [&](const BenchRow& row) {
       store_row(store, device.info.key, run_id, row);
       if (progress) progress(row);
       rows.push_back(row);
@@ -183,7 +183,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
     }
 
     // CLBlast's whole GEMM routine with the Xgemm parameters in force.
-    const auto run_clblast = [&](const char* subject, const std::string& note) {
+    const auto run_clblast = [&](const char* subject, const std::string& note) -> BenchRow {
       BenchRow row;
       row.subject = subject;
       row.problem = p;
@@ -203,7 +203,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       } else {
         check_device_result(row);
       }
-      finish(row);
+      return row;
     };
     const auto not_available = [&](const char* subject, const std::string& why) {
       BenchRow row;
@@ -213,7 +213,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       row.note = why;
       finish(row);
     };
-    const bool tuned_clblast = !o.clblast_parameters.empty();
+    const bool tuned_clblast = !o.clblast_tuned.empty();
     if (!bench_detail::clblast_available()) {
       not_available("clblast", "built without CLBlast");
       if (tuned_clblast) not_available("clblast-tuned", "built without CLBlast");
@@ -227,16 +227,25 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
           !bench_detail::clblast_set_xgemm(device.device, p.precision, clblast_defaults, error)) {
         throw Error(error);
       }
-      run_clblast("clblast", "CLBlast's own parameters for this device");
-      if (tuned_clblast) {
+      finish(run_clblast("clblast", "CLBlast's own parameters for this device"));
+      // The fastest parameter set whose result verifies: a tuner checks the kernel alone, and a
+      // set can still fail inside CLBlast's whole routine.
+      std::string rejected;
+      BenchRow row;
+      for (const auto& set : o.clblast_tuned) {
         std::map<std::string, int> wanted = clblast_defaults;
-        for (const auto& [name, value] : o.clblast_parameters) wanted[name] = value;
-        if (bench_detail::clblast_set_xgemm(device.device, p.precision, wanted, error)) {
-          run_clblast("clblast-tuned", "Xgemm parameters from " + o.clblast_parameters_source);
+        for (const auto& [name, value] : set.parameters) wanted[name] = value;
+        if (!bench_detail::clblast_set_xgemm(device.device, p.precision, wanted, error)) {
+          row = BenchRow{"clblast-tuned", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
         } else {
-          BenchRow row{"clblast-tuned", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
-          finish(row);
+          row = run_clblast("clblast-tuned", "Xgemm parameters from " + set.source);
         }
+        if (row.status == "Ok") break;
+        rejected += (rejected.empty() ? "" : ", ") + set.source + " (" + row.status + ")";
+      }
+      if (tuned_clblast) {
+        if (!rejected.empty()) row.note += "; rejected: " + rejected;
+        finish(row);
       }
     }
 
@@ -251,7 +260,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       host.note = "the device is not the host CPU";
     } else {
       host.status = "Ok";
-      host.note = "CBLAS on the host";
+      host.note = "CBLAS on the host: " + bench_detail::host_blas_name();
       std::vector<unsigned char> out = c_bytes;
       std::string error;
       bool ok = true;

@@ -30,5 +30,6 @@ bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
                const std::vector<unsigned char>& b, std::vector<unsigned char>& c,
                std::string& error);
 bool host_blas_available();
+std::string host_blas_name();  // e.g. OpenBLAS's configuration and the CPU core it chose
 
 }  // namespace mmtune::bench_detail

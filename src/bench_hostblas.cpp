@@ -11,6 +11,16 @@ bool host_blas_available() {
   return true;
 }
 
+std::string host_blas_name() {
+#ifdef MMTUNE_HAVE_OPENBLAS_CONFIG
+  // OpenBLAS picks its kernels by CPU model at run time and falls back to generic ones for
+  // models it does not know (OPENBLAS_CORETYPE overrides): the core belongs in every result.
+  return std::string(openblas_get_config()) + ", core " + openblas_get_corename();
+#else
+  return "CBLAS";
+#endif
+}
+
 bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
                const std::vector<unsigned char>& b, std::vector<unsigned char>& c,
                std::string& error) {
@@ -36,6 +46,10 @@ bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
 #else
 bool host_blas_available() {
   return false;
+}
+
+std::string host_blas_name() {
+  return "none";
 }
 
 bool host_gemm(const GemmProblem&, const std::vector<unsigned char>&,

@@ -11,7 +11,7 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
-#include "mmtune/sqlite.hpp"
+#include "mmtune/sql.hpp"
 #include "mmtune/store.hpp"
 #include "test_support.hpp"
 

@@ -709,8 +709,8 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     bo.sizes.push_back(cli::parse_size("--n", o.sizes.substr(start, comma - start)));
     start = comma + 1;
   }
-  // The fastest of the given CLBlast tuner results for this precision.
-  double best_ms = 0;
+  // The given CLBlast tuner results for this precision, fastest first.
+  std::vector<std::pair<double, BenchOptions::ClblastParameters>> clb;
   for (const auto& file : o.clblast_tuned) {
     ClblastTunerBest t;
     try {
@@ -719,16 +719,15 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
       throw UsageError("--clblast-tuned '" + file + "': " + e.what());
     }
     if (t.precision != o.precision) continue;
-    if (bo.clblast_parameters.empty() || t.time_ms < best_ms) {
-      bo.clblast_parameters = t.parameters;
-      bo.clblast_parameters_source = std::filesystem::path(file).filename().string();
-      best_ms = t.time_ms;
-    }
+    clb.push_back({t.time_ms, {std::filesystem::path(file).filename().string(), t.parameters}});
   }
-  if (!o.clblast_tuned.empty() && bo.clblast_parameters.empty()) {
+  if (!o.clblast_tuned.empty() && clb.empty()) {
     throw UsageError("--clblast-tuned: no file holds fp" + std::to_string(o.precision) +
                      " results");
   }
+  std::stable_sort(clb.begin(), clb.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& t : clb) bo.clblast_tuned.push_back(std::move(t.second));
   const std::string db = open_db_path(o.db);
   Store store(db);
   const ParameterLookup lookup(db);

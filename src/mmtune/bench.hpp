@@ -33,10 +33,14 @@ struct BenchOptions {
   Precision precision = Precision::kSingle;
   int min_reps = 3, max_reps = 10;
   double max_seconds = 3.0;  // per subject and size; a slow subject gets a single run
-  // CLBlast Xgemm parameters (e.g. the best of a clblast_tuner_xgemm file) for a further subject,
-  // "clblast-tuned": CLBlast's routine after clblast::OverrideParameters. Empty: not run.
-  std::map<std::string, int> clblast_parameters;
-  std::string clblast_parameters_source;  // shown in the row's note
+  // CLBlast Xgemm parameter sets (e.g. the bests of clblast_tuner_xgemm files), fastest first,
+  // for a further subject, "clblast-tuned": CLBlast's routine after clblast::OverrideParameters
+  // with the first set whose result verifies. Empty: not run.
+  struct ClblastParameters {
+    std::string source;  // shown in the row's note
+    std::map<std::string, int> parameters;
+  };
+  std::vector<ClblastParameters> clblast_tuned;
 };
 
 // Runs every subject for every size; rows are also stored in the `bench` table under one run id.
