@@ -100,7 +100,8 @@ TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
   const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
-  const auto args = tune_args(db, "64", "30");
+  // A budget that at most ~32 rows from the twelve moments cannot exhaust.
+  const auto args = tune_args(db, "64", "40");
   std::size_t reported_before_kills = 0;
   for (int moment = 0; moment < 12; ++moment) {
     SCOPED_TRACE("moment " + std::to_string(moment));
@@ -114,7 +115,12 @@ TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
     if (kind == 0) run_env["MMTUNE_TEST_KILL_IN_TRANSACTION"] = std::to_string(nth);
     auto bg = test::spawn_mmtune(args, dir.path, run_env);
     if (kind == 1) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50 + 700 * (moment / 3)));
+      // At most two new rows, so that on a fast machine the budget outlasts every moment.
+      const auto until =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(50 + 700 * (moment / 3));
+      while (std::chrono::steady_clock::now() < until && rows(db) < before + 2) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
       kill(bg.pid, SIGKILL);
     } else if (kind == 2) {
       for (int i = 0; i < 6000 && rows(db) < before + nth; ++i) {
