@@ -59,6 +59,38 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
   EXPECT_EQ(bad.exit_code, 2);
 }
 
+TEST(BenchCli, ClblastWithTunerFileParameters) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  const std::string fixtures = std::string(MMTUNE_KERNELS_DIR) + "/../tests/data/clblast/";
+  const std::string fast = fixtures + "clblast_xgemm_12_32.json";  // 40.7 ms, the fastest
+  const std::string slow = fixtures + "clblast_xgemm_1_32.json";   // 64.0 ms
+  const auto r = test::run_mmtune({"bench", "--device", "pthread", "--n", "64", "--db", db,
+                                   "--json", "--clblast-tuned", slow, fast});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  ASSERT_EQ(rows.size(), 7u);
+  const auto& row = rows[5];
+  EXPECT_EQ(row["subject"], "clblast-tuned");
+  if (have_clblast()) {
+    EXPECT_EQ(row["status"], "Ok") << row["note"];
+    EXPECT_NE(row["note"].get<std::string>().find("clblast_xgemm_12_32.json"), std::string::npos)
+        << row["note"];
+    EXPECT_GT(row["gflops"].get<double>(), 0.0);
+  } else {
+    EXPECT_EQ(row["status"], "NotAvailable");
+  }
+  // Files for another precision, and files that are not tuner output, are usage errors.
+  const auto fp64 = test::run_mmtune({"bench", "--device", "pthread", "--n", "64", "--db", db,
+                                      "--precision", "64", "--clblast-tuned", fast});
+  EXPECT_EQ(fp64.exit_code, 2);
+  EXPECT_NE(fp64.err.find("no file holds fp64"), std::string::npos) << fp64.err;
+  const auto junk = test::run_mmtune({"bench", "--device", "pthread", "--n", "64", "--db", db,
+                                      "--clblast-tuned", MMTUNE_KERNELS_DIR "/common.cl"});
+  EXPECT_EQ(junk.exit_code, 2);
+  EXPECT_NE(junk.err.find("--clblast-tuned"), std::string::npos) << junk.err;
+}
+
 class RooflineTest : public test::BackendTest {};
 MMTUNE_INSTANTIATE_BACKENDS(RooflineTest);
 
