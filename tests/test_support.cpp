@@ -83,7 +83,7 @@ std::int64_t count_rows(const std::string& db_path, const std::string& sql) {
 }
 
 std::int64_t count_rows_if_ready(const std::string& db_path, const std::string& sql) {
-  if (!std::filesystem::exists(db_path)) return -1;
+  if (!sql::is_postgres_url(db_path) && !std::filesystem::exists(db_path)) return -1;
   try {
     return count_rows(db_path, sql);
   } catch (const sql::Error&) {  // no schema yet ("no such table")
