@@ -21,6 +21,17 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
+// A row without measurements: a subject that failed or is not available.
+BenchRow unmeasured(const std::string& subject, const GemmProblem& p, const char* status,
+                    const std::string& note) {
+  BenchRow row;
+  row.subject = subject;
+  row.problem = p;
+  row.status = status;
+  row.note = note;
+  return row;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
@@ -199,19 +210,14 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       };
       time_runs(run, o, row);
       if (!ok) {
-        row = BenchRow{subject, "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
+        row = unmeasured(subject, p, "Failed", error);
       } else {
         check_device_result(row);
       }
       return row;
     };
     const auto not_available = [&](const char* subject, const std::string& why) {
-      BenchRow row;
-      row.subject = subject;
-      row.problem = p;
-      row.status = "NotAvailable";
-      row.note = why;
-      finish(row);
+      finish(unmeasured(subject, p, "NotAvailable", why));
     };
     const bool tuned_clblast = !o.clblast_tuned.empty();
     if (!bench_detail::clblast_available()) {
@@ -236,7 +242,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         std::map<std::string, int> wanted = clblast_defaults;
         for (const auto& [name, value] : set.parameters) wanted[name] = value;
         if (!bench_detail::clblast_set_xgemm(device.device, p.precision, wanted, error)) {
-          row = BenchRow{"clblast-tuned", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
+          row = unmeasured("clblast-tuned", p, "Failed", error);
         } else {
           row = run_clblast("clblast-tuned", "Xgemm parameters from " + set.source);
         }
@@ -272,7 +278,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       time_runs(run, o, host);
       const Verdict v = verify(p, ref, from_bytes(out, p.precision), in.c);
       if (!ok)
-        host = BenchRow{"host-blas", "", "", "Failed", error, p, {}, 0, 0, 0, 0, 0, 0};
+        host = unmeasured("host-blas", p, "Failed", error);
       else if (!v.ok)
         host.status = "WrongResult", host.note = v.message;
     }
