@@ -1,17 +1,21 @@
 // Helper kernels of the tiled routine: bring any operand into the padded, tile-multiple internal
 // layout that gemm_tiled.cl expects, and bring the padded result back into the user's C.
 
-// dst is a rows_p x cols_p row-major matrix (leading dimension ld_dst); element (i, j) comes from
-// src[i * si + j * sj] inside the rows x cols source, and is zero in the padding. Strides make
-// one kernel serve plain copies and transpositions.
+// dst is the rows_p x cols_p padded matrix cut into column panels of `panel` columns, each panel
+// stored row by row (panel-major: element (i, j) at dst[(j / panel) * rows_p * panel + i * panel +
+// j % panel]); panel = cols_p is a plain row-major matrix. Element (i, j) comes from
+// src[i * si + j * sj] inside the rows x cols source and is zero in the padding; strides make one
+// kernel serve plain copies and transpositions. Launched as panel x rows_p x (cols_p / panel), so
+// no work-item divides.
 __kernel void pad_copy(const int rows, const int cols, const __global real* restrict src,
                        const int src_offset, const int si, const int sj,
-                       __global real* restrict dst, const int rows_p, const int cols_p,
-                       const int ld_dst) {
-  const int j = get_global_id(0);
+                       __global real* restrict dst, const int rows_p, const int panel) {
+  const int jj = get_global_id(0);
   const int i = get_global_id(1);
-  if (i >= rows_p || j >= cols_p) return;
-  dst[i * ld_dst + j] = (i < rows && j < cols) ? src[src_offset + i * si + j * sj] : (real)0;
+  const int p = get_global_id(2);
+  const int j = p * panel + jj;
+  dst[(p * rows_p + i) * panel + jj] =
+      (i < rows && j < cols) ? src[src_offset + i * si + j * sj] : (real)0;
 }
 
 // dst(i, j) = src(i, j) + beta * dst(i, j) for the rows x cols top-left part of the padded src;

@@ -1,6 +1,10 @@
 // Tiled GEMM: the main kernel. C = alpha * A * B + beta * C for sizes that are multiples of the
-// tiles (the host pads other shapes). Internal layout: A is K x M with m contiguous (a[k*lda + m]),
-// B is K x N with n contiguous (b[k*ldb + n]), C is N x M with m contiguous (c[n*ldc + m]).
+// tiles (the host pads other shapes). Internal layout of the inputs, in panels: A is cut into
+// column panels of MWG values of m, each stored as K rows of MWG contiguous values, so element
+// (k, m) is at A[(m / MWG) * a_panel + k * lda + m % MWG]; B likewise with NWG and b_panel. The
+// routine packs both (lda = MWG, a_panel = K * MWG), so a work-group streams through contiguous
+// memory instead of touching one page per k row; a plain K x M matrix is the case a_panel = MWG.
+// C is N x M with m contiguous (c[n*ldc + m]).
 // A work-group computes an MWG x NWG macro tile of C, stepping through k in KWG slices; each
 // work-item keeps an MWI x NWI micro tile of C in registers.
 
@@ -93,15 +97,15 @@
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void gemm_tiled(const int M, const int N, const int K, const real alpha, const real beta,
-                const __global real* restrict A, const int a_offset, const int lda,
-                const __global real* restrict B, const int b_offset, const int ldb,
+                const __global real* restrict A, const int a_offset, const int lda, const int a_panel,
+                const __global real* restrict B, const int b_offset, const int ldb, const int b_panel,
                 __global real* C, const int c_offset, const int ldc) {
   const int tid_m = get_local_id(0);
   const int tid_n = get_local_id(1);
   const int m0 = get_group_id(0) * MWG;
   const int n0 = get_group_id(1) * NWG;
-  const __global real* ag = A + a_offset + m0;  // row k of the A panel: ag[k * lda]
-  const __global real* bg = B + b_offset + n0;  // row k of the B panel: bg[k * ldb]
+  const __global real* ag = A + a_offset + get_group_id(0) * a_panel;  // row k: ag[k * lda]
+  const __global real* bg = B + b_offset + get_group_id(1) * b_panel;  // row k: bg[k * ldb]
 #if SA
   __local real alm[KWG * MWG];
 #endif

@@ -144,33 +144,25 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
     const std::size_t mp = round_up(cp.m, t->MWG), np = round_up(cp.n, t->NWG),
                       kp = round_up(cp.k, t->KWG);
     auto& [pad, unpad] = copy_.at(prec);
-    // A must be K x M with m contiguous: the column-major, non-transposed form.
-    const cl::Buffer* ab = a.buffer;
-    int a_off = i32(a.offset), lda = i32(cp.lda);
-    if (cp.trans_a || mp != cp.m || kp != cp.k) {
-      cl::Buffer& s = scratch(0, kp * mp * es);
-      set_args(pad, 0, K, M, *a.buffer, i32(a.offset), cp.trans_a ? 1 : lda, cp.trans_a ? lda : 1,
-               s, i32(kp), i32(mp), i32(mp));
-      launch(pad, cl::NDRange(mp, kp), cl::NullRange);
-      ab = &s, a_off = 0, lda = i32(mp);
-    }
-    // B must be K x N with n contiguous: the column-major, transposed form.
-    const cl::Buffer* bb = b.buffer;
-    int b_off = i32(b.offset), ldb = i32(cp.ldb);
-    if (!cp.trans_b || np != cp.n || kp != cp.k) {
-      cl::Buffer& s = scratch(1, kp * np * es);
-      set_args(pad, 0, K, N, *b.buffer, i32(b.offset), cp.trans_b ? ldb : 1, cp.trans_b ? 1 : ldb,
-               s, i32(kp), i32(np), i32(np));
-      launch(pad, cl::NDRange(np, kp), cl::NullRange);
-      bb = &s, b_off = 0, ldb = i32(np);
-    }
+    // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and spares
+    // the kernel a new page and cache set per k row, which caps large sizes on CPUs (docs/kernels.md).
+    // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not).
+    cl::Buffer& as = scratch(0, kp * mp * es);
+    set_args(pad, 0, K, M, *a.buffer, i32(a.offset), cp.trans_a ? 1 : i32(cp.lda),
+             cp.trans_a ? i32(cp.lda) : 1, as, i32(kp), t->MWG);
+    launch(pad, cl::NDRange(t->MWG, kp, mp / t->MWG), cl::NullRange);
+    // B: K x N with n contiguous in panels of NWG.
+    cl::Buffer& bs = scratch(1, kp * np * es);
+    set_args(pad, 0, K, N, *b.buffer, i32(b.offset), cp.trans_b ? i32(cp.ldb) : 1,
+             cp.trans_b ? 1 : i32(cp.ldb), bs, i32(kp), t->NWG);
+    launch(pad, cl::NDRange(t->NWG, kp, np / t->NWG), cl::NullRange);
     const bool c_direct = mp == cp.m && np == cp.n;
     const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
     set_args(k, 0, i32(mp), i32(np), i32(kp));
     set_real(k, 3, problem.alpha, prec);
     set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
-    set_args(k, 5, *ab, a_off, lda, *bb, b_off, ldb, cb, c_direct ? i32(c.offset) : 0,
-             c_direct ? i32(cp.ldc) : i32(mp));
+    set_args(k, 5, as, 0, t->MWG, i32(kp) * t->MWG, bs, 0, t->NWG, i32(kp) * t->NWG, cb,
+             c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
     out.main = out.events.size();
     launch(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
            cl::NDRange(t->MDIMC, t->NDIMC));
