@@ -1,21 +1,39 @@
 // Helper kernels of the tiled routine: bring any operand into the padded, tile-multiple internal
 // layout that gemm_tiled.cl expects, and bring the padded result back into the user's C.
 
-// dst is the rows_p x cols_p padded matrix cut into column panels of `panel` columns, each panel
-// stored row by row (panel-major: element (i, j) at dst[(j / panel) * rows_p * panel + i * panel +
-// j % panel]); panel = cols_p is a plain row-major matrix. Element (i, j) comes from
-// src[i * si + j * sj] inside the rows x cols source and is zero in the padding; strides make one
-// kernel serve plain copies and transpositions. Launched as panel x rows_p x (cols_p / panel), so
-// no work-item divides.
-__kernel void pad_copy(const int rows, const int cols, const __global real* restrict src,
-                       const int src_offset, const int si, const int sj,
-                       __global real* restrict dst, const int rows_p, const int panel) {
+// Both pack kernels fill dst, the rows_p x cols_p padded matrix cut into column panels of `panel`
+// columns, each panel stored row by row (panel-major: element (i, j) at
+// dst[(j / panel) * rows_p * panel + i * panel + j % panel]; panel = cols_p is a plain row-major
+// matrix). Element (i, j) comes from src[src_offset + i * si + j * sj] inside the rows x cols
+// source and is zero in the padding. They differ in which work-items are neighbours, so that
+// neighbouring work-items read neighbouring source elements (coalesced on GPUs, vector loads
+// where PoCL vectorises across work-items).
+
+// For sources contiguous along j (sj = 1): one element per work-item, launched as
+// panel x rows_p x (cols_p / panel) so no work-item divides.
+__kernel void pack_rows(const int rows, const int cols, const __global real* restrict src,
+                        const int src_offset, const int si, const int sj,
+                        __global real* restrict dst, const int rows_p, const int panel) {
   const int jj = get_global_id(0);
   const int i = get_global_id(1);
   const int p = get_global_id(2);
   const int j = p * panel + jj;
   dst[(p * rows_p + i) * panel + jj] =
       (i < rows && j < cols) ? src[src_offset + i * si + j * sj] : (real)0;
+}
+
+// For sources contiguous along i (si = 1, a transposition): one panel row per work-item, launched
+// as rows_p x (cols_p / panel). Half the time of pack_rows for this case on PoCL.
+__kernel void pack_cols(const int rows, const int cols, const __global real* restrict src,
+                        const int src_offset, const int si, const int sj,
+                        __global real* restrict dst, const int rows_p, const int panel) {
+  const int i = get_global_id(0);
+  const int p = get_global_id(1);
+  __global real* d = dst + (p * rows_p + i) * panel;
+  const int valid = (i < rows) ? clamp(cols - p * panel, 0, panel) : 0;
+  const __global real* s = src + src_offset + i * si + p * panel * sj;
+  for (int jj = 0; jj < valid; ++jj) d[jj] = s[jj * sj];
+  for (int jj = valid; jj < panel; ++jj) d[jj] = (real)0;
 }
 
 // dst(i, j) = src(i, j) + beta * dst(i, j) for the rows x cols top-left part of the padded src;

@@ -99,7 +99,8 @@ cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& p
     const auto copy = cache_.build(sources_.program("copy.cl"),
                                    std::string("-DPRECISION=") + to_string(precision));
     if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
-    copy_[precision] = {cl::Kernel(copy->program, "pad_copy"),
+    copy_[precision] = {cl::Kernel(copy->program, "pack_rows"),
+                        cl::Kernel(copy->program, "pack_cols"),
                         cl::Kernel(copy->program, "unpad_copy")};
   }
   const std::string name = std::string("gemm_") + kernel_name(kind);
@@ -143,19 +144,25 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
   if (const auto* t = std::get_if<TiledConfig>(&config)) {
     const std::size_t mp = round_up(cp.m, t->MWG), np = round_up(cp.n, t->NWG),
                       kp = round_up(cp.k, t->KWG);
-    auto& [pad, unpad] = copy_.at(prec);
+    CopyKernels& copies = copy_.at(prec);
     // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and spares
     // the kernel a new page and cache set per k row, which caps large sizes on CPUs (docs/kernels.md).
+    const auto pack = [&](Operand src, int rows, int cols, int si, int sj, cl::Buffer& dst,
+                          std::size_t rows_p, std::size_t cols_p, int panel) {
+      const bool by_rows = sj == 1;
+      cl::Kernel& kern = by_rows ? copies.pack_rows : copies.pack_cols;
+      set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p), panel);
+      launch(kern, by_rows ? cl::NDRange(panel, rows_p, cols_p / panel)
+                           : cl::NDRange(rows_p, cols_p / panel),
+             cl::NullRange);
+    };
     // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not).
+    const int lda = i32(cp.lda), ldb = i32(cp.ldb);
     cl::Buffer& as = scratch(0, kp * mp * es);
-    set_args(pad, 0, K, M, *a.buffer, i32(a.offset), cp.trans_a ? 1 : i32(cp.lda),
-             cp.trans_a ? i32(cp.lda) : 1, as, i32(kp), t->MWG);
-    launch(pad, cl::NDRange(t->MWG, kp, mp / t->MWG), cl::NullRange);
+    pack(a, K, M, cp.trans_a ? 1 : lda, cp.trans_a ? lda : 1, as, kp, mp, t->MWG);
     // B: K x N with n contiguous in panels of NWG.
     cl::Buffer& bs = scratch(1, kp * np * es);
-    set_args(pad, 0, K, N, *b.buffer, i32(b.offset), cp.trans_b ? i32(cp.ldb) : 1,
-             cp.trans_b ? 1 : i32(cp.ldb), bs, i32(kp), t->NWG);
-    launch(pad, cl::NDRange(t->NWG, kp, np / t->NWG), cl::NullRange);
+    pack(b, K, N, cp.trans_b ? ldb : 1, cp.trans_b ? 1 : ldb, bs, kp, np, t->NWG);
     const bool c_direct = mp == cp.m && np == cp.n;
     const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
     set_args(k, 0, i32(mp), i32(np), i32(kp));
@@ -167,10 +174,10 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
     launch(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
            cl::NDRange(t->MDIMC, t->NDIMC));
     if (!c_direct) {
-      set_args(unpad, 0, N, M);
-      set_real(unpad, 2, problem.beta, prec);
-      set_args(unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
-      launch(unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
+      set_args(copies.unpad, 0, N, M);
+      set_real(copies.unpad, 2, problem.beta, prec);
+      set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
+      launch(copies.unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
     }
     return out;
   }

@@ -56,7 +56,10 @@ class GemmRoutine {
   ProgramCache& cache_;
   DeviceInfo device_;
   std::map<std::string, cl::Kernel> kernels_;                    // key: build options
-  std::map<Precision, std::pair<cl::Kernel, cl::Kernel>> copy_;  // pad_copy, unpad_copy
+  struct CopyKernels {
+    cl::Kernel pack_rows, pack_cols, unpad;  // kernels/copy.cl
+  };
+  std::map<Precision, CopyKernels> copy_;
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};
 };
