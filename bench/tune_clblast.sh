@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs CLBlast's own GEMM tuner (clblast_tuner_xgemm from the Debian package clblast-utils) on a
+# PoCL device and keeps its JSON files, which `mmtune bench --clblast-tuned FILE...` and
+# bench/make_results.sh (CLBLAST_TUNED) load into CLBlast with clblast::OverrideParameters. It
+# also records the tuner's wall time, the figure mmtune's own search time is compared against.
+#
+#   bench/tune_clblast.sh [OUT_DIR]          default OUT_DIR: results/clblast-fresh
+#
+# Environment: N (m = n = k, default 1024), PRECISION (32 or 64, default 32), DEVICE (index in
+# PoCL's platform, default 0), FRACTION (CLBlast's -fraction: the share of its large space that
+# the random stages sample; default CLBlast's own). The tuner always measures its fixed set of
+# 578 configurations first, so even a small FRACTION takes many minutes; with the defaults the
+# whole run takes about 16 minutes at n = 1024 on the 2-core reference machine.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${1:-$root/results/clblast-fresh}
+n=${N:-1024}
+precision=${PRECISION:-32}
+tuner=$(command -v clblast_tuner_xgemm || true)
+if [ -z "$tuner" ]; then
+  echo "bench/tune_clblast.sh: clblast_tuner_xgemm not found; install the Debian package clblast-utils" >&2
+  exit 2
+fi
+export POCL_DEVICES=${POCL_DEVICES:-"pthread basic"}
+# The PoCL platform's index among the installed OpenCL platforms.
+platform=0
+if command -v clinfo >/dev/null; then
+  platform=$(clinfo -l 2>/dev/null | grep -n '^Platform' | grep -i -m1 'pocl\|portable' |
+    cut -d: -f1 || true)
+  platform=$(( ${platform:-1} - 1 ))
+fi
+args=(-platform "$platform" -device "${DEVICE:-0}" -precision "$precision" -m "$n" -n "$n" -k "$n")
+[ -n "${FRACTION:-}" ] && args+=(-fraction "$FRACTION")
+
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "+ $tuner ${args[*]}" >&2
+start=$(date +%s)
+# The tuner writes clblast_xgemm_<variant>_<precision>.json into its working directory.
+(cd "$work" && "$tuner" "${args[@]}") >"$out/tuner-output.txt" 2>&1 || {
+  echo "bench/tune_clblast.sh: the CLBlast tuner failed; see $out/tuner-output.txt" >&2
+  exit 1
+}
+seconds=$(( $(date +%s) - start ))
+cp "$work"/clblast_xgemm_*_"$precision".json "$out/"
+{
+  echo "command: clblast_tuner_xgemm ${args[*]}"
+  echo "wall time: ${seconds} s"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "POCL_DEVICES: $POCL_DEVICES"
+  grep -h -o '"best_parameters": "[^"]*"\|"best_time": "[^"]*"\|"kernel_family": "[^"]*"' \
+    "$out"/clblast_xgemm_*_"$precision".json
+} >"$out/README.txt"
+echo "bench/tune_clblast.sh: ${seconds} s; files in $out (summary: $out/README.txt)" >&2
