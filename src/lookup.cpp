@@ -26,11 +26,12 @@ const char* to_string(LookupSource s) {
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {
   TunedParameters t;
   t.source = LookupSource::kDefault;
-  // CPUs: few work-items with wide vectors (the implementation loops over work-items); GPUs:
-  // 8x8 work-groups with 4-wide vectors staged through local memory.
+  // CPUs: few work-items with wide vectors (the implementation loops over work-items), two
+  // vectors of m by eight columns per work-item (docs/kernels.md, "Packed panels"); GPUs: 8x8
+  // work-groups with 4-wide vectors staged through local memory.
   TiledConfig cpu;
-  cpu.MWG = 64, cpu.NWG = 64, cpu.KWG = 32, cpu.MDIMC = 4, cpu.NDIMC = 4, cpu.VWM = 16,
-  cpu.VWN = 16, cpu.KWI = 2, cpu.SA = 0, cpu.SB = 0, cpu.MDIMA = 4, cpu.NDIMB = 4;
+  cpu.MWG = 32, cpu.NWG = 32, cpu.KWG = 32, cpu.MDIMC = 1, cpu.NDIMC = 4, cpu.VWM = 16,
+  cpu.VWN = 8, cpu.KWI = 8, cpu.SA = 0, cpu.SB = 0, cpu.MDIMA = 1, cpu.NDIMB = 4;
   const std::vector<KernelConfig> candidates = {
       device.is_cpu() ? KernelConfig(cpu) : KernelConfig(TiledConfig{}), TiledConfig{},
       DirectConfig{}, ClassicConfig{8}, NaiveConfig{}};
