@@ -10,7 +10,8 @@
 # About an hour on the 2-core reference machine; the CPU must otherwise be idle.
 #
 # Environment: RESULTS_DIR (default results/), RESULTS_DB (default results/.work/results.db;
-# an existing database is resumed: what it holds is not measured again), CLBLAST_TUNED (clblast
+# an existing database is resumed: what it holds is not measured again), DEVICES (default
+# "pthread basic"), CLBLAST_TUNED (clblast
 # tuner JSON files for the "clblast-tuned" subject; default: results/clblast/*.json, copied from
 # ../shared/data/clblast when absent; bench/tune_clblast.sh produces fresh ones). For a quick
 # trial: SIZES="64 128" LIMIT_PERCENT=20 RESULTS_DIR=/tmp/r bench/make_results.sh
@@ -73,7 +74,8 @@ limit() {  # device precision n
   echo "$((base * ${LIMIT_PERCENT:-100} / 100))s"
 }
 
-for dev in pthread basic; do
+read -r -a devices <<<"${DEVICES:-pthread basic}"
+for dev in "${devices[@]}"; do
   for prec in 32 64; do
     all=("${sizes[@]}")
     [ "$dev" = pthread ] && [ "$prec" = 32 ] && all=("${small[@]}" "${sizes[@]}")
