@@ -1,5 +1,6 @@
 #include "mmtune/lookup.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -26,17 +27,19 @@ const char* to_string(LookupSource s) {
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {
   TunedParameters t;
   t.source = LookupSource::kDefault;
-  // CPUs: few work-items with wide vectors (the implementation loops over work-items), two
-  // vectors of m by eight columns per work-item (docs/kernels.md, "Packed panels"); GPUs: 8x8
-  // work-groups with 4-wide vectors staged through local memory.
+  // CPUs: few work-items with wide vectors (the implementation loops over work-items), two of
+  // the device's preferred vectors of m by eight columns per work-item (docs/kernels.md, "Packed
+  // panels"); GPUs: 8x8 work-groups with 4-wide vectors staged through local memory.
+  const int vw = std::clamp(static_cast<int>(device.preferred_width(problem.precision)), 1, 16);
   TiledConfig cpu;
-  cpu.MWG = 32, cpu.NWG = 32, cpu.KWG = 32, cpu.MDIMC = 1, cpu.NDIMC = 4, cpu.VWM = 16,
-  cpu.VWN = 8, cpu.KWI = 8, cpu.SA = 0, cpu.SB = 0, cpu.MDIMA = 1, cpu.NDIMB = 4;
+  cpu.MWG = std::max(16, 2 * vw), cpu.NWG = 32, cpu.KWG = 32, cpu.MDIMC = 1, cpu.NDIMC = 4,
+  cpu.VWM = vw, cpu.VWN = 8, cpu.KWI = 8, cpu.SA = 0, cpu.SB = 0, cpu.MDIMA = 1, cpu.NDIMB = 4;
   const std::vector<KernelConfig> candidates = {
       device.is_cpu() ? KernelConfig(cpu) : KernelConfig(TiledConfig{}), TiledConfig{},
       DirectConfig{}, ClassicConfig{8}, NaiveConfig{}};
   for (const auto& c : candidates) {
-    if (limit_violations(c, device, problem.precision).empty()) {
+    if (constraint_violations(c).empty() &&
+        limit_violations(c, device, problem.precision).empty()) {
       t.config = c;
       return t;
     }
