@@ -223,7 +223,7 @@ Data load(Store& store, const ReportOptions& options) {
   auto s = db.prepare(
       "SELECT s.id, d.key, s.command_line, s.strategy, s.kernels, s.space, s.seed, s.budget, "
       "s.time_limit_s, s.m, s.n, s.k, s.precision, s.layout, s.trans_a, s.trans_b, s.started_at, "
-      "COALESCE(s.ended_at, ''), s.outcome, s.host, s.mmtune_version "
+      "COALESCE(s.ended_at, ''), s.outcome, s.host, s.mmtune_version, COALESCE(s.pid, 0) "
       "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
   while (s.step()) {
     SessionRow r;
@@ -236,6 +236,8 @@ Data load(Store& store, const ReportOptions& options) {
     x.problem = read_problem(s, 9);
     x.started_at = s.text(16), x.ended_at = s.text(17), x.outcome = s.text(18);
     r.host = s.text(19), r.version = s.text(20);
+    x.host = r.host, x.pid = s.integer(21);
+    x.outcome = shown_outcome(x);
     data.sessions.push_back(std::move(r));
   }
 
