@@ -1,13 +1,14 @@
 #include "mmtune/report.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -136,6 +137,7 @@ std::vector<DeviceRow> select_devices(const std::vector<DeviceRow>& all,
   if (specs.empty()) return all;
   std::set<std::int64_t> chosen;
   for (const auto& spec : specs) {
+    if (spec.empty()) throw UsageError("--devices: an empty name matches every device");
     bool found = false;
     for (const auto& d : all) {
       if (lower(d.key) == lower(spec) || lower(d.name).find(lower(spec)) != std::string::npos) {
@@ -1464,11 +1466,22 @@ std::map<std::string, std::string> csv_files(const Data& d) {
   return files;
 }
 
+// stdio rather than a stream: errno says why a write failed.
 void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) throw Error("cannot write '" + path.string() + "'");
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int why = errno;
+  if (f && std::fclose(f) != 0 && ok) ok = false, why = errno;
+  if (ok) return;
+  const std::string message = "cannot write '" + path.string() + "': " + std::strerror(why);
+  // A place the user chose that cannot hold the file is bad input; anything else (a full disk,
+  // an I/O error) is a failure.
+  if (why == EACCES || why == EPERM || why == EROFS || why == EISDIR || why == ENOTDIR ||
+      why == ENOENT) {
+    throw UsageError(message);
+  }
+  throw Error(message);
 }
 
 }  // namespace
