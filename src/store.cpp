@@ -456,11 +456,13 @@ std::size_t Store::close_abandoned_sessions() {
       r.outcome = "running";
       if (process_gone(r)) gone.push_back(r.id);
     }
+    // Its end is its last sign of life: the last measurement it stored, else its start.
     auto u = db_.prepare(
-        "UPDATE sessions SET outcome = 'abandoned', ended_at = ? WHERE id = ? AND "
+        "UPDATE sessions SET outcome = 'abandoned', ended_at = COALESCE((SELECT MAX(measured_at) "
+        "FROM measurements WHERE session_id = ?), started_at) WHERE id = ? AND "
         "outcome = 'running'");
     for (const auto id : gone) {
-      u.bind(1, now_utc()).bind(2, id);
+      u.bind(1, id).bind(2, id);
       u.run();
       u.reset();
     }

@@ -156,6 +156,12 @@ TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
   EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'abandoned'"),
             killed);
   EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'budget'"), 1);
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM sessions s WHERE outcome = 'abandoned' AND "
+                             "ended_at <> COALESCE((SELECT MAX(measured_at) FROM measurements "
+                             "m WHERE m.session_id = s.id), started_at)"),
+            0)
+      << "an abandoned session ends at its last stored measurement";
   expect_intact_with_everything_reported(db, done.err);
   const auto j = nlohmann::json::parse(done.out);
   EXPECT_EQ(j["outcome"], "budget");
