@@ -3,8 +3,13 @@
 # needs (only those missing), configures and builds, then runs mmtune or the test suite.
 #
 #   scripts/dev.sh tune [mmtune options]   e.g. scripts/dev.sh tune --device 0 --n 2048
-#   scripts/dev.sh test [ctest options]
+#   scripts/dev.sh test [ctest options]    the suite, then the ASan+UBSan suite and the fuzzers
 #   scripts/dev.sh build | deps
+#
+# `test` runs three stages, each only when the one before passed: the CTest suite (ctest options
+# apply to it), scripts/sanitize.sh (build-sanitize/) and scripts/fuzz.sh 60 (build-fuzz/). It
+# prints each stage's time and exits non-zero naming the stage that failed.
+# MMTUNE_TEST_QUICK=1 runs the CTest suite only.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +22,7 @@ packages=(
   libpq-dev postgresql  # PostgreSQL stores; the tests start a throwaway server
   googletest libgtest-dev
   libclblast-dev libopenblas-dev  # comparisons in `mmtune bench`
+  clang libclang-rt-dev  # scripts/fuzz.sh: clang++ and its libFuzzer/ASan/UBSan runtimes
 )
 
 install_deps() {
@@ -39,7 +45,24 @@ build() {
 }
 
 usage() {
-  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+}
+
+# Runs one stage of `test`, printing its wall time; a failure ends the script naming the stage.
+stage() {
+  local name=$1 start=$SECONDS rc=0
+  shift
+  echo "scripts/dev.sh: stage '$name'" >&2
+  "$@" || rc=$?
+  echo "scripts/dev.sh: stage '$name' took $((SECONDS - start)) s" >&2
+  if [ "$rc" -ne 0 ]; then
+    echo "scripts/dev.sh: stage '$name' failed (exit $rc)" >&2
+    exit "$rc"
+  fi
+}
+
+suite() {
+  (cd "$build" && ctest --output-on-failure --parallel "$(nproc)" "$@")
 }
 
 cmd=${1:-}
@@ -48,8 +71,11 @@ case "$cmd" in
   tune) install_deps; build; exec "$build/tuner/mmtune" "$@" ;;
   test)
     install_deps; build
-    cd "$build"
-    exec ctest --output-on-failure --parallel "$(nproc)" "$@"
+    stage "test suite" suite "$@"
+    [ "${MMTUNE_TEST_QUICK:-0}" = 1 ] && exit 0
+    stage "sanitizer suite" "$root/scripts/sanitize.sh"
+    stage "fuzzing" "$root/scripts/fuzz.sh" 60
+    echo "scripts/dev.sh: every stage passed" >&2
     ;;
   build) install_deps; build ;;
   deps) install_deps ;;

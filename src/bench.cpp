@@ -96,13 +96,26 @@ bool have_host_blas() {
   return bench_detail::host_blas_available();
 }
 
-std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
-                                const BenchOptions& o,
-                                const std::function<void(const BenchRow&)>& progress) {
+void check_bench_options(const Device& device, const BenchOptions& o) {
   if (!device.info.supports(o.precision)) {
     throw NoDeviceError("device '" + device.info.name + "' has no fp" + to_string(o.precision) +
                         " support");
   }
+  for (std::size_t n : o.sizes) {
+    GemmProblem p;
+    p.m = p.n = p.k = n;
+    p.precision = o.precision;
+    check_fits(p, device.info);
+    validate(p);
+  }
+}
+
+std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
+                                const BenchOptions& o,
+                                const std::function<void(const BenchRow&)>& progress) {
+  // Every size is checked before anything runs or is stored (a bad last size used to stop the
+  // run after the first ones were measured).
+  check_bench_options(device, o);
   store.upsert_device(device.info);
   const std::string run_id = now_utc() + "-" + std::to_string(::getpid());
   cl::Context context(device.device);
@@ -117,8 +130,6 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
     GemmProblem p;
     p.m = p.n = p.k = n;
     p.precision = o.precision;
-    check_fits(p, device.info);
-    validate(p);
     const Operands in = random_operands(p, 1);
     const Reference ref = reference_gemm(p, in);
     const auto a_bytes = to_bytes(in.a, p.precision), b_bytes = to_bytes(in.b, p.precision);

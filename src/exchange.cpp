@@ -783,9 +783,10 @@ ImportSummary import_text(Store& store, const std::string& text, const std::stri
 std::string read_exchange_file(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw UsageError("cannot read '" + path + "': no such file");
-  if (!S_ISREG(st.st_mode)) throw UsageError("cannot import '" + path + "': not a regular file");
+  // "read", not "import": bench --clblast-tuned reads its files through here too.
+  if (!S_ISREG(st.st_mode)) throw UsageError("cannot read '" + path + "': not a regular file");
   if (std::uint64_t(st.st_size) > kMaxImportBytes) {
-    throw UsageError("cannot import '" + path + "': larger than " +
+    throw UsageError("cannot read '" + path + "': larger than " +
                      std::to_string(kMaxImportBytes >> 20) + " MiB");
   }
   std::ifstream in(path, std::ios::binary);

@@ -1,13 +1,14 @@
 #include "mmtune/report.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -136,6 +137,7 @@ std::vector<DeviceRow> select_devices(const std::vector<DeviceRow>& all,
   if (specs.empty()) return all;
   std::set<std::int64_t> chosen;
   for (const auto& spec : specs) {
+    if (spec.empty()) throw UsageError("--devices: an empty name matches every device");
     bool found = false;
     for (const auto& d : all) {
       if (lower(d.key) == lower(spec) || lower(d.name).find(lower(spec)) != std::string::npos) {
@@ -223,7 +225,7 @@ Data load(Store& store, const ReportOptions& options) {
   auto s = db.prepare(
       "SELECT s.id, d.key, s.command_line, s.strategy, s.kernels, s.space, s.seed, s.budget, "
       "s.time_limit_s, s.m, s.n, s.k, s.precision, s.layout, s.trans_a, s.trans_b, s.started_at, "
-      "COALESCE(s.ended_at, ''), s.outcome, s.host, s.mmtune_version "
+      "COALESCE(s.ended_at, ''), s.outcome, s.host, s.mmtune_version, COALESCE(s.pid, 0) "
       "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
   while (s.step()) {
     SessionRow r;
@@ -236,6 +238,8 @@ Data load(Store& store, const ReportOptions& options) {
     x.problem = read_problem(s, 9);
     x.started_at = s.text(16), x.ended_at = s.text(17), x.outcome = s.text(18);
     r.host = s.text(19), r.version = s.text(20);
+    x.host = r.host, x.pid = s.integer(21);
+    x.outcome = shown_outcome(x);
     data.sessions.push_back(std::move(r));
   }
 
@@ -1462,11 +1466,22 @@ std::map<std::string, std::string> csv_files(const Data& d) {
   return files;
 }
 
+// stdio rather than a stream: errno says why a write failed.
 void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) throw Error("cannot write '" + path.string() + "'");
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int why = errno;
+  if (f && std::fclose(f) != 0 && ok) ok = false, why = errno;
+  if (ok) return;
+  const std::string message = "cannot write '" + path.string() + "': " + std::strerror(why);
+  // A place the user chose that cannot hold the file is bad input; anything else (a full disk,
+  // an I/O error) is a failure.
+  if (why == EACCES || why == EPERM || why == EROFS || why == EISDIR || why == ENOTDIR ||
+      why == ENOENT) {
+    throw UsageError(message);
+  }
+  throw Error(message);
 }
 
 }  // namespace

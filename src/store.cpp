@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -101,6 +103,11 @@ CREATE TABLE roofline (
   PRIMARY KEY (device_id, precision)
 );
 )sql",
+    // 4: the tuning process of a session, so that one left `running` by a process that is gone
+    // (SIGKILL, or a disk too full to record its end) can be told apart from one still running.
+    R"sql(
+ALTER TABLE sessions ADD COLUMN pid INTEGER;
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
@@ -108,6 +115,50 @@ static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schem
 std::string host_name() {
   char buf[256] = {};
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
+}
+
+// Seconds since the epoch of an ISO 8601 UTC time as now_utc() writes it.
+std::optional<std::time_t> parse_utc(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (!end || *end) return std::nullopt;
+  return timegm(&tm);
+}
+
+// When a process of this host started (Linux: /proc), to the second; nullopt when unknown.
+std::optional<std::time_t> process_start(std::int64_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return std::nullopt;
+  // Field 2 is the command in parentheses (it may hold spaces); starttime is field 22, in clock
+  // ticks since boot.
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(line.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22; ++i) {
+    if (!(fields >> field)) return std::nullopt;
+  }
+  std::ifstream proc_stat("/proc/stat");
+  long long boot = -1;
+  while (std::getline(proc_stat, line)) {
+    if (line.rfind("btime ", 0) == 0) boot = std::atoll(line.c_str() + 6);
+  }
+  const long ticks = sysconf(_SC_CLK_TCK);
+  if (boot < 0 || ticks <= 0) return std::nullopt;
+  return std::time_t(boot + std::atoll(field.c_str()) / ticks);
+}
+
+// Whether the process that began a session is certainly gone: the session is this host's, and
+// its pid no longer exists or now belongs to a process started after the session (a reused pid,
+// e.g. after a reboot or in a new container). Sessions of other hosts cannot be checked.
+bool process_gone(const SessionRecord& s) {
+  if (s.pid <= 0 || s.host.empty() || s.host != host_name()) return false;
+  if (::kill(pid_t(s.pid), 0) != 0 && errno == ESRCH) return true;
+  const auto started = process_start(s.pid);
+  const auto session = parse_utc(s.started_at);
+  // A second of slack: both times are truncated to seconds.
+  return started && session && *started > *session + 1;
 }
 
 const char* layout_name(Layout l) {
@@ -352,17 +403,22 @@ std::optional<DeviceInfo> Store::device(const std::string& key) {
   return d;
 }
 
+std::string shown_outcome(const SessionRecord& s) {
+  return s.outcome == "running" && process_gone(s) ? "abandoned" : s.outcome;
+}
+
 std::int64_t Store::begin_session(const SessionRecord& r) {
   auto s = db_.prepare(
       "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
       "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome, host, "
-      "mmtune_version) "
+      "mmtune_version, pid) "
       "VALUES ((SELECT id FROM devices WHERE key = "
-      "?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?)");
+      "?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)");
   s.bind(1, r.device_key).bind(2, r.command_line).bind(3, r.strategy).bind(4, r.kernels);
   s.bind(5, r.space).bind(6, std::int64_t(r.seed)).bind(7, r.budget).bind(8, r.time_limit_s);
   bind_problem(s, 9, r.problem);
   s.bind(16, now_utc()).bind(17, host_name()).bind(18, MMTUNE_VERSION);
+  s.bind(19, std::int64_t(::getpid()));
   try {
     sql::Transaction t(db_);
     s.run();
@@ -386,10 +442,42 @@ void Store::end_session(std::int64_t id, const std::string& outcome) {
   }
 }
 
+std::size_t Store::close_abandoned_sessions() {
+  try {
+    sql::Transaction t(db_);
+    auto q = db_.prepare(
+        "SELECT id, host, pid, started_at FROM sessions WHERE outcome = 'running' AND host = ? "
+        "AND pid IS NOT NULL");
+    q.bind(1, host_name());
+    std::vector<std::int64_t> gone;
+    while (q.step()) {
+      SessionRecord r;
+      r.id = q.integer(0), r.host = q.text(1), r.pid = q.integer(2), r.started_at = q.text(3);
+      r.outcome = "running";
+      if (process_gone(r)) gone.push_back(r.id);
+    }
+    // Its end is its last sign of life: the last measurement it stored, else its start.
+    auto u = db_.prepare(
+        "UPDATE sessions SET outcome = 'abandoned', ended_at = COALESCE((SELECT MAX(measured_at) "
+        "FROM measurements WHERE session_id = ?), started_at) WHERE id = ? AND "
+        "outcome = 'running'");
+    for (const auto id : gone) {
+      u.bind(1, id).bind(2, id);
+      u.run();
+      u.reset();
+    }
+    t.commit();
+    return gone.size();
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
+}
+
 std::vector<SessionRecord> Store::sessions() {
   auto s = db_.prepare(
       "SELECT s.id, d.key, command_line, strategy, kernels, space, seed, budget, time_limit_s, "
-      "m, n, k, precision, layout, trans_a, trans_b, started_at, COALESCE(ended_at, ''), outcome "
+      "m, n, k, precision, layout, trans_a, trans_b, started_at, COALESCE(ended_at, ''), outcome, "
+      "host, COALESCE(pid, 0) "
       "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
   std::vector<SessionRecord> out;
   while (s.step()) {
@@ -400,6 +488,8 @@ std::vector<SessionRecord> Store::sessions() {
     r.time_limit_s = s.real(8);
     r.problem = read_problem(s, 9);
     r.started_at = s.text(16), r.ended_at = s.text(17), r.outcome = s.text(18);
+    r.host = s.text(19), r.pid = s.integer(20);
+    r.outcome = shown_outcome(r);
     out.push_back(std::move(r));
   }
   return out;

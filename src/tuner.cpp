@@ -135,7 +135,22 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   session.budget = request.budget;
   session.time_limit_s = request.time_limit_s;
   session.problem = problem;
+  store.close_abandoned_sessions();  // earlier tunes of this host whose process is gone
   summary.session_id = store.begin_session(session);
+  // A tune stopped by an error (a full disk, a lost device) records `failed`. When even that
+  // cannot be written, the session reads as abandoned once this process is gone (shown_outcome).
+  struct FailOnError {
+    Store& store;
+    std::int64_t id;
+    bool armed = true;
+    ~FailOnError() {
+      if (!armed) return;
+      try {
+        store.end_session(id, "failed");
+      } catch (const std::exception&) {  // the error on its way out says what went wrong
+      }
+    }
+  } fail_on_error{store, summary.session_id};
 
   // What the store already holds for this device and problem is not measured again.
   std::map<std::pair<std::string, std::string>, MeasurementRecord> known;
@@ -391,6 +406,7 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   }
   if (stop) summary.outcome = "interrupted";
   store.end_session(summary.session_id, summary.outcome);
+  fail_on_error.armed = false;
   summary.worker_restarts = evaluator.restarts();
   summary.build_s = search_build_s - startup_build_s;
   summary.verify_s = search_verify_s - startup_verify_s;

@@ -173,6 +173,10 @@ TEST(BadInputCli, FilesThatAreNotUsableDatabases) {
     d.exec("PRAGMA user_version = 99");
   }
   expect_refused({"history", "--db", newer}, kExitUsage, "newer than this mmtune");
+  expect_refused({"bench", "--device", "pthread", "--n", "64", "--db", newer}, kExitUsage,
+                 "newer than this mmtune");
+  expect_refused({"report", "--db", newer, "--out", dir / "report"}, kExitUsage,
+                 "newer than this mmtune");
   EXPECT_EQ(test::count_rows(newer, "PRAGMA user_version"), 99);
 
   // A real database, then damaged three ways: truncated, its b-tree pages overwritten, its
@@ -201,7 +205,10 @@ TEST(BadInputCli, FilesThatAreNotUsableDatabases) {
     expect_refused({"best", "--device", "pthread", "--n", "64", "--db", path}, kExitUsage, needle);
     expect_refused({"tune", "--device", "pthread", "--n", "64", "--db", path}, kExitUsage, needle);
     expect_refused({"export", "--db", path}, kExitUsage, needle);
+    expect_refused({"bench", "--device", "pthread", "--n", "64", "--db", path}, kExitUsage, needle);
+    expect_refused({"report", "--db", path, "--out", dir / "report"}, kExitUsage, needle);
     EXPECT_EQ(slurp(path), before) << path << " was written";
+    EXPECT_FALSE(fs::exists(dir / "report"));
   }
 }
 
@@ -217,6 +224,7 @@ TEST(BadInputCli, HostileImportFilesChangeNothing) {
   ASSERT_NE(before.find("measurements=4"), std::string::npos) << before;
 
   std::vector<std::pair<std::string, std::string>> cases;  // name, content
+  cases.reserve(32);  // GCC 12 warns (-Warray-bounds) on the first reallocation otherwise
   const auto edited = [&](const std::string& name, auto edit) {
     json j = good;
     edit(j);
@@ -265,6 +273,131 @@ TEST(BadInputCli, HostileImportFilesChangeNothing) {
   expect_refused({"import", huge, "--db", db}, kExitUsage, "MiB");
   expect_refused({"import", dir / "absent.json", "--db", db}, kExitUsage, "absent.json");
   EXPECT_EQ(snapshot(db), before);
+}
+
+TEST(BadInputCli, BenchRefusesBadOptionsSizesAndDatabasesBeforeCreatingAnything) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  const auto bench = [&](std::vector<std::string> extra, const std::string& at = "") {
+    std::vector<std::string> args = {"bench", "--device", "pthread", "--db", at.empty() ? db : at};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  expect_refused(bench({"--n", "64", "--frobnicate"}), kExitUsage, "--frobnicate");
+  for (const char* n : {"0", "-5", "abc", "1e3", "64,abc", "64,", ",64", "64,,128", "",
+                        "99999999999999999999999"}) {
+    expect_refused(bench({"--n", n}), kExitUsage, "--n");
+  }
+  expect_refused(bench({"--n", "64", "--precision", "12"}), kExitUsage, "--precision");
+  // A size beyond the device is refused before anything runs, also after a good one (the 64
+  // used to be measured and stored first).
+  expect_refused(bench({"--n", "64,100000"}), kExitUsage, "allocates at most");
+  expect_refused({"bench", "--device", "no-such-gpu", "--n", "64", "--db", db}, kExitNoDevice,
+                 "no-such-gpu");
+  EXPECT_FALSE(fs::exists(db)) << "a refused bench created the database";
+
+  fs::create_directories(dir / "adir");
+  const std::string junk = dir / "junk.db";
+  std::ofstream(junk) << std::string(8192, 'x');
+  expect_refused(bench({"--n", "64"}, dir / "missing/t.db"), kExitUsage, "does not exist");
+  expect_refused(bench({"--n", "64"}, dir / "adir"), kExitUsage, "is a directory");
+  expect_refused(bench({"--n", "64"}, junk), kExitUsage, "not a valid mmtune database");
+  EXPECT_EQ(slurp(junk), std::string(8192, 'x'));
+  EXPECT_FALSE(fs::exists(dir / "missing"));
+}
+
+TEST(BadInputCli, BenchRefusesClblastTunerFilesThatCannotBeUsed) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  const std::string fixture =
+      slurp(std::string(MMTUNE_KERNELS_DIR) + "/../tests/data/clblast/clblast_xgemm_12_32.json");
+  const json good = json::parse(fixture);
+  std::vector<std::pair<std::string, std::string>> cases;  // name, content
+  cases.reserve(32);  // GCC 12 warns (-Warray-bounds) on the first reallocation otherwise
+  const auto edited = [&](const std::string& name, auto edit) {
+    json j = good;
+    edit(j);
+    cases.emplace_back(name, j.dump());
+  };
+  cases.emplace_back("empty", "");
+  cases.emplace_back("truncated", fixture.substr(0, fixture.size() / 2));
+  cases.emplace_back("binary", std::string("\x7f"
+                                           "ELF\0\0\xff\xfe",
+                                           8));
+  cases.emplace_back("mmtune-export", R"({"format": "mmtune-export", "devices": []})");
+  edited("other-family", [](json& j) { j["kernel_family"] = "xgemmdirect_1"; });
+  edited("no-best", [](json& j) { j.erase("best_parameters"); });
+  edited("bad-parameter", [](json& j) { j["best_parameters"] = "MWG=abc NWG=64"; });
+  edited("injected-parameter", [](json& j) {
+    j["best_parameters"] = j["best_parameters"].get<std::string>() + " -DEVIL=1";
+  });
+  edited("negative-time", [](json& j) { j["best_time"] = "-1"; });
+  edited("precision", [](json& j) { j["precision"] = "12"; });
+  for (const auto& [name, content] : cases) {
+    SCOPED_TRACE(name);
+    const std::string file = dir / (name + ".json");
+    std::ofstream(file, std::ios::binary) << content;
+    expect_refused(
+        {"bench", "--device", "pthread", "--n", "64", "--db", db, "--clblast-tuned", file},
+        kExitUsage, "--clblast-tuned '" + file + "'");
+  }
+  fs::create_directories(dir / "adir");
+  const std::string absent = dir / "absent.json", adir = dir / "adir";
+  expect_refused(
+      {"bench", "--device", "pthread", "--n", "64", "--db", db, "--clblast-tuned", absent},
+      kExitUsage, "--clblast-tuned '" + absent + "': cannot read '" + absent + "': no such file");
+  expect_refused({"bench", "--device", "pthread", "--n", "64", "--db", db, "--clblast-tuned", adir},
+                 kExitUsage,
+                 "--clblast-tuned '" + adir + "': cannot read '" + adir + "': not a regular file");
+  EXPECT_FALSE(fs::exists(db)) << "a refused bench created the database";
+}
+
+TEST(BadInputCli, ReportRefusesBadOptionsDatabasesAndOutputPlaces) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  fill(db, 4);
+  const std::string before = snapshot(db);
+  const std::string out = dir / "report";
+  expect_refused({"report", "--db", db, "--out", out, "--frobnicate"}, kExitUsage, "--frobnicate");
+  // A report only reads: a missing database is refused, not created and reported empty.
+  expect_refused({"report", "--db", dir / "absent.db", "--out", out}, kExitUsage, "does not exist");
+  EXPECT_FALSE(fs::exists(dir / "absent.db"));
+  expect_refused({"report", "--db", dir / "missing/t.db", "--out", out}, kExitUsage,
+                 "does not exist");
+  expect_refused({"report", "--db", dir.path, "--out", out}, kExitUsage, "is a directory");
+  const std::string junk = dir / "junk.db";
+  std::ofstream(junk) << std::string(8192, 'x');
+  expect_refused({"report", "--db", junk, "--out", out}, kExitUsage, "not a valid mmtune database");
+  expect_refused({"report", "--db", db, "--out", out, "--devices", "no-such-device"}, kExitUsage,
+                 "no stored device matches 'no-such-device'");
+  expect_refused({"report", "--db", db, "--out", out, "--devices", ""}, kExitUsage, "--devices");
+  EXPECT_FALSE(fs::exists(out)) << "a refused report wrote files";
+
+  // Output places that cannot hold the report: a file, a path below a file, a directory the
+  // process cannot write to (procfs for root, who ignores permissions), and a directory where
+  // report.html goes.
+  const std::string file = dir / "file";
+  std::ofstream(file) << "x";
+  std::string ro = "/proc/mmtune-report";
+  if (geteuid() != 0) {
+    fs::create_directories(dir / "ro");
+    chmod((dir / "ro").c_str(), 0500);
+    ro = dir / "ro/report";
+  }
+  for (const std::string& place : {file, file + "/report", ro}) {
+    expect_refused({"report", "--db", db, "--out", place}, kExitUsage,
+                   "cannot create report directory '" + place);
+  }
+  fs::create_directories(dir / "taken/report.html");
+  expect_refused({"report", "--db", db, "--out", dir / "taken"}, kExitUsage,
+                 "cannot write '" + (dir / "taken/report.html") + "': Is a directory");
+  EXPECT_EQ(slurp(file), "x");
+  EXPECT_EQ(snapshot(db), before);
+
+  // The same database and directory work.
+  const auto r = test::run_mmtune({"report", "--db", db, "--out", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out + "/report.html"));
 }
 
 TEST(BadInputCli, KernelsDirWithoutKernelsOrWithABrokenKernel) {

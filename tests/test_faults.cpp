@@ -138,10 +138,30 @@ TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
     }
   }
   EXPECT_GE(reported_before_kills, 6u) << "the log checks above must have had lines to check";
+  // Each killed tune that began its session left it `running`; its process is gone, so `history`
+  // shows it as abandoned, and the next tune stores that (only the last one is still stored as
+  // running here).
+  const std::int64_t killed = test::count_rows(db, "SELECT COUNT(*) FROM sessions");
+  EXPECT_GE(killed, 8) << "the kills of kinds 0 and 2 follow a stored measurement";
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'running'"), 1);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'abandoned'"),
+            killed - 1);
+  const auto history = test::run_mmtune({"history", "--db", db, "--json"}, env);
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  for (const auto& s : nlohmann::json::parse(history.out)) EXPECT_EQ(s["outcome"], "abandoned");
   const std::int64_t tiled_before =
       test::count_rows(db, "SELECT COUNT(*) FROM measurements WHERE kernel = 'tiled'");
   const auto done = test::run_mmtune(args, env);
   ASSERT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'abandoned'"),
+            killed);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'budget'"), 1);
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM sessions s WHERE outcome = 'abandoned' AND "
+                             "ended_at <> COALESCE((SELECT MAX(measured_at) FROM measurements "
+                             "m WHERE m.session_id = s.id), started_at)"),
+            0)
+      << "an abandoned session ends at its last stored measurement";
   expect_intact_with_everything_reported(db, done.err);
   const auto j = nlohmann::json::parse(done.out);
   EXPECT_EQ(j["outcome"], "budget");
@@ -286,10 +306,23 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
   EXPECT_EQ(nlohmann::json::parse(best.out)["config"], j["best"]["config"]);
 }
 
+// The outcome stored for a session.
+std::string stored_outcome(const std::string& db, std::int64_t session) {
+  sql::Database d(db, false);
+  auto q = d.prepare("SELECT outcome FROM sessions WHERE id = ?");
+  q.bind(1, session);
+  return q.step() ? q.text(0) : "no such session";
+}
+
 // A first tune commits a few rows, then a second one runs out of space: exit 4, one line, and
-// the first tune's rows intact.
+// the first tune's rows intact. Its session is never left `running`: it is stored as `failed`
+// when the disk still takes that update; when it does not, `history` shows it as abandoned (its
+// process is gone) even while the disk is full, and the next tune, given room, stores that.
+// `expected_stored`: "failed", "running", or "" for either.
 void expect_disk_full_keeps_the_past(const std::string& db, const Env& env,
-                                     const std::function<void()>& make_full) {
+                                     const std::function<void()>& make_full,
+                                     const std::function<void()>& make_room,
+                                     std::string expected_stored) {
   const auto first = test::run_mmtune(tune_args(db, "64", "3"), env);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::int64_t last_id = test::count_rows(db, "SELECT MAX(id) FROM measurements");
@@ -305,16 +338,38 @@ void expect_disk_full_keeps_the_past(const std::string& db, const Env& env,
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_EQ(test::integrity_check(db), "ok");
   EXPECT_EQ(measurements_up_to(db, last_id), past) << "committed rows changed";
+
+  ASSERT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions"), 2);
+  if (expected_stored.empty()) {
+    expected_stored = stored_outcome(db, 2);
+    EXPECT_TRUE(expected_stored == "failed" || expected_stored == "running") << expected_stored;
+  }
+  EXPECT_EQ(stored_outcome(db, 2), expected_stored);
+  const std::string shown = expected_stored == "running" ? "abandoned" : expected_stored;
+  const auto history = test::run_mmtune({"history", "--db", db, "--json"}, env);
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const auto h = nlohmann::json::parse(history.out);
+  ASSERT_EQ(h.size(), 2u) << h;
+  EXPECT_EQ(h[0]["outcome"], "budget");
+  EXPECT_EQ(h[1]["outcome"], shown);
+  make_room();
+  const auto next = test::run_mmtune(tune_args(db, "64", "3"), env);
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(stored_outcome(db, 2), shown);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'running'"), 0);
 }
 
 TEST(FaultsCli, DatabaseAtItsSizeLimitIsExitFourAndKeepsWhatWasCommitted) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
   Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
-  expect_disk_full_keeps_the_past(db, env, [&] {
-    // The test hook caps the file at its current size: the next new page is a full disk.
-    env["MMTUNE_TEST_DB_MAX_PAGES"] = std::to_string(test::count_rows(db, "PRAGMA page_count"));
-  });
+  expect_disk_full_keeps_the_past(
+      db, env,
+      [&] {
+        // The test hook caps the file at its current size: the next new page is a full disk.
+        env["MMTUNE_TEST_DB_MAX_PAGES"] = std::to_string(test::count_rows(db, "PRAGMA page_count"));
+      },
+      [&] { env.erase("MMTUNE_TEST_DB_MAX_PAGES"); }, "failed");
 }
 
 TEST(FaultsCli, DiskFullOnASmallFilesystem) {
@@ -330,20 +385,27 @@ TEST(FaultsCli, DiskFullOnASmallFilesystem) {
     ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
   } unmount{mnt};
   const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
-  expect_disk_full_keeps_the_past(mnt + "/tuning.db", env, [&] {
-    // Leave room for SQLite's shared-memory index (32 KiB) and a few WAL frames only.
-    struct statvfs st {};
-    ASSERT_EQ(statvfs(mnt.c_str(), &st), 0);
-    const std::uint64_t free_bytes = std::uint64_t(st.f_bavail) * st.f_frsize;
-    ASSERT_GT(free_bytes, 64u * 1024);
-    std::ofstream filler(mnt + "/filler", std::ios::binary);
-    const std::string block(4096, '\0');
-    for (std::uint64_t left = free_bytes - 64 * 1024; left >= block.size(); left -= block.size()) {
-      filler.write(block.data(), std::streamsize(block.size()));
-    }
-    filler.close();
-    ASSERT_TRUE(filler) << "filling the filesystem failed";
-  });
+  // Whether `failed` still fits on the full disk depends on where the failed transaction ran
+  // out: the update reuses the WAL space of that transaction's frames, and needs more only
+  // when it failed on its first frame. Either way the session must not read as running.
+  expect_disk_full_keeps_the_past(
+      mnt + "/tuning.db", env,
+      [&] {
+        // Leave room for SQLite's shared-memory index (32 KiB) and a few WAL frames only.
+        struct statvfs st {};
+        ASSERT_EQ(statvfs(mnt.c_str(), &st), 0);
+        const std::uint64_t free_bytes = std::uint64_t(st.f_bavail) * st.f_frsize;
+        ASSERT_GT(free_bytes, 64u * 1024);
+        std::ofstream filler(mnt + "/filler", std::ios::binary);
+        const std::string block(4096, '\0');
+        for (std::uint64_t left = free_bytes - 64 * 1024; left >= block.size();
+             left -= block.size()) {
+          filler.write(block.data(), std::streamsize(block.size()));
+        }
+        filler.close();
+        ASSERT_TRUE(filler) << "filling the filesystem failed";
+      },
+      [&] { fs::remove(mnt + "/filler"); }, "");
 }
 
 TEST(FaultsCli, FourTunesIntoOneDatabaseAllComplete) {

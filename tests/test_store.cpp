@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -249,6 +250,66 @@ TEST_P(StoreTest, ConcurrentImportsOfOneExportAddEachRowOnce) {
   EXPECT_EQ(test::count_rows(target, "SELECT COUNT(*) FROM sessions"), 1);
   EXPECT_EQ(test::count_rows(target, "SELECT COUNT(*) FROM measurements"), kRows);
   EXPECT_EQ(test::count_rows(target, "SELECT COUNT(*) FROM best"), 1);
+}
+
+// A session left `running` by a process that is gone (killed, or too short of disk space to
+// record its end) reads as abandoned, and close_abandoned_sessions() (each tune's first step)
+// stores that. Sessions of live processes, of other hosts and those that ended keep theirs.
+TEST_P(StoreTest, SessionsWhoseProcessIsGoneReadAsAbandoned) {
+  const std::string db = fresh_db();
+  Store store(db);
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  store.upsert_device(dev);
+  SessionRecord session;
+  session.device_key = dev.key;
+  session.command_line = "mmtune --n 64";
+  session.strategy = "random", session.kernels = "tiled", session.space = "quick";
+  session.problem.m = session.problem.n = session.problem.k = 64;
+  const auto live = store.begin_session(session);       // this process
+  const auto killed = store.begin_session(session);     // given the pid of an exited child
+  const auto reused = store.begin_session(session);     // this pid, begun before this process
+  const auto elsewhere = store.begin_session(session);  // another host's
+  const auto ended = store.begin_session(session);
+  store.end_session(ended, "budget");
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  const auto set = [&](const std::string& assignments, std::int64_t id) {
+    auto u = store.db().prepare("UPDATE sessions SET " + assignments + " WHERE id = ?");
+    u.bind(1, id);
+    u.run();
+  };
+  const std::string child_pid = std::to_string(child);
+  set("pid = " + child_pid, killed);
+  set("started_at = '2000-01-01T00:00:00Z'", reused);
+  set("host = 'another-host', pid = " + child_pid, elsewhere);
+  set("pid = " + child_pid, ended);
+
+  const auto shown = [&] {
+    std::map<std::int64_t, std::string> out;
+    for (const auto& s : store.sessions()) out[s.id] = s.outcome;
+    return out;
+  };
+  const std::map<std::int64_t, std::string> expected = {{live, "running"},
+                                                        {killed, "abandoned"},
+                                                        {reused, "abandoned"},
+                                                        {elsewhere, "running"},
+                                                        {ended, "budget"}};
+  EXPECT_EQ(shown(), expected);
+  // Reading wrote nothing.
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'running'"), 4);
+
+  EXPECT_EQ(store.close_abandoned_sessions(), 2u);
+  EXPECT_EQ(shown(), expected);
+  // Ended at their last sign of life: without measurements, their start.
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM sessions WHERE outcome = 'abandoned' AND "
+                             "ended_at = started_at AND id IN (" +
+                                 std::to_string(killed) + ", " + std::to_string(reused) + ")"),
+            2);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'running'"), 2);
+  EXPECT_EQ(store.close_abandoned_sessions(), 0u);
 }
 
 TEST_P(StoreTest, SigkillLosesNothingAndTheSameCommandResumes) {

@@ -728,11 +728,14 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   std::stable_sort(clb.begin(), clb.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& t : clb) bo.clblast_tuned.push_back(std::move(t.second));
+  // The device, its precision and every size are checked before the database is opened: a
+  // refused command creates nothing.
+  const auto devices = list_devices();
+  const Device& device = select_device(devices, dopt.device, dopt.platform);
+  check_bench_options(device, bo);
   const std::string db = open_db_path(o.db);
   Store store(db);
   const ParameterLookup lookup(db);
-  const auto devices = list_devices();
-  const Device& device = select_device(devices, dopt.device, dopt.platform);
   spdlog::info("bench on [{}] {}: fp{}, CLBlast {}, host BLAS {}", device.info.index,
                device.info.name, o.precision, have_clblast() ? "yes" : "no",
                have_host_blas() ? "yes" : "no");

@@ -43,6 +43,10 @@ struct BenchOptions {
   std::vector<ClblastParameters> clblast_tuned;
 };
 
+// Throws NoDeviceError when the device lacks the precision, UsageError when a size is 0 or too
+// large for it: run_bench's first step, and what a caller checks before opening a database.
+void check_bench_options(const Device& device, const BenchOptions& options);
+
 // Runs every subject for every size; rows are also stored in the `bench` table under one run id.
 std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
                                 const BenchOptions& options,

@@ -18,7 +18,7 @@
 namespace mmtune {
 
 // Schema version (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table).
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // The SQL that migrates version i to i + 1, for each i, written for SQLite (exposed for migration
 // tests; sql::Database::ddl() turns it into the connection's dialect).
@@ -31,9 +31,18 @@ struct SessionRecord {
   std::uint64_t seed = 0;
   std::size_t budget = 0;
   double time_limit_s = 0.0;
-  std::string started_at, ended_at, outcome;  // outcome: running, completed, interrupted, ...
+  // outcome: running, budget, completed, time-limit, interrupted (Ctrl-C), failed (stopped by an
+  // error, e.g. a full disk) or abandoned (its process ended without recording an outcome).
+  std::string started_at, ended_at, outcome;
+  std::string host;      // host name of the tuning process
+  std::int64_t pid = 0;  // its process id; 0 when unknown (older schemas, imports)
   GemmProblem problem;
 };
+
+// The outcome to show for a stored session: the stored one, except that a `running` session
+// whose process on this host is gone reads as `abandoned`. Needs no write access, so readers of a
+// database that cannot be written (disk full, read-only role) see it too.
+std::string shown_outcome(const SessionRecord& s);
 
 struct MeasurementRecord {
   std::int64_t id = 0;
@@ -74,8 +83,13 @@ class Store {
   void upsert_device(const DeviceInfo& d);
   std::optional<DeviceInfo> device(const std::string& key);
 
+  // Records a `running` session of this process (host name and pid are filled in here).
   std::int64_t begin_session(const SessionRecord& s);
   void end_session(std::int64_t id, const std::string& outcome);
+  // Stores `abandoned` for every `running` session of this host whose process is gone; returns
+  // how many. A tune calls it before its own session begins.
+  std::size_t close_abandoned_sessions();
+  // Every session, oldest first, with shown_outcome() as its outcome.
   std::vector<SessionRecord> sessions();
 
   // Inserts and commits one measurement; updates the best of its kernel and problem when faster.
