@@ -11,6 +11,7 @@
 #include "mmtune/evaluator.hpp"
 #include "mmtune/kernel_source.hpp"
 #include "mmtune/lookup.hpp"
+#include "mmtune/replay.hpp"
 #include "mmtune/strategy.hpp"
 
 namespace mmtune {
@@ -20,13 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// What a strategy learns from a measurement: its time, or nothing when it failed.
-std::optional<double> time_of(const Measurement& m) {
-  const bool timed = m.status == Status::kOk || m.status == Status::kSlowerEarlyStop;
-  if (timed && !m.routine_ms.empty() && m.median_ms > 0) return m.median_ms;
-  return std::nullopt;
 }
 
 struct KernelSearch {
@@ -230,7 +224,7 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
       // A stored reference that was timed is kept; one that failed (e.g. a timeout) is retried.
       const auto it = known.find({kernel_name(kind_of(c)), to_string(c)});
       if (stop || !limit_violations(c, device.info, problem.precision).empty() ||
-          (it != known.end() && time_of(it->second.result))) {
+          (it != known.end() && observed_time(it->second.result))) {
         continue;
       }
       const auto results =
@@ -310,7 +304,7 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
       for (std::size_t i : picks) {
         const auto it = known.find({kernel_name(s.kind), to_string(s.configs[i])});
         if (it != known.end()) {
-          observations.push_back({i, time_of(it->second.result)});
+          observations.push_back({i, observed_time(it->second.result)});
           ++summary.reused;
         } else {
           todo.push_back(s.configs[i]);
@@ -322,7 +316,7 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
         for (std::size_t j = 0; j < todo.size(); ++j) {
           if (!results[j]) continue;
           const auto r = record(todo[j], *results[j]);
-          observations.push_back({todo_index[j], time_of(r.result)});
+          observations.push_back({todo_index[j], observed_time(r.result)});
           report(describe_result(r));
         }
       }
@@ -369,7 +363,7 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
         to_measure.push_back(i);
         continue;
       }
-      observations.push_back({i, time_of(it->second.result)});
+      observations.push_back({i, observed_time(it->second.result)});
       ++summary.reused;
       ++next->done;
       ++budget_done;
@@ -381,7 +375,7 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
       for (std::size_t j = 0; j < configs.size(); ++j) {
         if (!results[j]) continue;  // interrupted before this one
         const auto r = record(configs[j], *results[j]);
-        observations.push_back({to_measure[j], time_of(r.result)});
+        observations.push_back({to_measure[j], observed_time(r.result)});
         ++next->done;
         ++budget_done;
         report(describe_result(r));

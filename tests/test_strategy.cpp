@@ -7,6 +7,7 @@
 #include <set>
 
 #include "mmtune/error.hpp"
+#include "mmtune/replay.hpp"
 #include "mmtune/simulate.hpp"
 #include "mmtune/strategy.hpp"
 
@@ -290,6 +291,50 @@ TEST(Simulation, RejectsBadTables) {
   EXPECT_THROW(simulate(s, {1.0}, "random", {}), UsageError);
   EXPECT_THROW(simulate(s, {std::nullopt, std::nullopt}, "random", {}), UsageError);
   EXPECT_THROW(simulate(s, {1.0, 2.0}, "simplex", {}), UsageError);
+}
+
+// A replay must tell a strategy what a tuning run told it: the one-run time of a variant stopped
+// early as clearly slower is a time, not a failure.
+TEST(Replay, TableKeepsTheTimesATuningRunToldItsStrategy) {
+  const auto record = [](const KernelConfig& c, Status status, std::vector<double> samples) {
+    MeasurementRecord r;
+    r.kernel = "tiled";
+    r.config = to_string(c);
+    r.result.status = status;
+    r.result.routine_ms = samples;
+    r.result.median_ms = samples.empty() ? 0.0 : samples[samples.size() / 2];
+    return r;
+  };
+  TiledConfig a, b, c, d;
+  b.MWG = 32;
+  c.NWG = 32;
+  d.KWG = 32;
+  const std::vector<MeasurementRecord> records = {
+      record(a, Status::kOk, {2.0, 2.0, 2.0}),
+      record(a, Status::kOk, {1.5, 1.5, 1.5}),  // measured again, faster: the fastest is kept
+      record(a, Status::kTimeout, {}),          // a later failure does not erase a time
+      record(b, Status::kSlowerEarlyStop, {9.0}),
+      record(c, Status::kTimeout, {}),
+      record(d, Status::kWrongResult, {3.0}),
+  };
+  const auto t = replay_table(KernelKind::kTiled, records);
+  ASSERT_EQ(t.space.size(), 4u);
+  const auto time_of = [&](const TiledConfig& x) {
+    const auto i = t.space.find(parameter_values(x));
+    EXPECT_TRUE(i.has_value());
+    return i ? t.times[*i] : std::nullopt;
+  };
+  EXPECT_EQ(time_of(a), std::optional(1.5));
+  EXPECT_EQ(time_of(b), std::optional(9.0));
+  EXPECT_FALSE(time_of(c));
+  EXPECT_FALSE(time_of(d));
+
+  auto direct = record(DirectConfig{}, Status::kOk, {1.0});
+  direct.kernel = "direct";
+  EXPECT_THROW(replay_table(KernelKind::kTiled, {direct}), UsageError);
+  auto broken = record(a, Status::kOk, {1.0});
+  broken.config = "MWG=64";
+  EXPECT_THROW(replay_table(KernelKind::kTiled, {broken}), UsageError);
 }
 
 TEST(Simulation, ModelNeedsFarFewerEvaluationsThanRandom) {

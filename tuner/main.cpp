@@ -28,6 +28,7 @@
 #include "mmtune/kernel_source.hpp"
 #include "mmtune/lookup.hpp"
 #include "mmtune/problem.hpp"
+#include "mmtune/replay.hpp"
 #include "mmtune/roofline.hpp"
 #include "mmtune/runner.hpp"
 #include "mmtune/simulate.hpp"
@@ -568,21 +569,10 @@ int cmd_simulate(const SimulateOptions& o) {
     problem.trans_a = q.integer(5) != 0, problem.trans_b = q.integer(6) != 0;
   }
   // The replayed space is what was recorded: one point per distinct configuration.
-  std::map<std::string, std::optional<double>> table;
-  for (const auto& r : store.measurements(device.key, problem, o.kernel)) {
-    const bool timed = r.result.status == Status::kOk && r.result.median_ms > 0;
-    auto& slot = table[r.config];
-    if (timed && (!slot || r.result.median_ms < *slot)) slot = r.result.median_ms;
-  }
-  if (table.size() < 2)
+  const auto [space, times] =
+      replay_table(*kind, store.measurements(device.key, problem, o.kernel));
+  if (space.size() < 2)
     throw UsageError("too few recorded configurations to replay for " + describe(problem));
-  std::vector<std::vector<int>> points;
-  std::vector<std::optional<double>> times;
-  for (const auto& [config, time] : table) {
-    points.push_back(parameter_values(parse_config(*kind, config)));  // validated on the way
-    times.push_back(time);
-  }
-  const SearchSpace space(parameter_names(*kind), std::move(points));
   SimulationOptions so;
   so.budget = o.budget;
   so.seeds = o.seeds;
