@@ -7,7 +7,8 @@
 #    limit, into a fresh database: its best, the seconds until it first came within 90 % and
 #    100 % of that best, and its time split (building, running, the tuner's own overhead).
 # 2. With LONG_FACTOR > 0, a search with LONG_FACTOR times the budget and time limit (another
-#    seed, its own database): the default tune's best as a share of the long search's best.
+#    seed, its own database long.db; LONG_FACTOR=0 keeps an earlier long.db): the default tune's
+#    best as a share of the long search's best, as stored and re-measured side by side.
 # 3. A uniform random sample of SIM_BUDGET configurations at n = SIM_N, then `mmtune simulate`
 #    over it (20 seeds per strategy): evaluations each strategy needs to come within 5 % of the
 #    best of the sample.
@@ -59,8 +60,13 @@ if [ "$factor" -gt 0 ]; then
   rm -f "$out/long.db"
   "$mmtune" tune --device "$device" --n "$n" --no-baselines --seed 2 --db "$out/long.db" \
     --budget $((160 * factor)) --time-limit $((8 * factor))m | tee "$out/long.txt"
+fi
+if [ -f "$out/long.db" ]; then  # this run's, or kept from an earlier one (LONG_FACTOR=0)
   long=$(best_of "$out/long.db")
-  say "long tune ($factor x budget and time): best $(gf "$long") GFLOPS; default / long = $(awk -v a="$best" -v b="$long" 'BEGIN { printf "%.2f", a / b }')"
+  say "long tune ($(sqlite3 "$out/long.db" "SELECT printf('budget %d, time limit %d min', budget, time_limit_s / 60) FROM sessions WHERE id = 1")): best $(gf "$long") GFLOPS as stored; default / long as stored = $(awk -v a="$best" -v b="$long" 'BEGIN { printf "%.2f", a / b }')"
+  # The machine's speed drifts between the two tunes: their bests re-measured side by side.
+  say "both bests re-measured side by side (bench/compare_bests.sh, ${ROUNDS:-5} alternating rounds):"
+  SESSION=1 "$root/bench/compare_bests.sh" "$n" "$out/default.db" "$out/long.db" | tee -a "$summary"
 fi
 
 # The same command again on the tuned database, twice: the first repeat spends whatever budget

@@ -28,12 +28,13 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   TunedParameters t;
   t.source = LookupSource::kDefault;
   // CPUs: few work-items with wide vectors (the implementation loops over work-items), two of
-  // the device's preferred vectors of m by eight columns per work-item (docs/kernels.md, "Packed
-  // panels"); GPUs: 8x8 work-groups with 4-wide vectors staged through local memory.
+  // the device's preferred vectors of m by eight columns per work-item, eight work-items along n
+  // sharing each A panel (docs/kernels.md, "Packed panels"); GPUs: 8x8 work-groups with 4-wide
+  // vectors staged through local memory.
   const int vw = std::clamp(static_cast<int>(device.preferred_width(problem.precision)), 1, 16);
   TiledConfig cpu;
-  cpu.MWG = std::max(16, 2 * vw), cpu.NWG = 32, cpu.KWG = 32, cpu.MDIMC = 1, cpu.NDIMC = 4,
-  cpu.VWM = vw, cpu.VWN = 8, cpu.KWI = 8, cpu.SA = 0, cpu.SB = 0, cpu.MDIMA = 1, cpu.NDIMB = 4;
+  cpu.MWG = std::max(16, 2 * vw), cpu.NWG = 64, cpu.KWG = 32, cpu.MDIMC = 1, cpu.NDIMC = 8,
+  cpu.VWM = vw, cpu.VWN = 8, cpu.KWI = 8, cpu.SA = 0, cpu.SB = 0, cpu.MDIMA = 1, cpu.NDIMB = 8;
   const std::vector<KernelConfig> candidates = {
       device.is_cpu() ? KernelConfig(cpu) : KernelConfig(TiledConfig{}), TiledConfig{},
       DirectConfig{}, ClassicConfig{8}, NaiveConfig{}};

@@ -128,6 +128,33 @@ TEST(BadInputCli, ConfigurationsWhoseConstraintsWouldDivideByZero) {
   }
 }
 
+// Named file contents for a hostile-file test: raw texts, and the good JSON with one edit each.
+struct FileCases {
+  explicit FileCases(json good_file) : good(std::move(good_file)) {
+    list.reserve(32);  // GCC 12 warns (-Warray-bounds) on the first reallocation otherwise
+  }
+  void add(const std::string& name, std::string content) {
+    list.emplace_back(name, std::move(content));
+  }
+  template <class Edit>
+  void edited(const std::string& name, Edit edit) {
+    json j = good;
+    edit(j);
+    add(name, j.dump());
+  }
+  // What every reader meets: nothing, half a file, a binary.
+  void add_broken(const std::string& text) {
+    add("empty", "");
+    add("truncated", text.substr(0, text.size() / 2));
+    add("binary", std::string("\x7f"
+                              "ELF\0\0\xff\xfe",
+                              8));
+  }
+
+  json good;
+  std::vector<std::pair<std::string, std::string>> list;  // name, content
+};
+
 TEST(BadInputCli, SizesBeyondTheDevice) {
   test::TempDir dir;
   const std::string db = dir / "t.db";
@@ -154,6 +181,22 @@ TEST(BadInputCli, DatabasePathsThatCannotBeUsed) {
   }
   expect_refused({"history", "--db", ro}, kExitUsage, ro);
   EXPECT_FALSE(fs::exists(dir / "missing"));
+}
+
+TEST(BadInputCli, ReadingCommandsRefuseADatabaseThatDoesNotExist) {
+  test::TempDir dir;
+  const std::string db = dir / "absent.db";
+  const std::vector<std::vector<std::string>> reads = {
+      {"history", "--db", db},
+      {"best", "--device", "pthread", "--n", "64", "--db", db},
+      {"export", "--db", db},
+      {"export", "--format", "clblast", "--device", "pthread", "--n", "64", "--db", db},
+      {"simulate", "--device", "pthread", "--db", db},
+  };
+  for (const auto& args : reads) {
+    expect_refused(args, kExitUsage, "database '" + db + "' does not exist");
+    EXPECT_FALSE(fs::exists(db)) << args[0] << " created the database";
+  }
 }
 
 TEST(BadInputCli, FilesThatAreNotUsableDatabases) {
@@ -223,43 +266,33 @@ TEST(BadInputCli, HostileImportFilesChangeNothing) {
   const std::string before = snapshot(db);
   ASSERT_NE(before.find("measurements=4"), std::string::npos) << before;
 
-  std::vector<std::pair<std::string, std::string>> cases;  // name, content
-  cases.reserve(32);  // GCC 12 warns (-Warray-bounds) on the first reallocation otherwise
-  const auto edited = [&](const std::string& name, auto edit) {
-    json j = good;
-    edit(j);
-    cases.emplace_back(name, j.dump());
-  };
-  const std::string text = good.dump();
-  cases.emplace_back("truncated", text.substr(0, text.size() / 2));
-  cases.emplace_back("empty", "");
-  cases.emplace_back("binary", std::string("\x7f"
-                                           "ELF\0\0\xff\xfe",
-                                           8));
-  cases.emplace_back("deep", std::string(200000, '[') + std::string(200000, ']'));
+  FileCases cases(good);
+  cases.add_broken(good.dump());
+  cases.add("deep", std::string(200000, '[') + std::string(200000, ']'));
   std::string objects;
   for (int i = 0; i < 50000; ++i) objects += "{\"a\":";
-  cases.emplace_back("deep-objects", objects);
-  edited("size-as-text", [](json& j) { j["measurements"][0]["problem"]["m"] = "64"; });
-  edited("negative-size", [](json& j) { j["measurements"][0]["problem"]["n"] = -64; });
-  edited("huge-size", [](json& j) { j["measurements"][0]["problem"]["k"] = 1e300; });
-  edited("kernel-as-number", [](json& j) { j["measurements"][1]["kernel"] = 7; });
-  edited("unknown-parameter", [](json& j) {
+  cases.add("deep-objects", objects);
+  cases.edited("size-as-text", [](json& j) { j["measurements"][0]["problem"]["m"] = "64"; });
+  cases.edited("negative-size", [](json& j) { j["measurements"][0]["problem"]["n"] = -64; });
+  cases.edited("huge-size", [](json& j) { j["measurements"][0]["problem"]["k"] = 1e300; });
+  cases.edited("kernel-as-number", [](json& j) { j["measurements"][1]["kernel"] = 7; });
+  cases.edited("unknown-parameter", [](json& j) {
     j["measurements"][1]["config"] = j["measurements"][1]["config"].get<std::string>() + " FOO=1";
   });
-  edited("injected-option",
-         [](json& j) { j["measurements"][1]["config"] = "MWG=64 -DEVIL=1 -cl-opt-disable"; });
-  edited("injected-value", [](json& j) {
+  cases.edited("injected-option",
+               [](json& j) { j["measurements"][1]["config"] = "MWG=64 -DEVIL=1 -cl-opt-disable"; });
+  cases.edited("injected-value", [](json& j) {
     std::string c = j["measurements"][1]["config"];
     c.replace(c.find("MWG=64"), 6, "MWG=64;rm");
     j["measurements"][1]["config"] = c;
   });
-  edited("path-in-key", [](json& j) { j["devices"][0]["key"] = "../../etc/passwd"; });
-  edited("escape-codes", [](json& j) { j["devices"][0]["name"] = "GPU\x1b]0;pwned\x07"; });
-  edited("status-unknown", [](json& j) { j["measurements"][0]["status"] = "Fast"; });
-  edited("format", [](json& j) { j["format"] = "other"; });
-  edited("divides-by-zero", [](json& j) { j["measurements"][1]["config"] = kDividesByZero[1][1]; });
-  for (const auto& [name, content] : cases) {
+  cases.edited("path-in-key", [](json& j) { j["devices"][0]["key"] = "../../etc/passwd"; });
+  cases.edited("escape-codes", [](json& j) { j["devices"][0]["name"] = "GPU\x1b]0;pwned\x07"; });
+  cases.edited("status-unknown", [](json& j) { j["measurements"][0]["status"] = "Fast"; });
+  cases.edited("format", [](json& j) { j["format"] = "other"; });
+  cases.edited("divides-by-zero",
+               [](json& j) { j["measurements"][1]["config"] = kDividesByZero[1][1]; });
+  for (const auto& [name, content] : cases.list) {
     SCOPED_TRACE(name);
     const std::string file = dir / (name + ".json");
     std::ofstream(file, std::ios::binary) << content;
@@ -312,28 +345,18 @@ TEST(BadInputCli, BenchRefusesClblastTunerFilesThatCannotBeUsed) {
   const std::string fixture =
       slurp(std::string(MMTUNE_KERNELS_DIR) + "/../tests/data/clblast/clblast_xgemm_12_32.json");
   const json good = json::parse(fixture);
-  std::vector<std::pair<std::string, std::string>> cases;  // name, content
-  cases.reserve(32);  // GCC 12 warns (-Warray-bounds) on the first reallocation otherwise
-  const auto edited = [&](const std::string& name, auto edit) {
-    json j = good;
-    edit(j);
-    cases.emplace_back(name, j.dump());
-  };
-  cases.emplace_back("empty", "");
-  cases.emplace_back("truncated", fixture.substr(0, fixture.size() / 2));
-  cases.emplace_back("binary", std::string("\x7f"
-                                           "ELF\0\0\xff\xfe",
-                                           8));
-  cases.emplace_back("mmtune-export", R"({"format": "mmtune-export", "devices": []})");
-  edited("other-family", [](json& j) { j["kernel_family"] = "xgemmdirect_1"; });
-  edited("no-best", [](json& j) { j.erase("best_parameters"); });
-  edited("bad-parameter", [](json& j) { j["best_parameters"] = "MWG=abc NWG=64"; });
-  edited("injected-parameter", [](json& j) {
+  FileCases cases(good);
+  cases.add_broken(fixture);
+  cases.add("mmtune-export", R"({"format": "mmtune-export", "devices": []})");
+  cases.edited("other-family", [](json& j) { j["kernel_family"] = "xgemmdirect_1"; });
+  cases.edited("no-best", [](json& j) { j.erase("best_parameters"); });
+  cases.edited("bad-parameter", [](json& j) { j["best_parameters"] = "MWG=abc NWG=64"; });
+  cases.edited("injected-parameter", [](json& j) {
     j["best_parameters"] = j["best_parameters"].get<std::string>() + " -DEVIL=1";
   });
-  edited("negative-time", [](json& j) { j["best_time"] = "-1"; });
-  edited("precision", [](json& j) { j["precision"] = "12"; });
-  for (const auto& [name, content] : cases) {
+  cases.edited("negative-time", [](json& j) { j["best_time"] = "-1"; });
+  cases.edited("precision", [](json& j) { j["precision"] = "12"; });
+  for (const auto& [name, content] : cases.list) {
     SCOPED_TRACE(name);
     const std::string file = dir / (name + ".json");
     std::ofstream(file, std::ios::binary) << content;

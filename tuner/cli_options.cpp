@@ -2,8 +2,11 @@
 
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 
 #include "mmtune/error.hpp"
+#include "mmtune/sql.hpp"
+#include "mmtune/store.hpp"
 
 namespace mmtune::cli {
 
@@ -28,6 +31,19 @@ void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& wh
       ->capture_default_str();
   app->add_flag("--trans-a", o.trans_a, what + "A is stored transposed");
   app->add_flag("--trans-b", o.trans_b, what + "B is stored transposed");
+}
+
+std::string database_path(const std::string& db) {
+  return db.empty() ? Store::default_path() : db;
+}
+
+std::string existing_database_path(const std::string& db) {
+  const std::string path = database_path(db);
+  std::error_code ec;
+  if (!sql::is_postgres_url(path) && !std::filesystem::exists(path, ec)) {
+    throw UsageError("database '" + path + "' does not exist; tune, bench or import into it first");
+  }
+  return path;
 }
 
 std::size_t parse_size(const char* flag, const std::string& text) {

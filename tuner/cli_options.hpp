@@ -32,6 +32,12 @@ std::size_t parse_size(const char* flag, const std::string& text);
 CLI::Validator positive_integer();
 CLI::Validator non_negative_integer();
 
+// The database a command opens: `db`, or the default one when empty.
+std::string database_path(const std::string& db);
+// The same for a command that only reads (history, best, export, simulate, report): a file that
+// does not exist is refused with a UsageError, since opening it would create an empty database.
+std::string existing_database_path(const std::string& db);
+
 // --n alone means a square problem. Throws UsageError when no size was given.
 GemmProblem make_problem(const ProblemOptions& o);
 

@@ -45,7 +45,7 @@ void ExchangeCommands::add(CLI::App& app) {
 
 int ExchangeCommands::run() const {
   if (export_cmd && export_cmd->parsed()) {
-    Store store(db.empty() ? Store::default_path() : db);
+    Store store(existing_database_path(db));
     if (format == "clblast") {
       if (!problem.given()) {
         throw UsageError("--format clblast needs the problem: --n N (square) or --m M --n N --k K");
@@ -65,7 +65,7 @@ int ExchangeCommands::run() const {
     return kExitOk;
   }
   if (import_cmd && import_cmd->parsed()) {
-    Store store(db.empty() ? Store::default_path() : db);
+    Store store(database_path(db));
     const ImportSummary s = import_file(store, file);
     std::printf(
         "Imported %s (%s): %zu devices added (%zu known), %zu sessions added (%zu known), "

@@ -1,11 +1,10 @@
 #include "cmd_report.hpp"
 
 #include <cstdio>
-#include <filesystem>
 
+#include "cli_options.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/report.hpp"
-#include "mmtune/sql.hpp"
 #include "mmtune/store.hpp"
 
 namespace mmtune::cli {
@@ -21,14 +20,7 @@ void ReportCommand::add(CLI::App& app) {
 
 int ReportCommand::run() const {
   if (!cmd || !cmd->parsed()) return -1;
-  const std::string path = db.empty() ? Store::default_path() : db;
-  // A report reads: a database that does not exist is a mistake, not an empty report (opening it
-  // would create it).
-  std::error_code ec;
-  if (!sql::is_postgres_url(path) && !std::filesystem::exists(path, ec)) {
-    throw UsageError("database '" + path + "' does not exist; tune, bench or import into it first");
-  }
-  Store store(path);
+  Store store(existing_database_path(db));
   ReportOptions options;
   options.out_dir = out;
   options.devices = devices;

@@ -46,7 +46,9 @@ namespace {
 using namespace mmtune;
 using cli::add_device_options;
 using cli::add_problem_options;
+using cli::database_path;
 using cli::DeviceOptions;
+using cli::existing_database_path;
 using cli::make_problem;
 using cli::ProblemOptions;
 
@@ -241,10 +243,6 @@ struct ScratchDir {
     std::filesystem::remove_all(path, ec);
   }
 };
-
-std::string open_db_path(const std::string& db) {
-  return db.empty() ? Store::default_path() : db;
-}
 
 nlohmann::json record_json(const std::optional<MeasurementRecord>& r) {
   if (!r) return nullptr;
@@ -503,7 +501,7 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   req.command_line = command_line;
   const auto sources = load_sources(g);  // checks --kernels-dir before any work
   const auto devices = list_devices();
-  const std::string db = open_db_path(t.db);
+  const std::string db = database_path(t.db);
   if (dopt.device == "all") return cmd_tune_all(g, devices, dopt.platform, req, t, db);
   const Device& device = select_device(devices, dopt.device, dopt.platform);
   check_fits(req.problem, device.info);
@@ -549,7 +547,7 @@ int cmd_simulate(const SimulateOptions& o) {
   } else {
     strategies = {o.strategy};
   }
-  Store store(open_db_path(o.db));
+  Store store(existing_database_path(o.db));
   const DeviceInfo device = find_stored_device(store, o.device);
   GemmProblem problem;
   if (o.problem.given()) {
@@ -607,7 +605,7 @@ struct BestOptions {
 
 int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptions& popt) {
   const GemmProblem problem = make_problem(popt);
-  Store store(open_db_path(o.db));
+  Store store(existing_database_path(o.db));
   // The device may be absent from this machine: resolve it among the stored ones first.
   DeviceInfo device;
   try {
@@ -652,7 +650,7 @@ int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptio
 }
 
 int cmd_history(const std::string& db, bool json) {
-  Store store(open_db_path(db));
+  Store store(existing_database_path(db));
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : store.sessions()) {
     auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
@@ -723,7 +721,7 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   const auto devices = list_devices();
   const Device& device = select_device(devices, dopt.device, dopt.platform);
   check_bench_options(device, bo);
-  const std::string db = open_db_path(o.db);
+  const std::string db = database_path(o.db);
   Store store(db);
   const ParameterLookup lookup(db);
   spdlog::info("bench on [{}] {}: fp{}, CLBlast {}, host BLAS {}", device.info.index,
@@ -753,8 +751,10 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event)\n",
-              device.info.name.c_str(), o.precision);
+  std::printf(
+      "Side by side on %s, fp%d (whole routine: wall clock per call; kernel only: the GEMM "
+      "kernel's event; CLBlast's: the event it returns)\n",
+      device.info.name.c_str(), o.precision);
   std::printf("%6s  %-13s %9s  %-19s %8s %12s  %s\n", "n", "subject", "GFLOPS", "min-max",
               "vs tuned", "kernel only", "note");
   double tuned = 0;
@@ -778,7 +778,7 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
 }
 
 int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db_opt, bool json) {
-  const std::string db = open_db_path(db_opt);
+  const std::string db = database_path(db_opt);
   Store store(db);
   const auto devices = list_devices();
   const Device& device = select_device(devices, dopt.device, dopt.platform);
