@@ -35,7 +35,7 @@ for db in "$@"; do
 done
 for ((r = 0; r < rounds; r++)); do
   for i in "${!configs[@]}"; do
-    g=$("$mmtune" run --device "$device" --n "$n" --precision "$precision" \
+    g=$("$mmtune" -q run --device "$device" --n "$n" --precision "$precision" \
       --kernel "${kernels[$i]}" --config "${configs[$i]}" |
       sed -n 's/.* = \([0-9.]*\) GFLOPS; kernel .*/\1/p' || true)
     samples[i]="${samples[i]} ${g:-0}"

@@ -9,8 +9,9 @@
 # Environment: N (m = n = k, default 1024), PRECISION (32 or 64, default 32), DEVICE (index in
 # PoCL's platform, default 0), FRACTION (CLBlast's -fraction: the share of its large space that
 # the random stages sample; default CLBlast's own). The tuner always measures its fixed set of
-# 578 configurations first, so even a small FRACTION takes many minutes; with the defaults the
-# whole run takes about 16 minutes at n = 1024 on the 2-core reference machine.
+# 578 configurations first, so even a small FRACTION takes long: at n = 1024 on the 2-core
+# reference machine it measured 300 of them in 20 minutes (results/clblast-fresh/README.txt), so
+# the whole run takes well over an hour there.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

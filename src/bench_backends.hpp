@@ -11,11 +11,9 @@
 namespace mmtune::bench_detail {
 
 // Enqueues CLBlast's GEMM (its own routine, with the parameters it holds for the device) and
-// waits for it. Returns false with `error` set when unavailable or failing. `event_ms`: the
-// profiled time of the event CLBlast returns, which is its last kernel (the GEMM kernel itself
-// unless C needed a temporary copy); 0 when the queue does not profile.
+// waits for it. Returns false with `error` set when unavailable or failing.
 bool clblast_gemm(cl::CommandQueue& queue, const GemmProblem& p, const cl::Buffer& a,
-                  const cl::Buffer& b, const cl::Buffer& c, double& event_ms, std::string& error);
+                  const cl::Buffer& b, const cl::Buffer& c, std::string& error);
 bool clblast_available();
 
 // CLBlast's current Xgemm parameters for the device and precision, and replacing them
