@@ -37,35 +37,43 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Repeats `run` (one complete call, returning its wall time and kernel time in ms): an untimed
-// warm-up (libraries compile their kernels on first use), a first timed run that alone
-// suffices for slow subjects, then repetitions within the limits.
-template <class F>
-void time_runs(const F& run, const BenchOptions& o, BenchRow& row) {
-  std::vector<double> kernel;
-  run();
-  auto [first, first_kernel] = run();
-  row.samples_ms = {first};
-  if (first_kernel > 0) kernel = {first_kernel};
-  if (first <= o.max_seconds * 1e3) {
-    double total = first;
-    while (int(row.samples_ms.size()) < o.max_reps &&
-           (int(row.samples_ms.size()) < o.min_reps || total < o.max_seconds * 1e3)) {
-      auto [wall, k] = run();
+}  // namespace
+
+void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& o) {
+  const double limit_ms = o.max_seconds * 1e3;
+  std::vector<std::vector<double>> kernel(subjects.size());
+  std::vector<double> total(subjects.size(), 0.0);
+  std::vector<bool> done(subjects.size(), false);
+  for (bool any = true; any;) {
+    any = false;
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+      if (done[i]) continue;
+      any = true;
+      BenchRow& row = *subjects[i].row;
+      const auto [wall, k] = subjects[i].call();
       row.samples_ms.push_back(wall);
-      if (k > 0) kernel.push_back(k);
-      total += wall;
+      if (k > 0) kernel[i].push_back(k);
+      total[i] += wall;
+      const int n = int(row.samples_ms.size());
+      done[i] = n >= o.max_reps || (n >= o.min_reps && total[i] >= limit_ms) ||
+                (n == 1 && wall > limit_ms);
     }
   }
-  row.median_ms = median(row.samples_ms);
-  row.min_ms = *std::min_element(row.samples_ms.begin(), row.samples_ms.end());
-  row.max_ms = *std::max_element(row.samples_ms.begin(), row.samples_ms.end());
-  row.gflops = row.problem.flops() / (row.median_ms * 1e6);
-  if (!kernel.empty()) {
-    row.kernel_median_ms = median(kernel);
-    row.kernel_gflops = row.problem.flops() / (row.kernel_median_ms * 1e6);
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    BenchRow& row = *subjects[i].row;
+    if (row.samples_ms.empty()) continue;
+    row.median_ms = median(row.samples_ms);
+    row.min_ms = *std::min_element(row.samples_ms.begin(), row.samples_ms.end());
+    row.max_ms = *std::max_element(row.samples_ms.begin(), row.samples_ms.end());
+    row.gflops = row.problem.flops() / (row.median_ms * 1e6);
+    if (!kernel[i].empty()) {
+      row.kernel_median_ms = median(kernel[i]);
+      row.kernel_gflops = row.problem.flops() / (row.kernel_median_ms * 1e6);
+    }
   }
 }
+
+namespace {
 
 void store_row(Store& store, const std::string& key, const std::string& run_id, const BenchRow& r) {
   auto s = store.db().prepare(
@@ -94,6 +102,9 @@ bool have_clblast() {
 }
 bool have_host_blas() {
   return bench_detail::host_blas_available();
+}
+std::string host_blas_warning() {
+  return bench_detail::host_blas_warning();
 }
 
 void check_bench_options(const Device& device, const BenchOptions& o) {
@@ -139,8 +150,11 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
     cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b_bytes.size(),
                  const_cast<unsigned char*>(b_bytes.data()));
     cl::Buffer c(context, CL_MEM_READ_WRITE, c_bytes.size());
-    // Each subject starts from the same C and is checked against the reference.
-    const auto check_device_result = [&](BenchRow& row) {
+    // Every subject's warm-up call starts from the same C and its result is checked against the
+    // reference; a wrong result is not timed.
+    const auto warm_up_and_verify = [&](BenchRow& row, const std::function<bool()>& call) {
+      queue.enqueueWriteBuffer(c, CL_TRUE, 0, c_bytes.size(), c_bytes.data());
+      if (!call()) return false;
       std::vector<unsigned char> got(c_bytes.size());
       queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size(), got.data());
       const Verdict v = verify(p, ref, from_bytes(got, p.precision), in.c);
@@ -172,8 +186,12 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         {"naive", NaiveConfig{}, ""},
         {"classic", ClassicConfig{16}, ""},
     };
-    for (const auto& s : ours) {
-      BenchRow row;
+    // mmtune's subjects and the host BLAS are timed together, in rounds (time_side_by_side).
+    std::vector<BenchRow> mine(ours.size());
+    std::vector<TimedSubject> together;
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      const Subject& s = ours[i];
+      BenchRow& row = mine[i];
       row.subject = s.name;
       row.kernel = kernel_name(kind_of(s.config));
       row.config = to_string(s.config);
@@ -184,11 +202,9 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       if (!built.ok) {
         row.status = "Failed";
         row.note = "build failed: " + built.log.substr(0, 200);
-        finish(row);
         continue;
       }
-      queue.enqueueWriteBuffer(c, CL_TRUE, 0, c_bytes.size(), c_bytes.data());
-      const auto run = [&] {
+      const auto call = [&routine, &queue, &p, &s, &a, &b, &c] {
         const auto t0 = Clock::now();
         auto ev = routine.enqueue(queue, p, s.config, {&a}, {&b}, {&c});
         queue.finish();
@@ -199,12 +215,42 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
                               1e-6;
         return std::pair{wall, kernel};
       };
-      time_runs(run, o, row);
-      check_device_result(row);
-      finish(row);
+      if (warm_up_and_verify(row, [&] { return call(), true; })) together.push_back({&row, call});
     }
 
-    // CLBlast's whole GEMM routine with the Xgemm parameters in force.
+    BenchRow host;
+    host.subject = "host-blas";
+    host.problem = p;
+    std::vector<unsigned char> host_c = c_bytes;
+    std::string host_error;
+    if (!bench_detail::host_blas_available()) {
+      host.status = "NotAvailable";
+      host.note = "built without a CBLAS";
+    } else if (!device.info.is_cpu()) {
+      host.status = "NotAvailable";
+      host.note = "the device is not the host CPU";
+    } else {
+      host.status = "Ok";
+      host.note = "CBLAS on the host: " + bench_detail::host_blas_name();
+      const std::string warning = host_blas_warning();
+      if (!warning.empty()) host.note += "; " + warning;
+      if (!bench_detail::host_gemm(p, a_bytes, b_bytes, host_c, host_error)) {
+        host = unmeasured("host-blas", p, "Failed", host_error);
+      } else if (const Verdict v = verify(p, ref, from_bytes(host_c, p.precision), in.c); !v.ok) {
+        host.status = "WrongResult", host.note = v.message;
+      } else {
+        together.push_back({&host, [&] {
+                              const auto t0 = Clock::now();
+                              bench_detail::host_gemm(p, a_bytes, b_bytes, host_c, host_error);
+                              return std::pair{ms_since(t0), 0.0};
+                            }});
+      }
+    }
+    time_side_by_side(together, o);
+    for (const BenchRow& row : mine) finish(row);
+
+    // CLBlast's whole GEMM routine with the Xgemm parameters in force. Changing them rebuilds
+    // CLBlast's kernels, so each parameter set is timed on its own.
     const auto run_clblast = [&](const char* subject, const std::string& note) -> BenchRow {
       BenchRow row;
       row.subject = subject;
@@ -212,20 +258,19 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       row.status = "Ok";
       row.note = note;
       std::string error;
-      queue.enqueueWriteBuffer(c, CL_TRUE, 0, c_bytes.size(), c_bytes.data());
-      bool ok = true;
-      const auto run = [&] {
-        const auto t0 = Clock::now();
-        ok = ok && bench_detail::clblast_gemm(queue, p, a, b, c, error);
-        return std::pair{ms_since(t0), 0.0};
-      };
-      time_runs(run, o, row);
-      if (!ok) {
-        row = unmeasured(subject, p, "Failed", error);
-      } else {
-        check_device_result(row);
+      const auto call = [&] { return bench_detail::clblast_gemm(queue, p, a, b, c, error); };
+      if (!warm_up_and_verify(row, call)) {
+        return error.empty() ? row : unmeasured(subject, p, "Failed", error);
       }
-      return row;
+      bool ok = true;
+      time_side_by_side({{&row,
+                          [&] {
+                            const auto t0 = Clock::now();
+                            ok = ok && call();
+                            return std::pair{ms_since(t0), 0.0};
+                          }}},
+                        o);
+      return ok ? row : unmeasured(subject, p, "Failed", error);
     };
     const auto not_available = [&](const char* subject, const std::string& why) {
       finish(unmeasured(subject, p, "NotAvailable", why));
@@ -264,34 +309,6 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         if (!rejected.empty()) row.note += "; rejected: " + rejected;
         finish(row);
       }
-    }
-
-    BenchRow host;
-    host.subject = "host-blas";
-    host.problem = p;
-    if (!bench_detail::host_blas_available()) {
-      host.status = "NotAvailable";
-      host.note = "built without a CBLAS";
-    } else if (!device.info.is_cpu()) {
-      host.status = "NotAvailable";
-      host.note = "the device is not the host CPU";
-    } else {
-      host.status = "Ok";
-      host.note = "CBLAS on the host: " + bench_detail::host_blas_name();
-      std::vector<unsigned char> out = c_bytes;
-      std::string error;
-      bool ok = true;
-      const auto run = [&] {
-        const auto t0 = Clock::now();
-        ok = ok && bench_detail::host_gemm(p, a_bytes, b_bytes, out, error);
-        return std::pair{ms_since(t0), 0.0};
-      };
-      time_runs(run, o, host);
-      const Verdict v = verify(p, ref, from_bytes(out, p.precision), in.c);
-      if (!ok)
-        host = unmeasured("host-blas", p, "Failed", error);
-      else if (!v.ok)
-        host.status = "WrongResult", host.note = v.message;
     }
     finish(host);
   }

@@ -31,5 +31,8 @@ bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
                std::string& error);
 bool host_blas_available();
 std::string host_blas_name();  // e.g. OpenBLAS's configuration and the CPU core it chose
+// Why the host BLAS is not a fair baseline here, or empty: OpenBLAS falls back to generic kernels
+// on CPU models it does not know, a fraction of the CPU's speed.
+std::string host_blas_warning();
 
 }  // namespace mmtune::bench_detail

@@ -2,6 +2,9 @@
 
 #ifdef MMTUNE_HAVE_CBLAS
 #include <cblas.h>
+
+#include <cctype>
+#include <set>
 #endif
 
 namespace mmtune::bench_detail {
@@ -19,6 +22,27 @@ std::string host_blas_name() {
 #else
   return "CBLAS";
 #endif
+}
+
+std::string host_blas_warning() {
+#if defined(MMTUNE_HAVE_OPENBLAS_CONFIG) && defined(__x86_64__)
+  // OpenBLAS's kernel sets that use AVX2 or AVX-512; its fallback for a model it does not know
+  // is an SSE one (Prescott for Intel), about a fifth of the speed of a current CPU.
+  static const std::set<std::string> wide = {"haswell",        "zen",      "skylakex", "cooperlake",
+                                             "sapphirerapids", "excavator"};
+  const std::string core = openblas_get_corename();
+  std::string lower = core;
+  for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  const char* isa = __builtin_cpu_supports("avx512f") ? "AVX-512"
+                    : __builtin_cpu_supports("avx2")  ? "AVX2"
+                                                      : nullptr;
+  if (isa && !wide.count(lower)) {
+    return "OpenBLAS runs its " + core + " kernels on a CPU with " + isa +
+           " (it does not know this model), far below the CPU's speed: set OPENBLAS_CORETYPE "
+           "(SkylakeX for AVX-512, Haswell for AVX2) for a fair baseline";
+  }
+#endif
+  return "";
 }
 
 bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
@@ -50,6 +74,10 @@ bool host_blas_available() {
 
 std::string host_blas_name() {
   return "none";
+}
+
+std::string host_blas_warning() {
+  return "";
 }
 
 bool host_gemm(const GemmProblem&, const std::vector<unsigned char>&,

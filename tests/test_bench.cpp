@@ -49,6 +49,68 @@ TEST(Bench, EverySubjectIsMeasuredVerifiedAndStored) {
   EXPECT_EQ(q.integer(1), 1);
 }
 
+// Subjects are called in rounds, one call each, until each has enough samples; statistics come
+// from each subject's own samples. Fake calls: no device, no clock.
+TEST(Bench, TimesSubjectsInRoundsUntilEachHasEnough) {
+  BenchOptions o;
+  o.min_reps = 3;
+  o.max_reps = 5;
+  o.max_seconds = 1.0;
+  std::string order;
+  BenchRow fast, medium, slow;
+  for (BenchRow* r : {&fast, &medium, &slow}) r->problem.m = r->problem.n = r->problem.k = 100;
+  double fast_ms = 9;
+  const auto subject = [&](BenchRow& row, char name, std::function<double()> wall) {
+    return TimedSubject{&row, [&order, name, wall] {
+                          order += name;
+                          return std::pair{wall(), name == 'f' ? 4.0 : 0.0};
+                        }};
+  };
+  time_side_by_side(
+      {subject(fast, 'f', [&] { return fast_ms += 1; }), subject(medium, 'm', [] { return 400.0; }),
+       subject(slow, 's', [] { return 2000.0; })},
+      o);
+  // slow: its first call is over max_seconds; medium: 3 calls reach max_seconds; fast: max_reps.
+  EXPECT_EQ(order, "fmsfmfmff");
+  EXPECT_EQ(fast.samples_ms, (std::vector<double>{10, 11, 12, 13, 14}));
+  EXPECT_DOUBLE_EQ(fast.median_ms, 12);
+  EXPECT_DOUBLE_EQ(fast.min_ms, 10);
+  EXPECT_DOUBLE_EQ(fast.max_ms, 14);
+  EXPECT_DOUBLE_EQ(fast.gflops, 2e6 / (12 * 1e6));
+  EXPECT_DOUBLE_EQ(fast.kernel_median_ms, 4);
+  EXPECT_EQ(medium.samples_ms.size(), 3u);
+  EXPECT_EQ(medium.kernel_median_ms, 0.0);
+  EXPECT_EQ(slow.samples_ms, (std::vector<double>{2000}));
+  EXPECT_DOUBLE_EQ(slow.median_ms, 2000);
+}
+
+// OpenBLAS on a kernel set below the CPU's vector width is flagged, in the host row and on stderr.
+TEST(BenchCli, FlagsAHostBlasOnGenericKernels) {
+  if (!have_host_blas()) GTEST_SKIP() << "built without a CBLAS";
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "a CPU without AVX2";
+#else
+  GTEST_SKIP() << "the check knows OpenBLAS's x86 kernel sets only";
+#endif
+  test::TempDir dir;
+  const auto host_note = [&](const std::string& core, std::string& err) {
+    const auto r = test::run_mmtune(
+        {"bench", "--device", "pthread", "--n", "32", "--db", dir / "t.db", "--json"},
+        {{"OPENBLAS_CORETYPE", core}});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    err = r.err;
+    const auto rows = nlohmann::json::parse(r.out);
+    return rows.back()["subject"] == "host-blas" ? rows.back()["note"].get<std::string>() : "";
+  };
+  std::string err;
+  const std::string generic = host_note("Prescott", err);
+  EXPECT_NE(generic.find("OpenBLAS runs its Prescott kernels"), std::string::npos) << generic;
+  EXPECT_NE(err.find("set OPENBLAS_CORETYPE"), std::string::npos) << err;
+  const std::string avx2 = host_note("Haswell", err);
+  EXPECT_NE(avx2.find("core Haswell"), std::string::npos) << avx2;
+  EXPECT_EQ(avx2.find("OPENBLAS_CORETYPE"), std::string::npos) << avx2;
+}
+
 TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
   test::TempDir dir;
   const std::string db = dir / "t.db";

@@ -727,6 +727,9 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   spdlog::info("bench on [{}] {}: fp{}, CLBlast {}, host BLAS {}", device.info.index,
                device.info.name, o.precision, have_clblast() ? "yes" : "no",
                have_host_blas() ? "yes" : "no");
+  if (const std::string w = host_blas_warning(); !w.empty() && device.info.is_cpu()) {
+    spdlog::warn("host BLAS: {}", w);
+  }
   const auto rows = run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
     spdlog::info("{} {}: {} {:.1f} GFLOPS", r.problem.n, r.subject, r.status, r.gflops);
   });
