@@ -33,25 +33,29 @@ for db in "$@"; do
   IFS='|' read -r kernel config gflops <<<"$row"
   kernels+=("$kernel") configs+=("$config") stored+=("$gflops") samples+=("")
 done
+dbs=("$@")
 for ((r = 0; r < rounds; r++)); do
   for i in "${!configs[@]}"; do
-    g=$("$mmtune" -q run --device "$device" --n "$n" --precision "$precision" \
-      --kernel "${kernels[$i]}" --config "${configs[$i]}" |
-      sed -n 's/.* = \([0-9.]*\) GFLOPS; kernel .*/\1/p' || true)
-    samples[i]="${samples[i]} ${g:-0}"
+    out=$("$mmtune" -q run --device "$device" --n "$n" --precision "$precision" \
+      --kernel "${kernels[$i]}" --config "${configs[$i]}" 2>&1) || true
+    g=$(sed -n 's/.* = \([0-9.]*\) GFLOPS; kernel .*/\1/p' <<<"$out")
+    # A failed run is shown as such and left out of the median, not counted as 0 GFLOPS.
+    [ -n "$g" ] || echo "compare_bests.sh: round $((r + 1)) of ${dbs[i]} failed: $(tail -1 <<<"$out")" >&2
+    samples[i]="${samples[i]} ${g:-failed}"
   done
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END {
-  print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-dbs=("$@")
+median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END {
+  if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 declare -a medians
-top=0
+top=0 status=0
 for i in "${!configs[@]}"; do
   medians[i]=$(median <<<"${samples[i]}")
+  [ -n "${medians[i]}" ] || { medians[i]=0 status=1; }
   top=$(awk -v a="${medians[i]}" -v b="$top" 'BEGIN { print (a > b ? a : b) }')
 done
 for i in "${!configs[@]}"; do
   printf '%s: %s [%s] stored %.1f GFLOPS; re-measured median %.1f (rounds:%s) = %.2f of the fastest\n' \
     "${dbs[i]}" "${kernels[i]}" "${configs[i]}" "${stored[i]}" "${medians[i]}" "${samples[i]}" \
-    "$(awk -v a="${medians[i]}" -v b="$top" 'BEGIN { print a / b }')"
+    "$(awk -v a="${medians[i]}" -v b="$top" 'BEGIN { print (b > 0 ? a / b : 0) }')"
 done
+exit $status  # 1: every run of some database failed

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "mmtune/error.hpp"
 #include "mmtune/status.hpp"
@@ -612,10 +613,15 @@ ImportData read_mmtune_export(const json& j) {
     data.sessions.push_back(std::move(is));
   }
 
+  std::set<std::int64_t> measurement_ids;
   const Field measurements = root.at("measurements");
   for (std::size_t i = 0; i < measurements.array(kMaxItems).size(); ++i) {
     const Field f = measurements.item(i);
     MeasurementRecord r;
+    if (const auto id = f.optional("id")) {
+      r.id = id->integer(1, std::numeric_limits<std::int64_t>::max());
+      if (!measurement_ids.insert(r.id).second) id->fail("measurement id listed twice");
+    }
     if (const auto s = f.optional("session")) {
       r.session_id = s->integer(1, std::numeric_limits<std::int64_t>::max());
       if (!session_ids.count(r.session_id)) s->fail("no session with this id in the file");
@@ -656,8 +662,21 @@ ImportData read_mmtune_export(const json& j) {
     data.measurements.push_back(std::move(r));
   }
 
-  // The bests are derived: the import recomputes them from the measurements.
-  root.at("best").array(kMaxItems);
+  // Each best names one of the file's measurements (its figures are that measurement's).
+  const Field bests = root.at("best");
+  for (std::size_t i = 0; i < bests.array(kMaxItems).size(); ++i) {
+    const Field f = bests.item(i);
+    ImportedBest b;
+    b.device_key = known_device(f.at("device_key"));
+    b.kernel = f.at("kernel").text(kNameMax);  // must be its measurement's, checked on import
+    b.problem = read_problem(f.at("problem"));
+    b.measurement = f.at("measurement").integer(1, std::numeric_limits<std::int64_t>::max());
+    if (!measurement_ids.count(b.measurement)) {
+      f.at("measurement").fail("no measurement with this id in the file");
+    }
+    b.updated_at = f.at("updated_at").text(kTimestampMax);
+    data.bests.push_back(std::move(b));
+  }
   return data;
 }
 
@@ -729,8 +748,18 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     ++sum.sessions_added;
   }
 
+  // The target's bests before the import, for the file's bests to be weighed against.
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> updated_before;
+  for (const auto& b : data.bests) {
+    const auto key = std::tuple(b.device_key, b.kernel, describe(b.problem));
+    if (const auto old = store.best(b.device_key, b.problem, b.kernel)) {
+      updated_before[key] = old->updated_at;
+    }
+  }
+
+  std::map<std::int64_t, MeasurementRecord> by_file_id;  // with the database's id
   auto find_measurement = db.prepare(
-      "SELECT 1 FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
+      "SELECT id FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
       "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND kernel = ? AND "
       "config = ? AND measured_at = ? AND status = ? AND median_ms IS NOT DISTINCT FROM ? LIMIT 1");
   for (const auto& m : data.measurements) {
@@ -744,6 +773,7 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     find_measurement.bind(9, m.kernel).bind(10, m.config).bind(11, m.measured_at);
     find_measurement.bind(12, to_string(r.status)).bind(13, opt(r.median_ms));
     if (find_measurement.step()) {
+      if (m.id) by_file_id[m.id] = m, by_file_id[m.id].id = find_measurement.integer(0);
       ++sum.measurements_known;
       continue;
     }
@@ -755,8 +785,22 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     }
     MeasurementRecord rec = m;
     rec.session_id = session.value_or(0);
-    store.insert_measurement(rec);  // inside this import's transaction
+    rec.id = store.insert_measurement(rec);  // inside this import's transaction
+    if (m.id) by_file_id[m.id] = rec;
     ++sum.measurements_added;
+  }
+  // Inserting made the fastest measurements the bests. A best of the file that is newer than
+  // the target's own (it may be a confirmed one, not the fastest) takes its place, as it would
+  // have on the machine that made it.
+  for (const auto& b : data.bests) {
+    const auto it = updated_before.find(std::tuple(b.device_key, b.kernel, describe(b.problem)));
+    const auto m = by_file_id.find(b.measurement);
+    if (m == by_file_id.end() || m->second.result.status != Status::kOk ||
+        m->second.result.routine_ms.empty() || m->second.kernel != b.kernel ||
+        m->second.device_key != b.device_key) {
+      throw UsageError("a best names a measurement that is not a timed Ok one of its kernel");
+    }
+    if (it == updated_before.end() || it->second < b.updated_at) store.put_best(m->second);
   }
   t.commit();
   return sum;

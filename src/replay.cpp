@@ -7,12 +7,6 @@
 
 namespace mmtune {
 
-std::optional<double> observed_time(const Measurement& m) {
-  const bool timed = m.status == Status::kOk || m.status == Status::kSlowerEarlyStop;
-  if (timed && !m.routine_ms.empty() && m.median_ms > 0) return m.median_ms;
-  return std::nullopt;
-}
-
 ReplayTable replay_table(KernelKind kind, const std::vector<MeasurementRecord>& records) {
   std::map<std::string, std::optional<double>> table;  // ordered: the same space every time
   for (const auto& r : records) {

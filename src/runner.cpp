@@ -50,6 +50,12 @@ double span_ms(const cl::Event& first, const cl::Event& last) {
 
 }  // namespace
 
+std::optional<double> observed_time(const Measurement& m) {
+  const bool timed = m.status == Status::kOk || m.status == Status::kSlowerEarlyStop;
+  if (timed && !m.routine_ms.empty() && m.median_ms > 0) return m.median_ms;
+  return std::nullopt;
+}
+
 Runner::Runner(const Device& device, const KernelSources& sources, const std::string& program_dir)
     : device_(device.info),
       sources_(sources),

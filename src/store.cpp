@@ -533,23 +533,40 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
   s.bind(24, m.measured_at.empty() ? now_utc() : m.measured_at);
   s.run();
   const std::int64_t id = db_.last_insert_id();
-  if (r.status == Status::kOk && timed) {
-    auto b = db_.prepare(
-        "INSERT INTO best (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
-        "measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
-        "((SELECT id FROM devices WHERE key = ?), ?, ?,?,?,?,?,?,?, ?,?,?,?,?,?) "
-        "ON CONFLICT (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b) "
-        "DO UPDATE SET measurement_id = excluded.measurement_id, "
-        "config = excluded.config, median_ms = excluded.median_ms, gflops = excluded.gflops, "
-        "kernel_gflops = excluded.kernel_gflops, updated_at = excluded.updated_at "
-        "WHERE excluded.median_ms < best.median_ms");
-    b.bind(1, m.device_key).bind(2, m.kernel);
-    bind_problem(b, 3, m.problem);
-    b.bind(10, id).bind(11, m.config).bind(12, r.median_ms).bind(13, r.gflops);
-    b.bind(14, r.kernel_gflops).bind(15, now_utc());
-    b.run();
-  }
+  if (r.status == Status::kOk && timed) upsert_best(id, m, true);
   return id;
+}
+
+void Store::upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster) {
+  const Measurement& r = m.result;
+  auto b = db_.prepare(
+      std::string(
+          "INSERT INTO best (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
+          "measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
+          "((SELECT id FROM devices WHERE key = ?), ?, ?,?,?,?,?,?,?, ?,?,?,?,?,?) "
+          "ON CONFLICT (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b) "
+          "DO UPDATE SET measurement_id = excluded.measurement_id, "
+          "config = excluded.config, median_ms = excluded.median_ms, gflops = excluded.gflops, "
+          "kernel_gflops = excluded.kernel_gflops, updated_at = excluded.updated_at") +
+      (only_if_faster ? " WHERE excluded.median_ms < best.median_ms" : ""));
+  b.bind(1, m.device_key).bind(2, m.kernel);
+  bind_problem(b, 3, m.problem);
+  b.bind(10, id).bind(11, m.config).bind(12, r.median_ms).bind(13, r.gflops);
+  b.bind(14, r.kernel_gflops).bind(15, now_utc());
+  b.run();
+}
+
+void Store::set_best(const MeasurementRecord& m) {
+  sql::Transaction t(db_);
+  put_best(m);
+  t.commit();
+}
+
+void Store::put_best(const MeasurementRecord& m) {
+  if (m.id <= 0 || m.result.status != Status::kOk || m.result.routine_ms.empty()) {
+    throw UsageError("only a stored, timed Ok measurement can be a best");
+  }
+  upsert_best(m.id, m, false);
 }
 
 std::vector<MeasurementRecord> Store::measurements(const std::string& device_key,

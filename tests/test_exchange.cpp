@@ -227,6 +227,38 @@ TEST_P(ExchangeJsonTest, RoundTripPreservesEverythingAndTheBests) {
   while (q.step()) EXPECT_EQ(q.text(0), "imported:mmtune");
 }
 
+// A best that is not the fastest measurement (a tune's confirmation chose it) is carried by the
+// export; an import applies it unless the target's own best is as new or newer.
+TEST_P(ExchangeJsonTest, AConfirmedBestThatIsNotTheFastestSurvivesTheRoundTrip) {
+  Store a(fresh_db("a.db"));
+  fill(a);
+  const std::string pocl = test::pocl_device("pthread").info.key;
+  const GemmProblem p = problem(256, 256, 256);
+  const auto fastest = a.best(pocl, p, "tiled");
+  ASSERT_TRUE(fastest);
+  std::optional<MeasurementRecord> slower;
+  for (const auto& m : a.measurements(pocl, p, "tiled")) {
+    if (m.result.status == Status::kOk && m.result.median_ms > fastest->median_ms) slower = m;
+  }
+  ASSERT_TRUE(slower);
+  a.set_best(*slower);
+  spit(dir / "export.json", export_json(a).dump());
+
+  Store b(fresh_db("b.db"));
+  import_file(b, dir / "export.json");
+  auto got = b.best(pocl, p, "tiled");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->config, slower->config);
+  EXPECT_EQ(got->median_ms, slower->result.median_ms);
+
+  // b then settles on its fastest again; the same file, older than that, does not undo it.
+  for (const auto& m : b.measurements(pocl, p, "tiled")) {
+    if (m.result.median_ms == fastest->median_ms) b.set_best(m);
+  }
+  import_file(b, dir / "export.json");
+  EXPECT_EQ(b.best(pocl, p, "tiled")->median_ms, fastest->median_ms);
+}
+
 TEST_P(ExchangeJsonTest, ImportingTwiceOrIntoTheSourceAddsNothing) {
   Store a(fresh_db("a.db"));
   fill(a);

@@ -69,6 +69,29 @@ TEST_P(StoreTest, CreatesTheCurrentSchema) {
   EXPECT_EQ(b->gflops, r.result.gflops);
 }
 
+// A faster measurement replaces the best on its own; set_best installs a slower one on purpose
+// (a tune's confirmation), and only a stored, timed Ok measurement.
+TEST_P(StoreTest, SetBestReplacesAFasterBest) {
+  Store store(fresh_db());
+  const DeviceInfo d = test::pocl_device("pthread").info;
+  store.upsert_device(d);
+  MeasurementRecord slow = sample_record(d, 2), fast = sample_record(d, 0);
+  slow.id = store.add_measurement(slow);
+  fast.id = store.add_measurement(fast);
+  EXPECT_EQ(store.best(d.key, fast.problem, "naive")->measurement_id, fast.id);
+  store.set_best(slow);
+  const auto b = store.best(d.key, slow.problem, "naive");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->measurement_id, slow.id);
+  EXPECT_EQ(b->median_ms, slow.result.median_ms);
+  MeasurementRecord failed = sample_record(d, 3);
+  failed.result.status = Status::kWrongResult;
+  failed.id = store.add_measurement(failed);
+  EXPECT_THROW(store.set_best(failed), UsageError);
+  EXPECT_THROW(store.set_best(sample_record(d, 1)), UsageError) << "not stored";
+  EXPECT_EQ(store.best(d.key, slow.problem, "naive")->measurement_id, slow.id);
+}
+
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {
   const std::string path = fresh_db("old.db");
   {

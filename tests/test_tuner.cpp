@@ -53,6 +53,7 @@ TuneRequest small_request(const std::string& strategy) {
   r.candidates = small_space();
   r.budget = r.candidates->size();
   r.baselines = false;
+  r.finalists = 0;  // the best is the fastest measurement (confirmation has its own test)
   return r;
 }
 
@@ -86,6 +87,61 @@ TEST(Tuner, EveryStrategyFindsTheExhaustiveBest) {
     ASSERT_TRUE(s.best) << name;
     EXPECT_EQ(s.best->config, exhaustive.best->config) << name;
   }
+}
+
+// After the search, the fastest configurations are measured again side by side; each kernel's
+// best becomes the finalist whose median round is fastest, whatever its first measurement was.
+TEST(Tuner, ConfirmationMakesTheFinalistWithTheFastestMedianRoundTheBest) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  TuneRequest req = small_request("exhaustive");
+  req.finalists = 3;
+  req.confirm_rounds = 3;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_EQ(s.confirm_rounds, 3u);
+  EXPECT_EQ(s.confirmed, 3u);
+  EXPECT_EQ(s.confirm_evaluations, 9u);
+  EXPECT_EQ(s.evaluations, small_space().size() + 1 + 9);  // the default, the space, 3 x 3
+
+  // The session's measurements, oldest first: the finalists are the three fastest Ok
+  // configurations before the confirmation, each measured three more times.
+  std::map<std::string, std::vector<MeasurementRecord>> by_config;
+  for (auto& r : store.measurements(dev.info.key, req.problem)) {
+    ASSERT_EQ(r.session_id, s.session_id);
+    by_config[r.config].push_back(r);
+  }
+  std::vector<MeasurementRecord> ok;  // each configuration's search measurement, its first
+  for (const auto& [config, rs] : by_config) {
+    if (rs[0].result.status == Status::kOk) ok.push_back(rs[0]);
+  }
+  std::sort(ok.begin(), ok.end(),
+            [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
+  ASSERT_GE(ok.size(), 3u);
+  std::optional<MeasurementRecord> expected;
+  for (std::size_t i = 0; i < 3; ++i) {
+    auto rounds = by_config.at(ok[i].config);
+    ASSERT_EQ(rounds.size(), 4u) << ok[i].config;
+    rounds.erase(rounds.begin());  // its search measurement
+    std::sort(rounds.begin(), rounds.end(),
+              [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
+    if (!expected || rounds[1].result.median_ms < expected->result.median_ms) {
+      expected = rounds[1];
+    }
+  }
+  for (std::size_t i = 3; i < ok.size(); ++i) EXPECT_EQ(by_config.at(ok[i].config).size(), 1u);
+  const auto best = store.best(dev.info.key, req.problem, "tiled");
+  ASSERT_TRUE(best && s.best);
+  EXPECT_EQ(best->measurement_id, expected->id);
+  EXPECT_EQ(best->config, expected->config);
+  EXPECT_DOUBLE_EQ(best->median_ms, expected->result.median_ms);
+  EXPECT_EQ(s.best->id, expected->id) << "the summary shows the stored best";
+
+  // A repeat measures nothing new, so it has nothing to confirm and keeps that best.
+  const TuneSummary again = tune(dev, store, req, environment(dir), {}, kNoStop);
+  EXPECT_EQ(again.evaluations, 0u);
+  EXPECT_EQ(again.confirm_rounds, 0u);
+  EXPECT_EQ(store.best(dev.info.key, req.problem, "tiled")->measurement_id, expected->id);
 }
 
 // Copies kernels/ and plants faults into gemm_tiled.cl for chosen configurations.
@@ -251,7 +307,8 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   EXPECT_GE(j["reused"].get<int>(), 3);
   // The budget bounds the search; the references (default, naive, classic) come on top when the
   // interrupted run had not measured them yet.
-  EXPECT_LE(j["evaluations"].get<int>() + j["reused"].get<int>(), 8 + 3);
+  const int confirming = j["confirmed"]["evaluations"].get<int>();
+  EXPECT_LE(j["evaluations"].get<int>() - confirming + j["reused"].get<int>(), 8 + 3);
   const auto best =
       test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;

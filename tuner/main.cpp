@@ -183,7 +183,7 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
 
 struct TuneOptions {
   std::string kernel = "all", space = "full", strategy, time_limit = "8m", db;
-  std::size_t budget = 160;
+  std::size_t budget = 160, finalists = 4, confirm_rounds = 3;
   std::uint64_t seed = 1;
   bool json = false, fresh = false, no_baselines = false;
 };
@@ -270,6 +270,10 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
                       {"reused", s.reused},
                       {"by_status", by_status},
                       {"worker_restarts", s.worker_restarts},
+                      {"confirmed",
+                       {{"finalists", s.confirmed},
+                        {"rounds", s.confirm_rounds},
+                        {"evaluations", s.confirm_evaluations}}},
                       {"seconds",
                        {{"total", s.total_s},
                         {"startup", s.startup_s},
@@ -327,6 +331,12 @@ void print_summary(const TuneSummary& s, const std::string& db) {
   std::printf("Evaluations: %zu measured, %zu reused from the database%s%s; worker restarts: %zu\n",
               s.evaluations, s.reused, statuses.empty() ? "" : ": ", statuses.c_str(),
               s.worker_restarts);
+  if (s.confirm_rounds > 0) {
+    std::printf(
+        "Confirmed: %zu finalists measured again side by side in %zu rounds; the best is "
+        "the one with the fastest median round\n",
+        s.confirmed, s.confirm_rounds);
+  }
   std::printf(
       "Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
       "storing %.2f s (defaults, baselines and start-up %.1f s)\n",
@@ -498,6 +508,8 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   req.seed = t.seed;
   req.fresh = t.fresh;
   req.baselines = !t.no_baselines;
+  req.finalists = t.finalists;
+  req.confirm_rounds = t.confirm_rounds;
   req.command_line = command_line;
   const auto sources = load_sources(g);  // checks --kernels-dir before any work
   const auto devices = list_devices();
@@ -903,6 +915,15 @@ int main(int argc, char** argv) {
       ->check(cli::non_negative_integer());
   tune->add_option("--db", tune_opt.db,
                    "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");
+  tune->add_option("--finalists", tune_opt.finalists,
+                   "fastest configurations measured again side by side after the search, the "
+                   "best chosen by their median round (0 or 1: none)")
+      ->check(cli::non_negative_integer())
+      ->capture_default_str();
+  tune->add_option("--confirm-rounds", tune_opt.confirm_rounds,
+                   "rounds of that confirmation (0: none)")
+      ->check(cli::non_negative_integer())
+      ->capture_default_str();
   tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
   tune->add_flag("--no-baselines", tune_opt.no_baselines,
                  "skip the naive and classic reference kernels (`mmtune bench` measures them)");

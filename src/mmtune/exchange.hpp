@@ -57,11 +57,20 @@ struct ImportedSession {
   SessionRecord record;
   std::string host, mmtune_version;  // provenance (sessions.host, sessions.mmtune_version)
 };
+// A best of the file: which of its measurements (by the file's id) a kernel's best for a problem
+// was, and since when. A tune's confirmation can make a best other than the fastest measurement.
+struct ImportedBest {
+  std::string device_key, kernel;
+  GemmProblem problem;
+  std::int64_t measurement = 0;
+  std::string updated_at;
+};
 struct ImportData {
   std::string format;  // "mmtune-export" or "clblast"
   std::vector<ImportedDevice> devices;
   std::vector<ImportedSession> sessions;
-  std::vector<MeasurementRecord> measurements;
+  std::vector<MeasurementRecord> measurements;  // id: the file's (0: none)
+  std::vector<ImportedBest> bests;
 };
 
 struct ImportSummary {

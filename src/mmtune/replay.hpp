@@ -1,5 +1,5 @@
 // Recorded measurements -> the table `simulate` replays: one point per distinct configuration,
-// with the time a tuning run would have told its strategy.
+// with the time a tuning run would have told its strategy (observed_time, runner.hpp).
 #pragma once
 
 #include <optional>
@@ -11,11 +11,6 @@
 #include "mmtune/strategy.hpp"
 
 namespace mmtune {
-
-// What a strategy learns from a measurement: its median time when the variant was timed (Ok,
-// or SlowerEarlyStop with the time of its one run), nothing when it failed. The tuner and the
-// replay share this rule, so that a replay tells a strategy what a tuning run told it.
-std::optional<double> observed_time(const Measurement& m);
 
 struct ReplayTable {
   SearchSpace space;

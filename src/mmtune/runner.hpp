@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct Measurement {
   double gflops = 0.0, kernel_gflops = 0.0;  // from the medians
   double max_error = 0.0;                    // largest |C - reference|
 };
+
+// What a strategy learns from a measurement: its median time when the variant was timed (Ok,
+// or SlowerEarlyStop with the time of its one run), nothing when it failed. The tuner and the
+// replay (replay.hpp) share this rule, so that a replay tells a strategy what a tuning run told it.
+std::optional<double> observed_time(const Measurement& m);
 
 class Runner {
  public:

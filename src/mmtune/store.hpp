@@ -101,6 +101,11 @@ class Store {
   // first; optionally of one kernel only.
   std::vector<MeasurementRecord> measurements(const std::string& device_key, const GemmProblem& p,
                                               const std::string& kernel = "");
+  // Makes a stored Ok measurement its kernel's best for its problem, faster or not (a tune's
+  // confirmation round outranks a faster single measurement). Throws UsageError otherwise.
+  void set_best(const MeasurementRecord& m);
+  // The same inside a transaction the caller holds (an import).
+  void put_best(const MeasurementRecord& m);
   // The best Ok measurement of a kernel, or of the tiled/direct routine when kernel is empty.
   std::optional<BestRecord> best(const std::string& device_key, const GemmProblem& p,
                                  const std::string& kernel = "");
@@ -114,6 +119,7 @@ class Store {
 
  private:
   void migrate();
+  void upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster);
   sql::Database db_;
 };
 

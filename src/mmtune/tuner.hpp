@@ -26,8 +26,12 @@ struct TuneRequest {
   std::size_t budget = 0;   // evaluations (0: no limit but time and the space)
   double time_limit_s = 0;  // 0: none
   std::uint64_t seed = 1;
-  bool fresh = false;        // measure again what the store already holds
-  bool baselines = true;     // naive and classic kernels, once per device and problem
+  bool fresh = false;     // measure again what the store already holds
+  bool baselines = true;  // naive and classic kernels, once per device and problem
+  // Confirmation after the search: the `finalists` fastest configurations measured again side by
+  // side, `confirm_rounds` times; each kernel's best becomes its finalist with the fastest median
+  // round. With a time limit, the search leaves the last tenth of it to this. 0: off.
+  std::size_t finalists = 4, confirm_rounds = 3;
   std::string command_line;  // recorded with the session
   // When set, the search runs over these configurations (of the requested kernels) instead of
   // the kernel's space: for small targeted searches and tests.
@@ -62,6 +66,8 @@ struct TuneSummary {
   std::size_t reused = 0;       // taken from the store instead of measured again
   std::map<Status, std::size_t> by_status;
   std::size_t worker_restarts = 0;
+  // Confirmation: finalists that ran Ok in every round, rounds, evaluations (in `evaluations`).
+  std::size_t confirmed = 0, confirm_rounds = 0, confirm_evaluations = 0;
   double startup_s = 0, build_s = 0, run_s = 0, verify_s = 0, search_s = 0, store_s = 0,
          total_s = 0;
   std::vector<double> best_gflops_by_evaluation;  // convergence of this session
