@@ -414,7 +414,12 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
     }
     std::vector<std::vector<MeasurementRecord>> rounds(configs.size());
     for (std::size_t round = 0; configs.size() > 1 && round < request.confirm_rounds; ++round) {
-      if (stop || (request.time_limit_s > 0 && seconds_since(t0) >= request.time_limit_s)) break;
+      // One round even past the time limit (a batch of timeouts can overrun the search's
+      // share): an unconfirmed best is the one outcome the confirmation exists to prevent.
+      if (stop ||
+          (round > 0 && request.time_limit_s > 0 && seconds_since(t0) >= request.time_limit_s)) {
+        break;
+      }
       // No early stop: every finalist runs its full repetitions in every round.
       const auto results = measure(configs, search_timing(std::numeric_limits<double>::infinity()));
       for (std::size_t j = 0; j < configs.size(); ++j) {
