@@ -74,6 +74,65 @@ std::string first_error_line(const std::string& log) {
   return first.empty() ? "no build log" : first;
 }
 
+using KnownMeasurements = std::map<std::pair<std::string, std::string>, MeasurementRecord>;
+
+// The configurations a confirmation measures again: the `count` fastest timed Ok tiled/direct
+// measurements, plus each kernel's stored best (which may be an older measurement, or one timed
+// another way, and must face the others under the same conditions).
+std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
+                                         const std::vector<std::optional<BestRecord>>& bests,
+                                         std::size_t count) {
+  std::vector<MeasurementRecord> ok;
+  for (const auto& [k, r] : known) {
+    if (r.result.status == Status::kOk && (k.first == "tiled" || k.first == "direct")) {
+      ok.push_back(r);
+    }
+  }
+  std::sort(ok.begin(), ok.end(),
+            [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
+  std::vector<std::pair<std::string, std::string>> picked;
+  for (const auto& r : ok) {
+    if (picked.size() == count) break;
+    picked.emplace_back(r.kernel, r.config);
+  }
+  for (const auto& b : bests) {
+    if (b &&
+        std::find(picked.begin(), picked.end(), std::pair(b->kernel, b->config)) == picked.end()) {
+      picked.emplace_back(b->kernel, b->config);
+    }
+  }
+  std::vector<KernelConfig> out;
+  for (const auto& [kernel, config] : picked) {
+    try {
+      out.push_back(parse_config(*parse_kernel_kind(kernel), config));
+    } catch (const UsageError&) {  // a damaged stored row is not a finalist
+    }
+  }
+  return out;
+}
+
+// Each kernel's finalist with the fastest median round, from the finalists' rounds (a finalist
+// that failed a round is out). `confirmed` counts the finalists that ran Ok in every round.
+std::map<std::string, MeasurementRecord> confirmed_bests(
+    std::vector<std::vector<MeasurementRecord>> rounds, std::size_t& confirmed) {
+  std::map<std::string, MeasurementRecord> winners;
+  for (auto& rs : rounds) {
+    if (rs.empty() || std::any_of(rs.begin(), rs.end(),
+                                  [](const auto& r) { return r.result.status != Status::kOk; })) {
+      continue;
+    }
+    std::sort(rs.begin(), rs.end(),
+              [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
+    const MeasurementRecord& mid = rs[(rs.size() - 1) / 2];
+    const auto it = winners.find(mid.kernel);
+    if (it == winners.end() || mid.result.median_ms < it->second.result.median_ms) {
+      winners[mid.kernel] = mid;
+    }
+    ++confirmed;
+  }
+  return winners;
+}
+
 }  // namespace
 
 TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
@@ -146,7 +205,7 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   } fail_on_error{store, summary.session_id};
 
   // What the store already holds for this device and problem is not measured again.
-  std::map<std::pair<std::string, std::string>, MeasurementRecord> known;
+  KnownMeasurements known;
   if (!request.fresh) {
     for (auto& m : store.measurements(key, problem)) known[{m.kernel, m.config}] = std::move(m);
   }
@@ -396,22 +455,9 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   // side, in rounds, and each kernel's best becomes its finalist with the fastest median round.
   // A tune that measured nothing new (a repeat) has nothing to confirm.
   if (confirm && !stop && summary.evaluations > measured_before_search) {
-    std::vector<MeasurementRecord> finalists;
-    for (const auto& [k, r] : known) {
-      if (r.result.status == Status::kOk && (k.first == "tiled" || k.first == "direct")) {
-        finalists.push_back(r);
-      }
-    }
-    std::sort(finalists.begin(), finalists.end(),
-              [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
-    std::vector<KernelConfig> configs;
-    for (const auto& f : finalists) {
-      if (configs.size() == request.finalists) break;
-      try {
-        configs.push_back(parse_config(*parse_kernel_kind(f.kernel), f.config));
-      } catch (const UsageError&) {  // a damaged stored row is not a finalist
-      }
-    }
+    std::vector<std::optional<BestRecord>> bests;
+    for (auto k : request.kernels) bests.push_back(store.best(key, problem, kernel_name(k)));
+    const std::vector<KernelConfig> configs = pick_finalists(known, bests, request.finalists);
     std::vector<std::vector<MeasurementRecord>> rounds(configs.size());
     for (std::size_t round = 0; configs.size() > 1 && round < request.confirm_rounds; ++round) {
       // One round even past the time limit (a batch of timeouts can overrun the search's
@@ -430,24 +476,9 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
       }
       ++summary.confirm_rounds;
     }
-    // A finalist that failed a round is out; its median round is what it is judged by.
-    std::map<std::string, MeasurementRecord> winners;  // per kernel
-    for (auto& rs : rounds) {
-      if (rs.empty() || std::any_of(rs.begin(), rs.end(),
-                                    [](const auto& r) { return r.result.status != Status::kOk; })) {
-        continue;
-      }
-      std::sort(rs.begin(), rs.end(), [](const auto& x, const auto& y) {
-        return x.result.median_ms < y.result.median_ms;
-      });
-      const MeasurementRecord& mid = rs[(rs.size() - 1) / 2];
-      auto it = winners.find(mid.kernel);
-      if (it == winners.end() || mid.result.median_ms < it->second.result.median_ms) {
-        winners[mid.kernel] = mid;
-      }
-      ++summary.confirmed;
+    for (const auto& [kernel, r] : confirmed_bests(std::move(rounds), summary.confirmed)) {
+      store.set_best(r);
     }
-    for (const auto& [kernel, r] : winners) store.set_best(r);
   }
 
   // The slow baselines last (once per device and problem): they are the summary's reference

@@ -144,6 +144,46 @@ TEST(Tuner, ConfirmationMakesTheFinalistWithTheFastestMedianRoundTheBest) {
   EXPECT_EQ(store.best(dev.info.key, req.problem, "tiled")->measurement_id, expected->id);
 }
 
+// The stored best takes part in the confirmation even when it is not among the fastest
+// measurements (e.g. one confirmed earlier, or timed another way), so that a stale best cannot
+// stay the best without facing the finalists.
+TEST(Tuner, TheStoredBestIsAlwaysAFinalist) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  Store store(db);
+  const Device& dev = test::pocl_device("pthread");
+  store.upsert_device(dev.info);
+  TuneRequest req = small_request("exhaustive");
+  const auto space = small_space();
+  req.candidates = std::vector<KernelConfig>(space.begin() + 3, space.end());
+  req.budget = req.candidates->size();
+  req.finalists = 2;
+  req.confirm_rounds = 1;
+  // Three earlier (fake) measurements outside this search, faster than any real run: the two
+  // fastest, and a slower one made the best, which the search's real measurements do not
+  // displace.
+  std::vector<MeasurementRecord> fake(3);
+  for (std::size_t i = 0; i < fake.size(); ++i) {
+    MeasurementRecord& r = fake[i];
+    r.device_key = dev.info.key;
+    r.kernel = "tiled";
+    r.config = to_string(space[i]);
+    r.problem = req.problem;
+    r.result.routine_ms = r.result.kernel_ms = {i == 2 ? 1e-5 : 1e-6 * double(i + 1)};
+    r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.routine_ms[0];
+    r.result.kernel_median_ms = r.result.median_ms;
+    r.id = store.add_measurement(r);
+  }
+  store.set_best(fake[2]);
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_EQ(s.confirm_rounds, 1u);
+  EXPECT_EQ(s.confirm_evaluations, 3u) << "the two fastest and the stored best";
+  for (const auto& r : fake) EXPECT_EQ(test::stored_measurements(db, "tiled", r.config), 2);
+  const auto best = store.best(dev.info.key, req.problem, "tiled");
+  ASSERT_TRUE(best);
+  EXPECT_GT(best->median_ms, 1e-5) << "a confirmed best is a real measurement of the round";
+}
+
 // Copies kernels/ and plants faults into gemm_tiled.cl for chosen configurations.
 std::string broken_kernels(const test::TempDir& dir) {
   const fs::path kdir = dir / "kernels";

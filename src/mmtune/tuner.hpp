@@ -28,10 +28,10 @@ struct TuneRequest {
   std::uint64_t seed = 1;
   bool fresh = false;     // measure again what the store already holds
   bool baselines = true;  // naive and classic kernels, once per device and problem
-  // Confirmation after the search: the `finalists` fastest configurations measured again side by
-  // side, `confirm_rounds` times; each kernel's best becomes its finalist with the fastest median
-  // round. With a time limit, the search leaves the last tenth of it to this (the first round
-  // runs even past the limit). 0: off.
+  // Confirmation after the search: the `finalists` fastest configurations (and each searched
+  // kernel's stored best) measured again side by side, `confirm_rounds` times; each kernel's best
+  // becomes its finalist with the fastest median round. With a time limit, the search leaves the
+  // last tenth of it to this (the first round runs even past the limit). 0: off.
   std::size_t finalists = 4, confirm_rounds = 3;
   std::string command_line;  // recorded with the session
   // When set, the search runs over these configurations (of the requested kernels) instead of
