@@ -48,9 +48,27 @@ void set_args(cl::Kernel& k, cl_uint first, const T& v, const Rest&... rest) {
 
 int i32(std::size_t v) {
   return static_cast<int>(v);
-}  // validate() guarantees the range
+}  // validate_call() and check_operand() guarantee the range
+
+// Whether a scalar is zero once converted to the kernel's precision (BLAS: alpha = 0 reads
+// neither A nor B, so it must be the value the kernel would see).
+bool is_zero(double v, Precision p) {
+  switch (p) {
+    case Precision::kHalf:
+      return (to_half(static_cast<float>(v)) & 0x7fff) == 0;
+    case Precision::kSingle:
+      return static_cast<float>(v) == 0.0f;
+    case Precision::kDouble:
+      return v == 0.0;
+  }
+  return v == 0.0;
+}
 
 }  // namespace
+
+bool GemmRoutine::multiplies(const GemmProblem& p) {
+  return p.m != 0 && p.n != 0 && p.k != 0 && !is_zero(p.alpha, p.precision);
+}
 
 GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,
                          const DeviceInfo& device)
@@ -94,67 +112,136 @@ cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& p
   const KernelKind kind = kind_of(config);
   const auto built = cache_.build(sources_.program(source_file(kind)), opts);
   if (!built->ok) throw Error("kernel was not built: " + built->log);
-  const Precision precision = problem.precision;
-  if (kind == KernelKind::kTiled && !copy_.count(precision)) {
-    const auto copy = cache_.build(sources_.program("copy.cl"),
-                                   std::string("-DPRECISION=") + to_string(precision));
-    if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
-    copy_[precision] = {cl::Kernel(copy->program, "pack_rows"),
-                        cl::Kernel(copy->program, "pack_cols"),
-                        cl::Kernel(copy->program, "unpad_copy")};
-  }
   const std::string name = std::string("gemm_") + kernel_name(kind);
   return kernels_.emplace(opts, cl::Kernel(built->program, name.c_str())).first->second;
 }
 
+GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
+  if (auto it = copy_.find(precision); it != copy_.end()) return it->second;
+  const auto copy =
+      cache_.build(sources_.program("copy.cl"), std::string("-DPRECISION=") + to_string(precision));
+  if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
+  return copy_[precision] = {
+             cl::Kernel(copy->program, "pack_rows"), cl::Kernel(copy->program, "pack_cols"),
+             cl::Kernel(copy->program, "unpad_copy"), cl::Kernel(copy->program, "scale_c")};
+}
+
 cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
   if (scratch_bytes_[slot] < bytes) {
+    // Commands still using the old buffer keep it alive (OpenCL defers the release).
     scratch_[slot] = cl::Buffer(cache_.context(), CL_MEM_READ_WRITE, bytes);
     scratch_bytes_[slot] = bytes;
   }
   return scratch_[slot];
 }
 
-RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& problem,
-                                   const KernelConfig& config, Operand a, Operand b, Operand c) {
-  validate(problem);
+void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t elements,
+                                std::size_t element_size) const {
+  if (!o.buffer || !(*o.buffer)()) throw UsageError(std::string("buffer ") + name + " is null");
+  cl_context owner = nullptr;
+  std::size_t have = 0;
+  if (clGetMemObjectInfo((*o.buffer)(), CL_MEM_CONTEXT, sizeof owner, &owner, nullptr) !=
+          CL_SUCCESS ||
+      clGetMemObjectInfo((*o.buffer)(), CL_MEM_SIZE, sizeof have, &have, nullptr) != CL_SUCCESS) {
+    throw UsageError(std::string("buffer ") + name + " is not a valid OpenCL buffer");
+  }
+  if (owner != cache_.context()()) {
+    throw UsageError(std::string("buffer ") + name + " belongs to another OpenCL context");
+  }
+  // Kernels index with 32-bit ints from the buffer's start, offset included.
+  const std::size_t end = addressable_end(o.offset, elements);
+  if (end == 0 && elements != 0) {
+    throw UsageError(std::string("buffer ") + name + ": offset " + std::to_string(o.offset) +
+                     " plus " + std::to_string(elements) +
+                     " elements is beyond the 2^31 - 1 elements the kernels can address");
+  }
+  if (end > have / element_size) {  // end <= 2^31 and element_size <= 8: no overflow below
+    throw UsageError(std::string("buffer ") + name + " holds " + std::to_string(have) +
+                     " bytes, the problem needs " + std::to_string(end * element_size) +
+                     " (offset " + std::to_string(o.offset) + " + " + std::to_string(elements) +
+                     " elements)");
+  }
+}
+
+RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
+                                   const KernelConfig& config, Operand a, Operand b, Operand c,
+                                   const std::vector<cl::Event>& wait_for) {
+  validate_call(problem);
+  if (!queue()) throw UsageError("the command queue is null");
+  const std::size_t es = problem.element_size();
+  if (problem.m != 0 && problem.n != 0) {
+    if (multiplies(problem)) {
+      check_operand("A", a, problem.a_span(), es);
+      check_operand("B", b, problem.b_span(), es);
+    }
+    check_operand("C", c, problem.c_span(), es);
+  }
+  for (const auto& e : wait_for) {
+    if (!e()) throw UsageError("the wait list holds a null event");
+  }
+  try {
+    return launch(queue, problem, config, a, b, c, wait_for);
+  } catch (const cl::Error& e) {
+    throw OpenCLError(
+        std::string("OpenCL call ") + e.what() + " failed with error " + std::to_string(e.err()),
+        e.err());
+  }
+}
+
+RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProblem& problem,
+                                  const KernelConfig& config, Operand a, Operand b, Operand c,
+                                  const std::vector<cl::Event>& wait_for) {
   const Precision prec = problem.precision;
   const std::size_t es = problem.element_size();
-  const auto check_size = [&](const char* name, Operand o, std::size_t elements) {
-    const std::size_t have = o.buffer->getInfo<CL_MEM_SIZE>();
-    if ((o.offset + elements) * es > have) {
-      throw UsageError(std::string("buffer ") + name + " holds " + std::to_string(have) +
-                       " bytes, the problem needs " + std::to_string((o.offset + elements) * es));
-    }
-  };
-  check_size("A", a, problem.a_elements());
-  check_size("B", b, problem.b_elements());
-  check_size("C", c, problem.c_elements());
-
+  RoutineEvents out;
+  if (problem.m == 0 || problem.n == 0) {  // nothing to compute: an event for the caller
+    out.events.emplace_back();
+    queue.enqueueMarkerWithWaitList(wait_for.empty() ? nullptr : &wait_for, &out.events.back());
+    return out;
+  }
   const ColMajorProblem cp = to_col_major(problem);
   if (cp.swapped) std::swap(a, b);
-  cl::Kernel& k = kernel(config, problem);
-  RoutineEvents out;
-  const auto launch = [&](cl::Kernel& kern, cl::NDRange global, cl::NDRange local) {
+  // Every command waits for the one before it: out-of-order queues run them in sequence too.
+  std::vector<cl::Event> first_wait = wait_for;
+  const auto launch_one = [&](cl::Kernel& kern, cl::NDRange global, cl::NDRange local) {
+    std::vector<cl::Event> after;
+    if (!out.events.empty()) after.push_back(out.events.back());
+    const std::vector<cl::Event>& wait = out.events.empty() ? first_wait : after;
     out.events.emplace_back();
-    queue.enqueueNDRangeKernel(kern, cl::NullRange, global, local, nullptr, &out.events.back());
+    queue.enqueueNDRangeKernel(kern, cl::NullRange, global, local, wait.empty() ? nullptr : &wait,
+                               &out.events.back());
   };
   const int M = i32(cp.m), N = i32(cp.n), K = i32(cp.k);
 
+  if (!multiplies(problem)) {  // C = beta C; A and B are not read
+    CopyKernels& copies = this->copies(prec);
+    set_args(copies.scale, 0, M, N);
+    set_real(copies.scale, 2, problem.beta, prec);
+    set_args(copies.scale, 3, *c.buffer, i32(c.offset), i32(cp.ldc));
+    launch_one(copies.scale, cl::NDRange(cp.m, cp.n), cl::NullRange);
+    return out;
+  }
+
+  cl::Kernel& k = kernel(config, problem);
   if (const auto* t = std::get_if<TiledConfig>(&config)) {
     const std::size_t mp = round_up(cp.m, t->MWG), np = round_up(cp.n, t->NWG),
                       kp = round_up(cp.k, t->KWG);
-    CopyKernels& copies = copy_.at(prec);
+    CopyKernels& copies = this->copies(prec);
+    // The scratch buffers are this routine's: a call waits until the previous one, on any
+    // queue, is done with them.
+    if (scratch_busy_()) first_wait.push_back(scratch_busy_);
     // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and spares
-    // the kernel a new page and cache set per k row, which caps large sizes on CPUs (docs/kernels.md).
+    // the kernel a new page and cache set per k row, which caps large sizes on CPUs
+    // (docs/kernels.md).
     const auto pack = [&](Operand src, int rows, int cols, int si, int sj, cl::Buffer& dst,
                           std::size_t rows_p, std::size_t cols_p, int panel) {
       const bool by_rows = sj == 1;
       cl::Kernel& kern = by_rows ? copies.pack_rows : copies.pack_cols;
       set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p), panel);
-      launch(kern, by_rows ? cl::NDRange(panel, rows_p, cols_p / panel)
-                           : cl::NDRange(rows_p, cols_p / panel),
-             cl::NullRange);
+      launch_one(kern,
+                 by_rows ? cl::NDRange(panel, rows_p, cols_p / panel)
+                         : cl::NDRange(rows_p, cols_p / panel),
+                 cl::NullRange);
     };
     // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not).
     const int lda = i32(cp.lda), ldb = i32(cp.ldb);
@@ -171,14 +258,15 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
     set_args(k, 5, as, 0, t->MWG, i32(kp) * t->MWG, bs, 0, t->NWG, i32(kp) * t->NWG, cb,
              c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
     out.main = out.events.size();
-    launch(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
-           cl::NDRange(t->MDIMC, t->NDIMC));
+    launch_one(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
+               cl::NDRange(t->MDIMC, t->NDIMC));
     if (!c_direct) {
       set_args(copies.unpad, 0, N, M);
       set_real(copies.unpad, 2, problem.beta, prec);
       set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
-      launch(copies.unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
+      launch_one(copies.unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
     }
+    scratch_busy_ = out.events.back();
     return out;
   }
 
@@ -207,7 +295,7 @@ RoutineEvents GemmRoutine::enqueue(cl::CommandQueue& queue, const GemmProblem& p
              i32(b.offset), i32(cp.ldb), cp.trans_b ? 1 : 0, *c.buffer, i32(c.offset), i32(cp.ldc));
   }
   out.main = 0;
-  launch(k, global, local);
+  launch_one(k, global, local);
   return out;
 }
 

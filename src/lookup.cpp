@@ -50,7 +50,7 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
 }
 
 ParameterLookup::ParameterLookup(const std::string& db_path) {
-  Store store(db_path);
+  Store store(db_path, Store::Access::kReadOnly);
   auto q = store.db().prepare(
       "SELECT d.key, d.vendor, d.type, d.name, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, "
       "b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id FROM best b "
@@ -92,8 +92,10 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
     const Stored& d = devices_[i];
     relation[i] = d.key == device.key ? 2 : (d.vendor == device.vendor && d.type == device.type);
   }
-  const double lm = std::log2(double(p.m)), ln = std::log2(double(p.n)),
-               lk = std::log2(double(p.k));
+  // An empty dimension (a BLAS no-op) is measured as 1, so distances stay finite.
+  const double lm = std::log2(double(std::max<std::size_t>(p.m, 1))),
+               ln = std::log2(double(std::max<std::size_t>(p.n, 1))),
+               lk = std::log2(double(std::max<std::size_t>(p.k, 1)));
   // Ranks candidates: this device before similar ones, then the nearest shape, then the fastest.
   struct Rank {
     int relation;

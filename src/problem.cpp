@@ -13,6 +13,22 @@ void validate(const GemmProblem& p) {
     throw UsageError("matrix sizes must be at least 1 (got m=" + std::to_string(p.m) +
                      ", n=" + std::to_string(p.n) + ", k=" + std::to_string(p.k) + ")");
   }
+  validate_call(p);
+}
+
+std::size_t addressable_end(std::size_t offset, std::size_t elements) {
+  if (offset > kMaxKernelElements || elements > kMaxKernelElements - offset) return 0;
+  return offset + elements;
+}
+
+void validate_call(const GemmProblem& p) {
+  if (p.precision != Precision::kHalf && p.precision != Precision::kSingle &&
+      p.precision != Precision::kDouble) {
+    throw UsageError("precision must be 16, 32 or 64 bits");
+  }
+  if (p.layout != Layout::kRowMajor && p.layout != Layout::kColMajor) {
+    throw UsageError("layout must be row- or column-major");
+  }
   const auto check_ld = [&](const char* name, std::size_t ld, std::size_t rows, std::size_t cols) {
     if (ld != 0 && ld < p.min_ld(rows, cols)) {
       throw UsageError(std::string(name) + "=" + std::to_string(ld) + " is smaller than " +
@@ -23,7 +39,8 @@ void validate(const GemmProblem& p) {
   check_ld("ldb", p.ldb, p.b_rows(), p.b_cols());
   check_ld("ldc", p.ldc, p.m, p.n);
   // Kernels index with 32-bit ints; padding can add up to one 256-wide tile per dimension.
-  // Doubles, because products of huge sizes overflow 64-bit integers.
+  // Doubles, because products of huge sizes overflow 64-bit integers (all values here are exact
+  // below 2^53, and anything larger is refused either way).
   const double m = double(p.m) + 256.0, n = double(p.n) + 256.0, k = double(p.k) + 256.0;
   const double lda = double(p.lda_or_min()) + 256.0, ldb = double(p.ldb_or_min()) + 256.0,
                ldc = double(p.ldc_or_min()) + 256.0;

@@ -70,7 +70,7 @@ std::optional<double> Statement::optional_real(int col) const {
 
 // ---- Database -------------------------------------------------------------------------------
 
-Database::Database(const std::string& target, bool create, int busy_timeout_ms) {
+Database::Database(const std::string& target, OpenMode mode, int busy_timeout_ms) {
   if (is_postgres_url(target)) {
     path_ = redact_url(target);
 #ifdef MMTUNE_HAVE_POSTGRESQL
@@ -82,7 +82,7 @@ Database::Database(const std::string& target, bool create, int busy_timeout_ms) 
 #endif
   } else {
     path_ = target;
-    conn_ = detail::open_sqlite(target, create, busy_timeout_ms);
+    conn_ = detail::open_sqlite(target, mode, busy_timeout_ms);
   }
 }
 

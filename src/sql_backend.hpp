@@ -35,7 +35,8 @@ class Connection {
   virtual void set_schema_version(int version) = 0;
 };
 
-std::unique_ptr<Connection> open_sqlite(const std::string& path, bool create, int busy_timeout_ms);
+std::unique_ptr<Connection> open_sqlite(const std::string& path, OpenMode mode,
+                                        int busy_timeout_ms);
 // Defined only when built with libpq.
 std::unique_ptr<Connection> open_postgres(const std::string& url, int busy_timeout_ms);
 

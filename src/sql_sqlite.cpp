@@ -56,12 +56,43 @@ class SqliteCursor final : public Cursor {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// A file path as the path part of a SQLite URI: characters that would end it are escaped.
+std::string uri_path(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char ch : path) {
+    if (ch == '?' || ch == '#' || ch == '%' || ch < 0x21 || ch >= 0x7f) {
+      out += '%';
+      out += hex[ch >> 4];
+      out += hex[ch & 15];
+    } else {
+      out += char(ch);
+    }
+  }
+  return out;
+}
+
 class SqliteConnection final : public Connection {
  public:
-  SqliteConnection(const std::string& path, bool create, int busy_timeout_ms) {
-    const int flags =
-        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  SqliteConnection(const std::string& path, OpenMode mode, int busy_timeout_ms) {
+    int flags = SQLITE_OPEN_NOMUTEX;
+    std::string name = path;
+    switch (mode) {
+      case OpenMode::kCreate:
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        break;
+      case OpenMode::kReadWrite:
+        flags |= SQLITE_OPEN_READWRITE;
+        break;
+      case OpenMode::kReadOnly:
+        flags |= SQLITE_OPEN_READONLY;
+        break;
+      case OpenMode::kImmutable:
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        name = "file:" + uri_path(path) + "?immutable=1";
+        break;
+    }
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
       const std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close(db_);
@@ -114,8 +145,9 @@ class SqliteConnection final : public Connection {
 
 }  // namespace
 
-std::unique_ptr<Connection> open_sqlite(const std::string& path, bool create, int busy_timeout_ms) {
-  return std::make_unique<SqliteConnection>(path, create, busy_timeout_ms);
+std::unique_ptr<Connection> open_sqlite(const std::string& path, OpenMode mode,
+                                        int busy_timeout_ms) {
+  return std::make_unique<SqliteConnection>(path, mode, busy_timeout_ms);
 }
 
 }  // namespace mmtune::sql::detail

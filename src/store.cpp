@@ -181,23 +181,47 @@ std::string params_json(const std::string& kernel, const std::string& config) {
   return j.dump();
 }
 
-sql::Database open(const std::string& path) {
+bool sqlite_cannot_read(const sql::Error& e) {
+  const int primary = e.code() & 0xff;
+  return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM;
+}
+
+sql::Database open(const std::string& path, Store::Access access) {
+  const bool read_only = access == Store::Access::kReadOnly;
   if (sql::is_postgres_url(path)) {
     try {
-      return sql::Database(path, /*create=*/false);  // the server's database must exist
+      return sql::Database(path, sql::OpenMode::kReadWrite);  // the server's database must exist
     } catch (const sql::Error& e) {
       throw UsageError(e.what());
     }
   }
   const fs::path p(path);
   std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (read_only && !fs::exists(st)) {
+    throw UsageError("database '" + path + "' does not exist; tune, bench or import into it first");
+  }
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) {
     throw UsageError("database directory '" + dir.string() + "' does not exist");
   }
-  if (fs::is_directory(p, ec)) throw UsageError("database path '" + path + "' is a directory");
+  if (fs::is_directory(st)) throw UsageError("database path '" + path + "' is a directory");
+  // A device, pipe or socket (e.g. /dev/null) would make SQLite fail late and leave a journal
+  // beside it: refused before anything is created.
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    throw UsageError("database path '" + path + "' is not a regular file");
+  }
   try {
-    return sql::Database(path, /*create=*/true);
+    if (!read_only) return sql::Database(path, sql::OpenMode::kCreate);
+    sql::Database db(path, sql::OpenMode::kReadOnly);
+    try {
+      // A WAL database needs its -shm file, which a read-only directory cannot get.
+      db.prepare("SELECT count(*) FROM sqlite_master").step();
+      return db;
+    } catch (const sql::Error& e) {
+      if (!sqlite_cannot_read(e)) throw;
+    }
+    return sql::Database(path, sql::OpenMode::kImmutable);
   } catch (const sql::Error& e) {
     throw UsageError(e.what());  // "cannot open database '<path>': <why>"
   }
@@ -293,7 +317,7 @@ std::string Store::default_path() {
   return (base / "mmtune" / "tuning.db").string();
 }
 
-Store::Store(const std::string& path) : db_(open(path)) {
+Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
   try {
     // A truncated or damaged file is refused before anything reads or writes it (a full scan
     // of the b-trees; tuning databases are small). A server checks its own storage.
@@ -305,6 +329,10 @@ Store::Store(const std::string& path) : db_(open(path)) {
         throw UsageError("'" + path + "' is damaged (" + why +
                          "); restore it from a copy or use another --db");
       }
+    }
+    if (access == Access::kReadOnly && db_.dialect() == sql::Dialect::kSqlite) {
+      check_readable_schema(path);
+      return;
     }
     // Switching to WAL needs a moment without other connections; it persists in the file, so
     // only the first opener of a new database ever has to wait here.
@@ -333,12 +361,38 @@ Store::Store(const std::string& path) : db_(open(path)) {
                        "); restore it from a copy or use another --db");
     }
     if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM) {
-      throw UsageError("database '" + path + "' is not writable (" + e.what() + ")");
+      throw UsageError("database '" + path + "' " +
+                       (access == Access::kReadOnly ? "cannot be read" : "is not writable") + " (" +
+                       e.what() + ")");
     }
     if (e.sqlstate() == "42501") {  // insufficient_privilege: e.g. no right to create the schema
       throw UsageError("database '" + db_.path() + "': permission denied (" + e.what() + ")");
     }
     throw Error("database '" + db_.path() + "': " + e.what());
+  }
+}
+
+void Store::check_readable_schema(const std::string& path) {
+  int version = db_.schema_version();
+  if (version > kSchemaVersion) {
+    throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
+                     ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +
+                     "); upgrade mmtune");
+  }
+  if (version == kSchemaVersion) return;
+  // An older schema is upgraded once by a writer; this connection then reads the new one.
+  try {
+    Store upgrade(path, Access::kReadWrite);
+  } catch (const UsageError& e) {
+    throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
+                     ", older than this mmtune's " + std::to_string(kSchemaVersion) +
+                     ", and cannot be upgraded here: open it once with write access (" + e.what() +
+                     ")");
+  }
+  version = db_.schema_version();
+  if (version != kSchemaVersion) {
+    throw UsageError("database '" + path + "' was not upgraded to schema version " +
+                     std::to_string(kSchemaVersion));
   }
 }
 

@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.25)  # policies: while(TRUE) is a boolean
 # Installs the build tree into a temporary prefix, then configures, builds and runs the example
 # consumer against the installed package. Run with -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=...
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -26,4 +27,7 @@ execute_process(COMMAND "${WORK_DIR}/build/consumer" RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "the consumer failed: ${rc}")
 endif()
+set(PREFIX "${WORK_DIR}/prefix")
+include(${CMAKE_CURRENT_LIST_DIR}/readme_programs.cmake)
 file(REMOVE_RECURSE "${WORK_DIR}")
+message(STATUS "consumer package and documentation programs ok")

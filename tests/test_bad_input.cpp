@@ -42,7 +42,7 @@ void expect_refused(std::vector<std::string> args, int code, const std::string& 
 
 // Row counts and contents of every table: equal snapshots mean nothing was written.
 std::string snapshot(const std::string& db) {
-  sql::Database d(db, false);
+  sql::Database d(db, sql::OpenMode::kReadWrite);
   std::string out;
   for (const char* table : {"devices", "sessions", "measurements", "best", "bench", "roofline"}) {
     auto q = d.prepare(std::string("SELECT COUNT(*) FROM ") + table);  // constant names
@@ -212,7 +212,7 @@ TEST(BadInputCli, FilesThatAreNotUsableDatabases) {
   // A newer schema is refused and left alone.
   const std::string newer = dir / "newer.db";
   {
-    sql::Database d(newer, true);
+    sql::Database d(newer, sql::OpenMode::kCreate);
     d.exec("PRAGMA user_version = 99");
   }
   expect_refused({"history", "--db", newer}, kExitUsage, "newer than this mmtune");

@@ -77,7 +77,7 @@ std::size_t expect_intact_with_everything_reported(const std::string& db, const 
 
 // Every row of the first `max_id` measurements, as text: what must survive a later failure.
 std::string measurements_up_to(const std::string& db, std::int64_t max_id) {
-  sql::Database d(db, false);
+  sql::Database d(db, sql::OpenMode::kReadWrite);
   auto q = d.prepare(
       "SELECT id, kernel, config, status, COALESCE(median_ms, -1), samples FROM measurements "
       "WHERE id <= ? ORDER BY id");
@@ -280,7 +280,7 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
   EXPECT_GE(j["worker_restarts"].get<int>(), 2);
 
   const auto status_of = [&](const KernelConfig& c) {
-    sql::Database d(db, false);
+    sql::Database d(db, sql::OpenMode::kReadWrite);
     auto q =
         d.prepare("SELECT status, message FROM measurements WHERE kernel = 'tiled' AND config = ?");
     q.bind(1, to_string(c));
@@ -297,7 +297,7 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
   ASSERT_FALSE(j["best"].is_null());
   EXPECT_EQ(j["best"]["status"], "Ok");
   for (const auto& c : faulty) EXPECT_NE(j["best"]["config"], to_string(c));
-  sql::Database d(db, false);
+  sql::Database d(db, sql::OpenMode::kReadWrite);
   auto q = d.prepare(
       "SELECT b.median_ms, m.status FROM best b JOIN measurements m ON m.id = b.measurement_id "
       "WHERE b.kernel = 'tiled'");
@@ -312,7 +312,7 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
 
 // The outcome stored for a session.
 std::string stored_outcome(const std::string& db, std::int64_t session) {
-  sql::Database d(db, false);
+  sql::Database d(db, sql::OpenMode::kReadWrite);
   auto q = d.prepare("SELECT outcome FROM sessions WHERE id = ?");
   q.bind(1, session);
   return q.step() ? q.text(0) : "no such session";

@@ -160,7 +160,7 @@ TEST(Fleet, AConsumerWithSelectRightsOnlyReadsTheBests) {
   const std::string role = "reader" + std::to_string(getpid());  // generated: no user input
   const std::string name = db.substr(db.rfind('/') + 1);
   {
-    sql::Database admin(db, false);
+    sql::Database admin(db, sql::OpenMode::kReadWrite);
     admin.exec("CREATE ROLE " + role + " LOGIN");
     admin.exec("GRANT CONNECT ON DATABASE " + name + " TO " + role);
     admin.exec("GRANT USAGE ON SCHEMA public TO " + role);

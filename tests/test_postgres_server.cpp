@@ -122,7 +122,7 @@ class PostgresServer {
   std::string create_database() {
     static std::atomic<int> counter{0};
     const std::string name = "t" + std::to_string(getpid()) + "_" + std::to_string(++counter);
-    sql::Database admin(url("postgres"), false);
+    sql::Database admin(url("postgres"), sql::OpenMode::kReadWrite);
     admin.exec("CREATE DATABASE " + name);  // a generated name: identifiers cannot be bound
     return url(name);
   }

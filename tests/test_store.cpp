@@ -38,7 +38,7 @@ MeasurementRecord sample_record(const DeviceInfo& d, int i) {
 }
 
 int schema_version(const std::string& target) {
-  sql::Database db(target, false);
+  sql::Database db(target, sql::OpenMode::kReadWrite);
   return db.schema_version();
 }
 
@@ -95,7 +95,7 @@ TEST_P(StoreTest, SetBestReplacesAFasterBest) {
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {
   const std::string path = fresh_db("old.db");
   {
-    sql::Database db(path, true);
+    sql::Database db(path, sql::OpenMode::kCreate);
     db.exec(db.ddl(schema_migrations()[0]));  // a version 1 database with one session
     db.set_schema_version(1);
     db.exec("INSERT INTO devices (key, vendor, name, driver_version) VALUES ('k1', 'v', 'n', 'd')");
@@ -118,7 +118,7 @@ TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {
 TEST_P(StoreTest, RefusesNewerSchemasAndBadTargets) {
   const std::string target = fresh_db("new.db");
   {
-    sql::Database db(target, true);
+    sql::Database db(target, sql::OpenMode::kCreate);
     db.set_schema_version(99);
   }
   try {
@@ -351,7 +351,7 @@ TEST_P(StoreTest, SigkillLosesNothingAndTheSameCommandResumes) {
   const auto r = bg.wait();
   EXPECT_EQ(r.exit_code, 128 + SIGKILL);
   if (sqlite()) {
-    sql::Database d(db, false);
+    sql::Database d(db, sql::OpenMode::kReadWrite);
     auto q = d.prepare("PRAGMA integrity_check");
     ASSERT_TRUE(q.step());
     EXPECT_EQ(q.text(0), "ok");

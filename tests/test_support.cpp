@@ -1,8 +1,10 @@
 #include "test_support.hpp"
 
 #include "mmtune/sql.hpp"
+#include "mmtune/store.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,8 +48,31 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
+bool drop_privileges() {
+  if (geteuid() != 0) return true;
+  return setgroups(0, nullptr) == 0 && setgid(kNobody) == 0 && setuid(kNobody) == 0;
+}
+
 CommandResult run_mmtune(const std::vector<std::string>& args,
                          const std::map<std::string, std::string>& env) {
+  return run_mmtune_as(args, env, false);
+}
+
+CommandResult run_mmtune_unprivileged(const std::vector<std::string>& args,
+                                      const std::map<std::string, std::string>& env) {
+  return run_mmtune_as(args, env, true);
+}
+
+int run_unprivileged(const std::function<int()>& body) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(drop_privileges() ? body() : 125);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+CommandResult run_mmtune_as(const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& env, bool unprivileged) {
   char out_path[] = "/tmp/mmtune-test-out-XXXXXX";
   char err_path[] = "/tmp/mmtune-test-err-XXXXXX";
   const int out_fd = mkstemp(out_path);
@@ -60,6 +85,7 @@ CommandResult run_mmtune(const std::vector<std::string>& args,
     const int null_fd = open("/dev/null", O_RDONLY);
     dup2(null_fd, STDIN_FILENO);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    if (unprivileged && !drop_privileges()) _exit(125);
     exec_mmtune(args);
   }
   int status = 0;
@@ -76,7 +102,7 @@ CommandResult run_mmtune(const std::vector<std::string>& args,
 }
 
 std::int64_t count_rows(const std::string& db_path, const std::string& sql) {
-  sql::Database d(db_path, false);
+  sql::Database d(db_path, sql::OpenMode::kReadWrite);
   auto q = d.prepare(sql);
   q.step();
   return q.integer(0);
@@ -141,18 +167,40 @@ CommandResult Background::wait() {
 }
 
 std::string integrity_check(const std::string& db_path) {
-  sql::Database d(db_path, false);
+  sql::Database d(db_path, sql::OpenMode::kReadWrite);
   auto q = d.prepare("PRAGMA integrity_check");
   return q.step() ? q.text(0) : "no answer";
 }
 
 std::int64_t stored_measurements(const std::string& db_path, const std::string& kernel,
                                  const std::string& config) {
-  sql::Database d(db_path, false);
+  sql::Database d(db_path, sql::OpenMode::kReadWrite);
   auto q = d.prepare("SELECT COUNT(*) FROM measurements WHERE kernel = ? AND config = ?");
   q.bind(1, kernel).bind(2, config);
   q.step();
   return q.integer(0);
+}
+
+void store_best(Store& store, const DeviceInfo& d, std::size_t n, const KernelConfig& c,
+                double ms) {
+  GemmProblem p;
+  p.m = p.n = p.k = n;
+  store_best(store, d, p, c, ms);
+}
+
+void store_best(Store& store, const DeviceInfo& d, const GemmProblem& p, const KernelConfig& c,
+                double ms) {
+  ASSERT_TRUE(constraint_violations(c).empty()) << to_string(c);
+  store.upsert_device(d);
+  MeasurementRecord r;
+  r.device_key = d.key;
+  r.kernel = kernel_name(kind_of(c));
+  r.config = to_string(c);
+  r.problem = p;
+  r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = ms;
+  r.result.routine_ms = r.result.kernel_ms = {ms};
+  r.result.gflops = r.problem.flops() / (ms * 1e6);
+  store.add_measurement(r);
 }
 
 }  // namespace mmtune::test

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -10,6 +11,12 @@
 #include <gtest/gtest.h>
 
 #include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+
+namespace mmtune {
+class Store;
+}
 
 namespace mmtune::test {
 
@@ -25,12 +32,31 @@ struct CommandResult {
 CommandResult run_mmtune(const std::vector<std::string>& args,
                          const std::map<std::string, std::string>& env = {});
 
+// The same as the unprivileged user nobody when the tests run as root (root ignores file modes),
+// else as the current user.
+CommandResult run_mmtune_unprivileged(const std::vector<std::string>& args,
+                                      const std::map<std::string, std::string>& env = {});
+CommandResult run_mmtune_as(const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& env, bool unprivileged);
+inline constexpr unsigned kNobody = 65534;
+
+// Runs `body` in a child process as nobody (as above) and returns its exit code; 125 when the
+// privileges could not be dropped.
+int run_unprivileged(const std::function<int()>& body);
+
 // The single integer a query returns (e.g. COUNT(*)), read through a separate connection.
 std::int64_t count_rows(const std::string& db_path, const std::string& sql);
 
 // The same while another process may be creating the database: -1 until the file and the
 // queried tables exist.
 std::int64_t count_rows_if_ready(const std::string& db_path, const std::string& sql);
+
+// Stores an Ok measurement of `config` for the square problem n x n x n (fp32, row-major, NN)
+// taking `ms`, which becomes the best when it is the fastest of its kernel.
+void store_best(Store& store, const DeviceInfo& d, std::size_t n, const KernelConfig& c, double ms);
+// The same for any problem (layout, transpositions, precision).
+void store_best(Store& store, const DeviceInfo& d, const GemmProblem& p, const KernelConfig& c,
+                double ms);
 
 // Number of lines in a string, ignoring a trailing newline.
 int line_count(const std::string& s);

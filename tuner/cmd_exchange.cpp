@@ -45,7 +45,7 @@ void ExchangeCommands::add(CLI::App& app) {
 
 int ExchangeCommands::run() const {
   if (export_cmd && export_cmd->parsed()) {
-    Store store(existing_database_path(db));
+    Store store(existing_database_path(db), Store::Access::kReadOnly);
     if (format == "clblast") {
       if (!problem.given()) {
         throw UsageError("--format clblast needs the problem: --n N (square) or --m M --n N --k K");

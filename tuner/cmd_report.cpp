@@ -20,7 +20,7 @@ void ReportCommand::add(CLI::App& app) {
 
 int ReportCommand::run() const {
   if (!cmd || !cmd->parsed()) return -1;
-  Store store(existing_database_path(db));
+  Store store(existing_database_path(db), Store::Access::kReadOnly);
   ReportOptions options;
   options.out_dir = out;
   options.devices = devices;

@@ -559,7 +559,7 @@ int cmd_simulate(const SimulateOptions& o) {
   } else {
     strategies = {o.strategy};
   }
-  Store store(existing_database_path(o.db));
+  Store store(existing_database_path(o.db), Store::Access::kReadOnly);
   const DeviceInfo device = find_stored_device(store, o.device);
   GemmProblem problem;
   if (o.problem.given()) {
@@ -617,7 +617,7 @@ struct BestOptions {
 
 int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptions& popt) {
   const GemmProblem problem = make_problem(popt);
-  Store store(existing_database_path(o.db));
+  Store store(existing_database_path(o.db), Store::Access::kReadOnly);
   // The device may be absent from this machine: resolve it among the stored ones first.
   DeviceInfo device;
   try {
@@ -662,7 +662,7 @@ int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptio
 }
 
 int cmd_history(const std::string& db, bool json) {
-  Store store(existing_database_path(db));
+  Store store(existing_database_path(db), Store::Access::kReadOnly);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : store.sessions()) {
     auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");

@@ -40,6 +40,17 @@ class NoDeviceError : public Error {
   explicit NoDeviceError(const std::string& what) : Error(what, kExitNoDevice) {}
 };
 
+// An OpenCL call failed (e.g. out of resources, an invalid event in a wait list): the OpenCL
+// error code is kept for callers that map it (the CLBlast-compatible entry point does).
+class OpenCLError : public Error {
+ public:
+  OpenCLError(const std::string& what, int cl_code) : Error(what), cl_code_(cl_code) {}
+  int cl_code() const { return cl_code_; }
+
+ private:
+  int cl_code_;
+};
+
 // The database could not be written (disk full, size limit, I/O error). What was committed
 // before stays intact: every write is one transaction.
 class StorageError : public Error {

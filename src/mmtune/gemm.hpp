@@ -1,15 +1,35 @@
 // A ready, tuned GEMM for library consumers: C = alpha * op(A) * op(B) + beta * C on OpenCL
 // buffers, for any shape, layout and transposition, with the parameters the tuning database
 // holds for the queue's device and the problem (or built-in defaults without a database).
+//
+// BLAS semantics:
+//   - m = 0 or n = 0: nothing is computed; the returned event completes once `wait_for` has.
+//   - k = 0 or alpha = 0: C = beta * C; A and B are not read (they may hold NaN, or be null).
+//   - beta = 0: C is not read (it may hold NaN); C = alpha * op(A) * op(B).
+// Queues: any command queue of the Gemm's context and device, in-order or out-of-order (each
+// command of a call waits for the one before it, so the returned event means "all done").
+// Events: a call waits for `wait_for` before it starts and returns one event that completes
+// when the whole routine (packing, GEMM, copy-back) is done, so calls chain without wait().
+// Threads: a Gemm may be called from several host threads at once (calls are serialised by an
+// internal lock; kernels and scratch buffers are per Gemm). ParameterLookup is immutable after
+// construction and safe to share.
+// Errors: every misuse throws a subclass of mmtune::Error (error.hpp) with a one-line message:
+// UsageError for a malformed problem, null, foreign or too small buffers, offsets or leading
+// dimensions beyond 32-bit kernel indexing (all checks are overflow-safe); NoDeviceError when
+// the device lacks the precision; OpenCLError when an OpenCL call fails; Error when a kernel
+// fails to build. No OpenCL exception (cl::Error) escapes.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "mmtune/cl.hpp"
 #include "mmtune/device.hpp"
+#include "mmtune/error.hpp"
 #include "mmtune/gemm_routine.hpp"
 #include "mmtune/kernel_source.hpp"
 #include "mmtune/lookup.hpp"
@@ -20,34 +40,53 @@ namespace mmtune {
 
 class Gemm {
  public:
-  // `lookup` may be null: built-in defaults for the device type are used then.
+  // `lookup` may be null: built-in defaults for the device type are used then. The queue must
+  // belong to `context`. Throws UsageError for null or mismatched handles.
   Gemm(const cl::Context& context, const cl::CommandQueue& queue,
        std::shared_ptr<const ParameterLookup> lookup = nullptr);
   // The same from raw OpenCL handles (retained, not taken over).
   Gemm(cl_context context, cl_command_queue queue,
        std::shared_ptr<const ParameterLookup> lookup = nullptr);
 
-  // Enqueues the multiplication and returns the event of its last command. Offsets are in
-  // elements. Throws UsageError for a malformed problem or buffers that are too small,
-  // NoDeviceError when the device lacks the precision, Error when a kernel fails to build.
+  // Enqueues the multiplication on the Gemm's queue and returns the event of the whole routine.
+  // Offsets are in elements.
   cl::Event operator()(const GemmProblem& problem, const cl::Buffer& a, const cl::Buffer& b,
                        const cl::Buffer& c, std::size_t a_offset = 0, std::size_t b_offset = 0,
-                       std::size_t c_offset = 0);
+                       std::size_t c_offset = 0, const std::vector<cl::Event>& wait_for = {});
+
+  // The same on another queue of the same context and device (UsageError otherwise).
+  cl::Event enqueue(const cl::CommandQueue& queue, const GemmProblem& problem, const cl::Buffer& a,
+                    const cl::Buffer& b, const cl::Buffer& c, std::size_t a_offset = 0,
+                    std::size_t b_offset = 0, std::size_t c_offset = 0,
+                    const std::vector<cl::Event>& wait_for = {});
 
   // The parameters used for a problem (looked up once per shape, then cached).
-  const TunedParameters& parameters(const GemmProblem& problem);
+  TunedParameters parameters(const GemmProblem& problem);
   const DeviceInfo& device() const { return device_; }
+  const cl::Context& context() const { return context_; }
 
  private:
+  // Parameters of a shape whose kernels have been built.
+  struct Ready {
+    TunedParameters parameters;
+    bool built = false;
+  };
+  Ready& ready(const GemmProblem& problem);  // needs mutex_
+  cl::Event run(const cl::CommandQueue& queue, const GemmProblem& problem, const cl::Buffer& a,
+                const cl::Buffer& b, const cl::Buffer& c, std::size_t a_offset,
+                std::size_t b_offset, std::size_t c_offset, const std::vector<cl::Event>& wait_for);
+
   cl::Context context_;
   cl::CommandQueue queue_;
+  cl::Device cl_device_;
   DeviceInfo device_;
   std::shared_ptr<const ParameterLookup> lookup_;
   KernelSources sources_;
   ProgramCache cache_;
   GemmRoutine routine_;
   using ShapeKey = std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool, bool>;
-  std::map<ShapeKey, TunedParameters> chosen_;
+  std::map<ShapeKey, Ready> chosen_;
+  std::mutex mutex_;  // serialises calls: kernel arguments, scratch buffers, chosen_
 };
 
 }  // namespace mmtune

@@ -23,7 +23,7 @@ struct RoutineEvents {
 };
 
 struct Operand {
-  const cl::Buffer* buffer;
+  const cl::Buffer* buffer = nullptr;
   std::size_t offset = 0;  // in elements
 };
 
@@ -41,27 +41,44 @@ class GemmRoutine {
   };
   Prepared prepare(const KernelConfig& config, const GemmProblem& problem);
 
-  // Enqueues C = alpha op(A) op(B) + beta C. Throws UsageError for buffers too small or a
-  // malformed problem, and cl::Error when the launch fails. prepare() must have succeeded.
-  RoutineEvents enqueue(cl::CommandQueue& queue, const GemmProblem& problem,
-                        const KernelConfig& config, Operand a, Operand b, Operand c);
+  // Whether a call of the problem runs a GEMM kernel: m, n, k > 0 and alpha != 0 in the
+  // problem's precision. Otherwise it only scales C (or does nothing) and needs no prepare().
+  static bool multiplies(const GemmProblem& problem);
+
+  // Enqueues C = alpha op(A) op(B) + beta C with BLAS semantics (m or n = 0: a marker only;
+  // k = 0 or alpha = 0: C = beta C without reading A and B; beta = 0: C is not read). Each
+  // command waits for the one before it, so any queue works, in order or not; the first waits
+  // for `wait_for` and for the previous call's use of the scratch buffers. The last event
+  // completes when everything is done. Throws UsageError for a malformed problem or null,
+  // foreign or too small buffers (checked without overflow, offsets within 32-bit indexing),
+  // OpenCLError when an OpenCL call fails. prepare() must have succeeded. Not thread-safe.
+  RoutineEvents enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
+                        const KernelConfig& config, Operand a, Operand b, Operand c,
+                        const std::vector<cl::Event>& wait_for = {});
 
  private:
   // OpenCL build options of the main program for a configuration and problem.
   static std::string options(const KernelConfig& config, const GemmProblem& problem);
   cl::Kernel& kernel(const KernelConfig& config, const GemmProblem& problem);
   cl::Buffer& scratch(int slot, std::size_t bytes);
+  void check_operand(const char* name, const Operand& o, std::size_t elements,
+                     std::size_t element_size) const;
+  RoutineEvents launch(const cl::CommandQueue& queue, const GemmProblem& problem,
+                       const KernelConfig& config, Operand a, Operand b, Operand c,
+                       const std::vector<cl::Event>& wait_for);
 
   const KernelSources& sources_;
   ProgramCache& cache_;
   DeviceInfo device_;
-  std::map<std::string, cl::Kernel> kernels_;                    // key: build options
+  std::map<std::string, cl::Kernel> kernels_;  // key: build options
   struct CopyKernels {
-    cl::Kernel pack_rows, pack_cols, unpad;  // kernels/copy.cl
+    cl::Kernel pack_rows, pack_cols, unpad, scale;  // kernels/copy.cl
   };
+  CopyKernels& copies(Precision p);
   std::map<Precision, CopyKernels> copy_;
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};
+  cl::Event scratch_busy_;  // the last event of the last call that used the scratch buffers
 };
 
 }  // namespace mmtune

@@ -36,10 +36,13 @@ struct TunedParameters {
 // Built-in defaults: reasonable configurations per device type, valid within its limits.
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem);
 
-// Reads every stored best once; lookups are then in-memory scans (microseconds).
+// Reads every stored best once; lookups are then in-memory scans (microseconds). Immutable
+// after construction, so one lookup may be shared by any number of threads and Gemm objects.
 class ParameterLookup {
  public:
   ParameterLookup() = default;  // no database: defaults only
+  // Reads the database without writing it (a read-only file or directory is fine). Throws
+  // UsageError when it does not exist, is not a regular file or not an mmtune database.
   explicit ParameterLookup(const std::string& db_path);
 
   // Never fails: falls back to defaults. Skips stored entries that the device cannot run.

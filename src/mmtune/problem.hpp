@@ -39,13 +39,36 @@ struct GemmProblem {
     return ldb_or_min() * (layout == Layout::kRowMajor ? b_rows() : b_cols());
   }
   std::size_t c_elements() const { return ldc_or_min() * (layout == Layout::kRowMajor ? m : n); }
+  // Elements from an operand's first to its last element: what its buffer must hold past the
+  // offset (BLAS: the last row or column needs no padding to the leading dimension); 0 when
+  // empty. Meaningful once validate_call() has passed (no overflow then).
+  std::size_t span(std::size_t ld, std::size_t rows, std::size_t cols) const {
+    const std::size_t outer = layout == Layout::kRowMajor ? rows : cols;
+    const std::size_t inner = layout == Layout::kRowMajor ? cols : rows;
+    return outer == 0 || inner == 0 ? 0 : (outer - 1) * ld + inner;
+  }
+  std::size_t a_span() const { return span(lda_or_min(), a_rows(), a_cols()); }
+  std::size_t b_span() const { return span(ldb_or_min(), b_rows(), b_cols()); }
+  std::size_t c_span() const { return span(ldc_or_min(), m, n); }
   std::size_t element_size() const { return static_cast<std::size_t>(precision) / 8; }
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
 
 // Throws UsageError when the problem is malformed (zero size, leading dimension too small,
-// indices beyond 32-bit kernel arithmetic).
+// indices beyond 32-bit kernel arithmetic). For tuning and benchmarks, where an empty problem
+// means nothing.
 void validate(const GemmProblem& p);
+
+// The same for a call of the GEMM routine, where BLAS allows m, n or k to be 0 (see gemm.hpp).
+void validate_call(const GemmProblem& p);
+
+// Largest element index + 1 that the kernels can address: they index with 32-bit ints.
+inline constexpr std::size_t kMaxKernelElements = 2147483647;
+
+// The elements a buffer must hold from its first element for an operand that starts at `offset`
+// and spans `elements`, or 0 when offset + elements cannot be addressed by the kernels (past
+// kMaxKernelElements, or wrapping size_t). Never overflows.
+std::size_t addressable_end(std::size_t offset, std::size_t elements);
 
 // Throws UsageError when the problem's buffers exceed the device's memory or largest allocation.
 void check_fits(const GemmProblem& p, const DeviceInfo& d);

@@ -84,12 +84,21 @@ class Statement {
   std::unique_ptr<detail::Cursor> cursor_;
 };
 
+// How a SQLite file is opened (a PostgreSQL server database is always opened the same way).
+enum class OpenMode {
+  kReadWrite,  // an existing file, for reading and writing
+  kCreate,     // the same, creating the file when missing
+  kReadOnly,   // an existing file, reading only (needs no write right on file or directory)
+  kImmutable,  // the same for a WAL file in a directory nobody can write: SQLite then assumes
+               // that no one changes the file while it is open (immutable=1)
+};
+
 class Database {
  public:
-  // `target`: a SQLite file (created when `create`), or a postgresql:// / postgres:// URI (the
-  // database must exist). `busy_timeout_ms` bounds waits for other writers' locks. Throws
-  // UsageError for a PostgreSQL URI when built without libpq, sql::Error otherwise.
-  Database(const std::string& target, bool create, int busy_timeout_ms = 30000);
+  // `target`: a SQLite file, or a postgresql:// / postgres:// URI (the database must exist).
+  // `busy_timeout_ms` bounds waits for other writers' locks. Throws UsageError for a PostgreSQL
+  // URI when built without libpq, sql::Error otherwise.
+  Database(const std::string& target, OpenMode mode, int busy_timeout_ms = 30000);
   ~Database();
   Database(Database&&) noexcept;
   Database& operator=(Database&&) = delete;

@@ -78,7 +78,13 @@ class Store {
   // existing server database), migrating older schemas. Throws UsageError with a one-line reason
   // for a missing or read-only location, a file that is not a database, a server that cannot be
   // reached or refuses, a build without PostgreSQL support, or a schema newer than this build.
-  explicit Store(const std::string& path);
+  // kReadOnly needs no write right on the file or its directory (a database shipped under
+  // /usr/share, in a container layer, or owned by the tuning account); the file must exist and
+  // its schema be current (an older one is upgraded when it can be written, else UsageError).
+  // Any path that exists but is not a regular file (a directory, /dev/null) is refused with
+  // UsageError before anything is created.
+  enum class Access { kReadWrite, kReadOnly };
+  explicit Store(const std::string& path, Access access = Access::kReadWrite);
 
   void upsert_device(const DeviceInfo& d);
   std::optional<DeviceInfo> device(const std::string& key);
@@ -119,6 +125,7 @@ class Store {
 
  private:
   void migrate();
+  void check_readable_schema(const std::string& path);
   void upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster);
   sql::Database db_;
 };
