@@ -214,13 +214,14 @@ sql::Database open(const std::string& path, Store::Access access) {
   try {
     if (!read_only) return sql::Database(path, sql::OpenMode::kCreate);
     sql::Database db(path, sql::OpenMode::kReadOnly);
+    bool immutable = false;
     try {
       // A WAL database needs its -shm file, which a read-only directory cannot get.
       db.prepare("SELECT count(*) FROM sqlite_master").step();
-      return db;
     } catch (const sql::Error& e) {
-      if (!sqlite_cannot_read(e)) throw;
+      immutable = sqlite_cannot_read(e);  // other errors: Store's checks name them
     }
+    if (!immutable) return db;
     return sql::Database(path, sql::OpenMode::kImmutable);
   } catch (const sql::Error& e) {
     throw UsageError(e.what());  // "cannot open database '<path>': <why>"
