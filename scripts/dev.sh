@@ -17,7 +17,8 @@ build=${MMTUNE_BUILD_DIR:-$root/build}
 
 packages=(
   cmake ninja-build g++ pkg-config
-  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers clinfo
+  pocl-opencl-icd mesa-opencl-icd  # two OpenCL implementations: PoCL and Mesa rusticl (llvmpipe)
   libspdlog-dev libcli11-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   libpq-dev postgresql  # PostgreSQL stores; the tests start a throwaway server
   googletest libgtest-dev

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "bench_backends.hpp"
+#include "mmtune/calibration.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_routine.hpp"
 #include "mmtune/host_data.hpp"
@@ -31,6 +32,9 @@ BenchRow unmeasured(const std::string& subject, const GemmProblem& p, const char
   row.note = note;
   return row;
 }
+
+constexpr const char* kWallClockNote =
+    "kernel alone by wall clock around a lone run (the device's event timestamps are unusable)";
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -134,6 +138,9 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   const KernelSources sources;
   ProgramCache cache(context, device.device, device.info.key, ProgramCache::default_disk_dir());
   GemmRoutine routine(sources, cache, device.info);
+  const Calibration calibration = calibrate(context, queue, cache, device.info, o.precision,
+                                            sources, ProgramCache::default_disk_dir());
+  const bool events = calibration.events.usable;
   std::vector<BenchRow> rows;
   std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
 
@@ -161,7 +168,15 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       if (!v.ok) row.status = "WrongResult", row.note = v.message;
       return v.ok;
     };
-    const auto finish = [&](const BenchRow& row) {
+    const auto finish = [&](BenchRow row) {
+      // The host BLAS does not run on the device, so the device's peak does not bound it.
+      for (double g : {row.gflops, row.kernel_gflops}) {
+        const std::string why = implausible_gflops(g, calibration);
+        if (row.subject != "host-blas" && row.status == "Ok" && !why.empty()) {
+          row.status = "MeasurementError";
+          row.note = why;
+        }
+      }
       store_row(store, device.info.key, run_id, row);
       if (progress) progress(row);
       rows.push_back(row);
@@ -204,11 +219,13 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         row.note = "build failed: " + built.log.substr(0, 200);
         continue;
       }
-      const auto call = [&routine, &queue, &p, &s, &a, &b, &c] {
+      if (!events) row.note += std::string(row.note.empty() ? "" : "; ") + kWallClockNote;
+      const auto call = [&routine, &queue, &p, &s, &a, &b, &c, events] {
         const auto t0 = Clock::now();
         auto ev = routine.enqueue(queue, p, s.config, {&a}, {&b}, {&c});
         queue.finish();
         const double wall = ms_since(t0);
+        if (!events) return std::pair{wall, rerun_main_ms(queue, ev)};
         const auto& e = ev.events[ev.main];
         const double kernel = double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                                      e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *

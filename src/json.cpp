@@ -78,6 +78,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"min_ms", m.min_ms},
       {"max_ms", m.max_ms},
       {"kernel_median_ms", m.kernel_median_ms},
+      {"kernel_wall_clock", m.kernel_wall_clock},
       {"gflops", m.gflops},
       {"kernel_gflops", m.kernel_gflops},
       {"max_error", std::isfinite(m.max_error) ? nlohmann::json(m.max_error) : nlohmann::json()},
@@ -118,6 +119,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.min_ms = j.value("min_ms", 0.0);
   m.max_ms = j.value("max_ms", 0.0);
   m.kernel_median_ms = j.value("kernel_median_ms", 0.0);
+  m.kernel_wall_clock = j.value("kernel_wall_clock", false);
   m.gflops = j.value("gflops", 0.0);
   m.kernel_gflops = j.value("kernel_gflops", 0.0);
   // Infinite errors (NaN results) travel as null.

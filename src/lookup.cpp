@@ -27,17 +27,19 @@ const char* to_string(LookupSource s) {
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {
   TunedParameters t;
   t.source = LookupSource::kDefault;
-  // CPUs: few work-items with wide vectors (the implementation loops over work-items), two of
-  // the device's preferred vectors of m by eight columns per work-item, eight work-items along n
-  // sharing each A panel (docs/kernels.md, "Packed panels"); GPUs: 8x8 work-groups with 4-wide
-  // vectors staged through local memory.
+  // Implementations that want explicit vectors (a preferred width of 4 or more: PoCL on CPUs)
+  // run few work-items with wide vectors, looping over work-items: two of the device's preferred
+  // vectors of m by eight columns per work-item, eight work-items along n sharing each A panel
+  // (docs/kernels.md, "Packed panels"). Those that prefer scalars map work-items to SIMD lanes
+  // (GPUs, Mesa's llvmpipe): 8x8 work-groups with 4-wide vectors staged through local memory.
   const int vw = std::clamp(static_cast<int>(device.preferred_width(problem.precision)), 1, 16);
-  TiledConfig cpu;
-  cpu.MWG = std::max(16, 2 * vw), cpu.NWG = 64, cpu.KWG = 32, cpu.MDIMC = 1, cpu.NDIMC = 8,
-  cpu.VWM = vw, cpu.VWN = 8, cpu.KWI = 8, cpu.SA = 0, cpu.SB = 0, cpu.MDIMA = 1, cpu.NDIMB = 8;
+  TiledConfig wide;
+  wide.MWG = std::max(16, 2 * vw), wide.NWG = 64, wide.KWG = 32, wide.MDIMC = 1, wide.NDIMC = 8,
+  wide.VWM = vw, wide.VWN = 8, wide.KWI = 8, wide.SA = 0, wide.SB = 0, wide.MDIMA = 1,
+  wide.NDIMB = 8;
   const std::vector<KernelConfig> candidates = {
-      device.is_cpu() ? KernelConfig(cpu) : KernelConfig(TiledConfig{}), TiledConfig{},
-      DirectConfig{}, ClassicConfig{8}, NaiveConfig{}};
+      vw >= 4 ? KernelConfig(wide) : KernelConfig(TiledConfig{}), TiledConfig{}, DirectConfig{},
+      ClassicConfig{8}, NaiveConfig{}};
   for (const auto& c : candidates) {
     if (constraint_violations(c).empty() &&
         limit_violations(c, device, problem.precision).empty()) {

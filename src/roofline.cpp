@@ -1,7 +1,9 @@
 #include "mmtune/roofline.hpp"
 
 #include <algorithm>
+#include <chrono>
 
+#include "mmtune/calibration.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/kernel_source.hpp"
 #include "mmtune/program_cache.hpp"
@@ -12,7 +14,18 @@ namespace {
 constexpr int kIterations = 2048;
 constexpr int kChains = 8;
 
-double event_seconds(const cl::Event& e) {
+// Seconds one kernel run takes: by its events where the device's are usable (calibration.hpp),
+// otherwise by the wall clock from enqueue to completion on an otherwise idle queue.
+double run_seconds(const cl::CommandQueue& queue, cl::Kernel& kernel, std::size_t items,
+                   bool events) {
+  cl::Event e;
+  const auto t0 = std::chrono::steady_clock::now();
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr,
+                             &e);
+  e.wait();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!events) return wall;
   return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                 e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-9;
 }
@@ -24,13 +37,14 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   if (!d.supports(precision)) {
     throw NoDeviceError("device '" + d.name + "' has no fp" + to_string(precision) + " support");
   }
-  // The widest vector the device prefers, as a valid OpenCL width.
-  unsigned vw = 1;
-  while (vw * 2 <= std::min(16u, std::max(1u, d.preferred_width(precision)))) vw *= 2;
+  const unsigned vw = roofline_vector_width(d, precision);
   cl::Context context(device.device);
   cl::CommandQueue queue(context, device.device, CL_QUEUE_PROFILING_ENABLE);
   ProgramCache cache(context, device.device, d.key, ProgramCache::default_disk_dir());
   const KernelSources sources;
+  const Calibration calibration = calibrate(context, queue, cache, d, precision, sources,
+                                            ProgramCache::default_disk_dir());
+  const bool events = calibration.events.usable;
   const auto built = cache.build(sources.program("roofline.cl"),
                                  std::string("-DPRECISION=") + to_string(precision) +
                                      " -DVW=" + std::to_string(vw) +
@@ -48,11 +62,9 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   else if (precision == Precision::kSingle) peak.setArg(1, 1.0f);
   else peak.setArg(1, cl_half(0x3c00));
   for (int rep = 0; rep < 4; ++rep) {  // the first run includes lazy compilation
-    cl::Event e;
-    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
-    e.wait();
+    const double seconds = run_seconds(queue, peak, items, events);
     const double flops = 2.0 * kChains * vw * double(kIterations) * double(items);
-    if (rep > 0) r.peak_gflops = std::max(r.peak_gflops, flops / event_seconds(e) * 1e-9);
+    if (rep > 0) r.peak_gflops = std::max(r.peak_gflops, flops / seconds * 1e-9);
   }
 
   // A copy much larger than any cache, within the device's allocation limit.
@@ -64,12 +76,10 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   copy.setArg(0, src);
   copy.setArg(1, dst);
   for (int rep = 0; rep < 5; ++rep) {
-    cl::Event e;
-    queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(bytes / (vw * es)), cl::NullRange,
-                               nullptr, &e);
-    e.wait();
-    if (rep > 0) r.bandwidth_gbs = std::max(r.bandwidth_gbs, 2.0 * double(bytes) / event_seconds(e) * 1e-9);
+    const double seconds = run_seconds(queue, copy, bytes / (vw * es), events);
+    if (rep > 0) r.bandwidth_gbs = std::max(r.bandwidth_gbs, 2.0 * double(bytes) / seconds * 1e-9);
   }
+  r.timing = events ? "events" : "wall clock (" + calibration.events.reason + ")";
 
   store.upsert_device(d);
   auto s = store.db().prepare(

@@ -59,6 +59,7 @@ std::optional<double> observed_time(const Measurement& m) {
 Runner::Runner(const Device& device, const KernelSources& sources, const std::string& program_dir)
     : device_(device.info),
       sources_(sources),
+      program_dir_(program_dir),
       context_(device.device),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
       cache_(context_, device.device, device.info.key, program_dir),
@@ -71,6 +72,11 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
   if (!device_.supports(problem.precision)) {
     throw NoDeviceError(std::string("device '") + device_.name + "' has no fp" +
                         to_string(problem.precision) + " support");
+  }
+  if (calibrated_ != problem.precision) {
+    calibration_ = calibrate(context_, queue_, cache_, device_, problem.precision, sources_,
+                             program_dir_);
+    calibrated_ = problem.precision;
   }
   problem_ = problem;
   operands_ = random_operands(problem, seed, problem.beta == 0.0);
@@ -128,9 +134,12 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     if (on_run) on_run();
     return Run{std::move(ev), wall};
   };
+  const bool events = calibration_.events.usable;
+  m.kernel_wall_clock = !events;
   const auto record = [&](const Run& run) {
     m.routine_ms.push_back(run.wall_ms);
-    m.kernel_ms.push_back(span_ms(run.ev.events[run.ev.main], run.ev.events[run.ev.main]));
+    m.kernel_ms.push_back(events ? span_ms(run.ev.events[run.ev.main], run.ev.events[run.ev.main])
+                                 : rerun_main_ms(queue_, run.ev));
   };
   try {
     reset_c();
@@ -152,8 +161,8 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     // only when it already shows the variant is clearly slower than the best.
     // Summed command durations, not the span: the span of a first run also covers the driver's
     // lazy compilation between commands.
-    double first_busy_ms = 0.0;
-    for (const auto& e : first.ev.events) first_busy_ms += span_ms(e, e);
+    double first_busy_ms = events ? 0.0 : first.wall_ms;
+    for (const auto& e : first.ev.events) first_busy_ms += events ? span_ms(e, e) : 0.0;
     bool done = false;  // the first run already decided the outcome
     if (timing.early_stop_ms > 0 && first_busy_ms > 3.0 * timing.early_stop_ms) {
       record(first);
@@ -194,7 +203,14 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
   m.max_ms = *std::max_element(m.routine_ms.begin(), m.routine_ms.end());
   m.kernel_median_ms = median(m.kernel_ms);
   m.gflops = problem_.flops() / (m.median_ms * 1e6);
-  m.kernel_gflops = problem_.flops() / (m.kernel_median_ms * 1e6);
+  m.kernel_gflops = m.kernel_median_ms > 0 ? problem_.flops() / (m.kernel_median_ms * 1e6) : 0.0;
+  // A figure above the device's peak is not a result, however it came about.
+  for (double g : {m.gflops, m.kernel_gflops}) {
+    if (const std::string why = implausible_gflops(g, calibration_); !why.empty()) {
+      m.status = Status::kMeasurementError;
+      m.message = why;
+    }
+  }
   return m;
 }
 

@@ -584,7 +584,9 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
   s.bind(16, opt(r.median_ms)).bind(17, opt(r.min_ms)).bind(18, opt(r.max_ms));
   s.bind(19, opt(r.kernel_median_ms)).bind(20, opt(r.gflops)).bind(21, opt(r.kernel_gflops));
   s.bind(22, std::isfinite(r.max_error) ? std::optional<double>(r.max_error) : std::nullopt);
-  s.bind(23, nlohmann::json{{"routine_ms", r.routine_ms}, {"kernel_ms", r.kernel_ms}}.dump());
+  nlohmann::json samples{{"routine_ms", r.routine_ms}, {"kernel_ms", r.kernel_ms}};
+  if (r.kernel_wall_clock) samples["kernel_clock"] = "wall";  // events are the default
+  s.bind(23, samples.dump());
   s.bind(24, m.measured_at.empty() ? now_utc() : m.measured_at);
   s.run();
   const std::int64_t id = db_.last_insert_id();
@@ -653,6 +655,7 @@ std::vector<MeasurementRecord> Store::measurements(const std::string& device_key
     if (samples.is_object()) {
       x.routine_ms = samples.value("routine_ms", std::vector<double>{});
       x.kernel_ms = samples.value("kernel_ms", std::vector<double>{});
+      x.kernel_wall_clock = samples.value("kernel_clock", "events") == "wall";
     }
     r.measured_at = s.text(15);
     out.push_back(std::move(r));

@@ -77,10 +77,12 @@ std::string first_error_line(const std::string& log) {
 using KnownMeasurements = std::map<std::pair<std::string, std::string>, MeasurementRecord>;
 
 // The configurations a confirmation measures again: the `count` fastest timed Ok tiled/direct
-// measurements, plus each kernel's stored best (which may be an older measurement, or one timed
-// another way, and must face the others under the same conditions).
+// measurements, each kernel's stored best (which may be an older measurement, or one timed
+// another way, and must face the others under the same conditions) and `always` (the defaults a
+// user already has: the best must beat them side by side, or be one of them).
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
+                                         const std::vector<KernelConfig>& always,
                                          std::size_t count) {
   std::vector<MeasurementRecord> ok;
   for (const auto& [k, r] : known) {
@@ -91,16 +93,19 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
   std::sort(ok.begin(), ok.end(),
             [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
   std::vector<std::pair<std::string, std::string>> picked;
+  const auto pick = [&](const std::string& kernel, const std::string& config) {
+    if (std::find(picked.begin(), picked.end(), std::pair(kernel, config)) == picked.end()) {
+      picked.emplace_back(kernel, config);
+    }
+  };
   for (const auto& r : ok) {
     if (picked.size() == count) break;
-    picked.emplace_back(r.kernel, r.config);
+    pick(r.kernel, r.config);
   }
   for (const auto& b : bests) {
-    if (b &&
-        std::find(picked.begin(), picked.end(), std::pair(b->kernel, b->config)) == picked.end()) {
-      picked.emplace_back(b->kernel, b->config);
-    }
+    if (b) pick(b->kernel, b->config);
   }
+  for (const auto& c : always) pick(kernel_name(kind_of(c)), to_string(c));
   std::vector<KernelConfig> out;
   for (const auto& [kernel, config] : picked) {
     try {
@@ -111,24 +116,33 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
   return out;
 }
 
-// Each kernel's finalist with the fastest median round, from the finalists' rounds (a finalist
-// that failed a round is out). `confirmed` counts the finalists that ran Ok in every round.
-std::map<std::string, MeasurementRecord> confirmed_bests(
-    std::vector<std::vector<MeasurementRecord>> rounds, std::size_t& confirmed) {
-  std::map<std::string, MeasurementRecord> winners;
+// Each finalist's median round, from its rounds (nullopt for a finalist that failed a round).
+std::vector<std::optional<MeasurementRecord>> median_rounds(
+    std::vector<std::vector<MeasurementRecord>> rounds) {
+  std::vector<std::optional<MeasurementRecord>> out;
   for (auto& rs : rounds) {
     if (rs.empty() || std::any_of(rs.begin(), rs.end(),
                                   [](const auto& r) { return r.result.status != Status::kOk; })) {
+      out.emplace_back();
       continue;
     }
     std::sort(rs.begin(), rs.end(),
               [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
-    const MeasurementRecord& mid = rs[(rs.size() - 1) / 2];
-    const auto it = winners.find(mid.kernel);
-    if (it == winners.end() || mid.result.median_ms < it->second.result.median_ms) {
-      winners[mid.kernel] = mid;
+    out.push_back(rs[(rs.size() - 1) / 2]);
+  }
+  return out;
+}
+
+// Each kernel's finalist with the fastest median round.
+std::map<std::string, MeasurementRecord> confirmed_bests(
+    const std::vector<std::optional<MeasurementRecord>>& medians) {
+  std::map<std::string, MeasurementRecord> winners;
+  for (const auto& mid : medians) {
+    if (!mid) continue;
+    const auto it = winners.find(mid->kernel);
+    if (it == winners.end() || mid->result.median_ms < it->second.result.median_ms) {
+      winners[mid->kernel] = *mid;
     }
-    ++confirmed;
   }
   return winners;
 }
@@ -454,10 +468,22 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
   // stored measurement is partly the luckiest one. The finalists are measured again side by
   // side, in rounds, and each kernel's best becomes its finalist with the fastest median round.
   // A tune that measured nothing new (a repeat) has nothing to confirm.
+  // The defaults a user of this device already has: each kernel's own and the consumer
+  // library's built-in choice for the device (when it is one of the tuned kernels).
+  std::vector<KernelConfig> users_defaults;
+  for (auto k : request.kernels) users_defaults.push_back(default_config(k));
+  const KernelConfig library_default = default_parameters(device.info, problem).config;
+  if (std::find(request.kernels.begin(), request.kernels.end(), kind_of(library_default)) !=
+      request.kernels.end()) {
+    users_defaults.push_back(library_default);
+  }
+  std::vector<KernelConfig> finalists;
+  std::vector<std::optional<MeasurementRecord>> confirmed;  // per finalist: its median round
   if (confirm && !stop && summary.evaluations > measured_before_search) {
     std::vector<std::optional<BestRecord>> bests;
     for (auto k : request.kernels) bests.push_back(store.best(key, problem, kernel_name(k)));
-    const std::vector<KernelConfig> configs = pick_finalists(known, bests, request.finalists);
+    finalists = pick_finalists(known, bests, users_defaults, request.finalists);
+    const std::vector<KernelConfig>& configs = finalists;
     std::vector<std::vector<MeasurementRecord>> rounds(configs.size());
     for (std::size_t round = 0; configs.size() > 1 && round < request.confirm_rounds; ++round) {
       // One round even past the time limit (a batch of timeouts can overrun the search's
@@ -476,9 +502,10 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
       }
       ++summary.confirm_rounds;
     }
-    for (const auto& [kernel, r] : confirmed_bests(std::move(rounds), summary.confirmed)) {
-      store.set_best(r);
-    }
+    confirmed = median_rounds(std::move(rounds));
+    summary.confirmed = std::size_t(std::count_if(confirmed.begin(), confirmed.end(),
+                                                  [](const auto& r) { return r.has_value(); }));
+    for (const auto& [kernel, r] : confirmed_bests(confirmed)) store.set_best(r);
   }
 
   // The slow baselines last (once per device and problem): they are the summary's reference
@@ -515,6 +542,19 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
     keep(summary.naive, KernelKind::kNaive);
     keep(summary.classic, KernelKind::kClassic);
   }
+  // The defaults as measured side by side with the best in the confirmation, when they were:
+  // the speed-ups then compare like with like, and the best never loses to a default.
+  const auto confirmed_as = [&](const KernelConfig& c) -> std::optional<MeasurementRecord> {
+    for (std::size_t i = 0; i < finalists.size() && i < confirmed.size(); ++i) {
+      if (to_string(finalists[i]) == to_string(c) && kind_of(finalists[i]) == kind_of(c)) {
+        return confirmed[i];
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto r = confirmed_as(default_config(KernelKind::kTiled))) summary.default_tiled = r;
+  if (auto r = confirmed_as(default_config(KernelKind::kDirect))) summary.default_direct = r;
+  summary.library_default = confirmed_as(library_default);
   // Evaluation wall time is building (parallel builds, as wall time), then running and
   // verifying; start-up (worker, reference, defaults and baselines) is reported on its own.
   summary.run_s = std::max(0.0, summary.run_s - summary.build_s - summary.verify_s);

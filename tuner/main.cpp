@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "mmtune/bench.hpp"
+#include "mmtune/calibration.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/exchange.hpp"
@@ -88,8 +89,10 @@ int cmd_devices(bool json) {
     for (auto s : d.max_work_item_sizes) items += (items.empty() ? "" : "x") + std::to_string(s);
     const auto& p = d.preferred;
     const auto& n = d.native;
-    std::printf("[%zu] %s  (key %s)\n", d.index, d.name.c_str(), d.key.c_str());
-    std::printf("    platform        %s (%s)\n", d.platform_name.c_str(),
+    // The implementation first: one CPU can be several devices, one per OpenCL implementation.
+    std::printf("[%zu] %s  on %s  (key %s)\n", d.index, d.name.c_str(), d.platform_name.c_str(),
+                d.key.c_str());
+    std::printf("    implementation  %s, %s\n", d.platform_name.c_str(),
                 d.platform_version.c_str());
     std::printf("    vendor          %s, type %s, driver %s\n", d.vendor.c_str(), d.type.c_str(),
                 d.driver_version.c_str());
@@ -107,6 +110,17 @@ int cmd_devices(bool json) {
         p.char_, n.char_, p.short_, n.short_, p.int_, n.int_, p.long_, n.long_, p.float_, n.float_,
         p.double_, n.double_, p.half, n.half);
     std::printf("    fp64 %s, fp16 %s\n", d.fp64 ? "yes" : "no", d.fp16 ? "yes" : "no");
+    Calibration c;
+    if (!cached_calibration(ProgramCache::default_disk_dir(), d, Precision::kSingle, c)) {
+      std::printf("    timing          not calibrated yet (the first tune, bench or roofline does)\n");
+    } else {
+      std::printf("    timing          %s; fp32 peak %.1f GFLOPS (wall clock)\n",
+                  c.events.usable ? "event timestamps usable"
+                                  : ("event timestamps unusable, kernels timed by wall clock: " +
+                                     c.events.reason)
+                                        .c_str(),
+                  c.peak_gflops);
+    }
   }
   return kExitOk;
 }
@@ -170,10 +184,11 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
                 to_string(config).c_str(), device.info.name.c_str());
     if (m.status == Status::kOk) {
       std::printf(
-          "Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %.1f GFLOPS; kernel %.3f ms = "
+          "Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %.1f GFLOPS; kernel%s %.3f ms = "
           "%.1f GFLOPS; build %.2f s; max error %.3g\n",
-          m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), m.gflops, m.kernel_median_ms,
-          m.kernel_gflops, m.build_seconds, m.max_error);
+          m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), m.gflops,
+          m.kernel_wall_clock ? " (wall clock, run alone: event timestamps unusable)" : "",
+          m.kernel_median_ms, m.kernel_gflops, m.build_seconds, m.max_error);
     } else {
       std::printf("%s: %s\n", to_string(m.status), m.message.c_str());
     }
@@ -292,6 +307,7 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
     };
     j["speedup"] = {{"default_tiled", ratio(s.default_tiled)},
                     {"default_direct", ratio(s.default_direct)},
+                    {"library_default", ratio(s.library_default)},
                     {"naive", ratio(s.naive)},
                     {"classic", ratio(s.classic)}};
   }
@@ -306,8 +322,12 @@ void print_summary(const TuneSummary& s, const std::string& db) {
   } else {
     const Measurement& b = s.best->result;
     std::printf("Best: %s [%s]\n", s.best->kernel.c_str(), s.best->config.c_str());
-    std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS\n",
-                b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops);
+    std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS%s\n",
+                b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops,
+                b.kernel_wall_clock
+                    ? " (by wall clock around a lone run: this device's event timestamps are "
+                      "unusable)"
+                    : "");
     const auto line = [&](const char* what, const std::optional<MeasurementRecord>& r) {
       if (!r) return;
       // A reference stopped early was still timed (at least once).
@@ -321,6 +341,7 @@ void print_summary(const TuneSummary& s, const std::string& db) {
     };
     line("the default tiled configuration", s.default_tiled);
     line("the default direct configuration", s.default_direct);
+    line("the library's default for this device", s.library_default);
     line("the naive kernel", s.naive);
     line("the classic 16x16 kernel", s.classic);
   }
@@ -800,14 +821,16 @@ int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db
     std::cout << nlohmann::json{{"device", device.info.name},
                                 {"precision", precision},
                                 {"peak_gflops", r.peak_gflops},
-                                {"bandwidth_gbs", r.bandwidth_gbs}}
+                                {"bandwidth_gbs", r.bandwidth_gbs},
+                                {"timing", r.timing}}
                      .dump(2)
               << "\n";
   } else {
     std::printf(
-        "%s, fp%d: peak %.1f GFLOPS, memory bandwidth %.1f GB/s (ridge at %.1f FLOP/byte)\n",
+        "%s, fp%d: peak %.1f GFLOPS, memory bandwidth %.1f GB/s (ridge at %.1f FLOP/byte); "
+        "timed by %s\n",
         device.info.name.c_str(), precision, r.peak_gflops, r.bandwidth_gbs,
-        r.peak_gflops / r.bandwidth_gbs);
+        r.peak_gflops / r.bandwidth_gbs, r.timing.c_str());
   }
   return kExitOk;
 }

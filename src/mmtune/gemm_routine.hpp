@@ -20,7 +20,16 @@ namespace mmtune {
 struct RoutineEvents {
   std::vector<cl::Event> events;
   std::size_t main = 0;
+  // The GEMM kernel's launch, with its arguments still set: rerun_main_ms() runs it again alone.
+  cl::Kernel main_kernel;
+  cl::NDRange main_global, main_local;
 };
+
+// Waits for `queue` to finish, then runs the last call's GEMM kernel once more on its own and
+// returns the wall time of that, enqueue to completion: the kernel-alone time on a device whose
+// event timestamps are unusable. The call must be complete, its buffers still alive; the kernel
+// writes C (or scratch) again.
+double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call);
 
 struct Operand {
   const cl::Buffer* buffer = nullptr;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mmtune/calibration.hpp"
 #include "mmtune/cl.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/gemm_kernels.hpp"
@@ -48,6 +49,9 @@ struct Measurement {
   std::vector<double> kernel_ms;                       // samples: the GEMM kernel alone
   double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;  // of routine_ms
   double kernel_median_ms = 0.0;
+  // How kernel_ms was timed: by the kernel's events, or (on a device whose event timestamps are
+  // unusable) by the wall clock around a second, lone run of the kernel on a finished queue.
+  bool kernel_wall_clock = false;
   double gflops = 0.0, kernel_gflops = 0.0;  // from the medians
   double max_error = 0.0;                    // largest |C - reference|
 };
@@ -62,7 +66,8 @@ class Runner {
   // `program_dir`: where program binaries are cached on disk (empty: memory only).
   Runner(const Device& device, const KernelSources& sources, const std::string& program_dir = "");
 
-  // Uploads operands made from `seed` and computes the reference. Throws UsageError when the
+  // Uploads operands made from `seed` and computes the reference; calibrates the device for the
+  // problem's precision (calibration.hpp) unless that was done. Throws UsageError when the
   // problem is malformed or does not fit the device. With `reference_file`, the reference is
   // read from that file when it exists (written by an earlier process for the same problem and
   // seed) and written to it otherwise.
@@ -80,16 +85,20 @@ class Runner {
 
   ProgramCache& cache() { return cache_; }
   const DeviceInfo& device() const { return device_; }
+  const Calibration& calibration() const { return calibration_; }
 
  private:
   void reset_c();
 
   DeviceInfo device_;
   const KernelSources& sources_;
+  std::string program_dir_;
   cl::Context context_;
   cl::CommandQueue queue_;
   ProgramCache cache_;
   GemmRoutine routine_;
+  std::optional<Precision> calibrated_;
+  Calibration calibration_;
   GemmProblem problem_;
   Operands operands_;
   Reference reference_;

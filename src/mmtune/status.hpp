@@ -16,6 +16,9 @@ enum class Status {
   kCrashed,          // took the evaluating process down
   kExceedsLimits,    // needs more than the device offers (work-group size, local memory, ...)
   kSlowerEarlyStop,  // stopped timing early: clearly slower than the best so far
+  // Timed, but the figure is impossible (above the device's measured peak): a broken clock or
+  // a measurement disturbed in a way the timing could not see. Recorded, never a result.
+  kMeasurementError,
 };
 
 inline const char* to_string(Status s) {
@@ -36,12 +39,14 @@ inline const char* to_string(Status s) {
       return "ExceedsLimits";
     case Status::kSlowerEarlyStop:
       return "SlowerEarlyStop";
+    case Status::kMeasurementError:
+      return "MeasurementError";
   }
   return "?";
 }
 
 inline std::optional<Status> parse_status(const std::string& s) {
-  for (int i = 0; i <= static_cast<int>(Status::kSlowerEarlyStop); ++i) {
+  for (int i = 0; i <= static_cast<int>(Status::kMeasurementError); ++i) {
     if (s == to_string(static_cast<Status>(i))) return static_cast<Status>(i);
   }
   return std::nullopt;

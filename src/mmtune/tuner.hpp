@@ -29,8 +29,9 @@ struct TuneRequest {
   bool fresh = false;     // measure again what the store already holds
   bool baselines = true;  // naive and classic kernels, once per device and problem
   // Confirmation after the search: the `finalists` fastest configurations (and each searched
-  // kernel's stored best) measured again side by side, `confirm_rounds` times; each kernel's best
-  // becomes its finalist with the fastest median round. With a time limit, the search leaves the
+  // kernel's stored best, its default configuration and the library's default for the device)
+  // measured again side by side, `confirm_rounds` times; each kernel's best becomes its finalist
+  // with the fastest median round, so a default that wins stays the best. With a time limit, the search leaves the
   // last tenth of it to this (the first round runs even past the limit). 0: off.
   std::size_t finalists = 4, confirm_rounds = 3;
   std::string command_line;  // recorded with the session
@@ -63,6 +64,9 @@ struct TuneSummary {
   GemmProblem problem;
   std::optional<MeasurementRecord> best;  // fastest tiled/direct routine stored for the problem
   std::optional<MeasurementRecord> default_tiled, default_direct, naive, classic;
+  // The consumer library's built-in choice for this device (lookup.hpp, default_parameters), as
+  // measured in the confirmation; the defaults above are too, when they were confirmed.
+  std::optional<MeasurementRecord> library_default;
   std::size_t evaluations = 0;  // measured in this session
   std::size_t reused = 0;       // taken from the store instead of measured again
   std::map<Status, std::size_t> by_status;
