@@ -1,4 +1,5 @@
-// Every kernel of the family against the CPU reference on PoCL: a matrix of shapes, layouts,
+// Every kernel of the family against the CPU reference on PoCL and on Mesa rusticl's llvmpipe
+// (a different compiler and a SIMT execution model): a matrix of shapes, layouts,
 // transpositions, leading dimensions and scalars, and seeded samples of the tuning spaces.
 #include <gtest/gtest.h>
 
@@ -45,12 +46,16 @@ void expect_correct(Runner& runner, const KernelConfig& config, const GemmProble
 struct NamedConfig {
   std::string name;
   KernelConfig config;
+  std::string device = "pthread";  // test::device_named
 };
+
+// Short test names in CTest's listing instead of the struct's bytes.
+void PrintTo(const NamedConfig& c, std::ostream* os) { *os << c.device << "/" << c.name; }
 
 class ShapeMatrix : public ::testing::TestWithParam<NamedConfig> {};
 
 TEST_P(ShapeMatrix, MatchesReference) {
-  Runner runner(test::pocl_device("pthread"), sources());
+  Runner runner(test::device_named(GetParam().device), sources());
   const KernelConfig& config = GetParam().config;
   const std::pair<double, double> scalars[] = {{1.0, 0.0}, {-1.5, 0.25}, {0.0, 2.0}};
   int variant = 0;
@@ -90,7 +95,19 @@ std::vector<NamedConfig> matrix_configs() {
           {"classic16", ClassicConfig{16}},   {"classic32", ClassicConfig{32}}};
 }
 
+// On llvmpipe (preferred vector width 1, vectors up to 8 allowed) the wide variant uses 8.
+std::vector<NamedConfig> llvmpipe_configs() {
+  auto out = matrix_configs();
+  for (auto& c : out) {
+    c.device = "llvmpipe";
+    if (auto* t = std::get_if<TiledConfig>(&c.config); t && t->VWM == 16) t->VWM = 8;
+  }
+  return out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, ShapeMatrix, ::testing::ValuesIn(matrix_configs()),
+                         [](const auto& param_info) { return param_info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Llvmpipe, ShapeMatrix, ::testing::ValuesIn(llvmpipe_configs()),
                          [](const auto& param_info) { return param_info.param.name; });
 
 // Irregular problems that exercise every path of the routine (padding in m, n and k; copies
@@ -114,8 +131,9 @@ std::vector<GemmProblem> sample_problems(Precision precision) {
 }
 
 // Shard `shard` of `shards` of a seeded sample of `count` configurations of a kernel's space.
-void sample_space(KernelKind kind, std::size_t count, int shard, int shards, Precision precision) {
-  const Device& dev = test::pocl_device("pthread");
+void sample_space(KernelKind kind, std::size_t count, int shard, int shards, Precision precision,
+                  const std::string& device = "pthread") {
+  const Device& dev = test::device_named(device);
   auto all = enumerate(kind, SpaceSize::kFull, &dev.info, precision);
   ASSERT_GE(all.size(), count);
   std::mt19937_64 rng(20261130);
@@ -142,6 +160,17 @@ TEST_P(DirectSample, EveryConfigurationIsCorrect) {
   sample_space(KernelKind::kDirect, 100, GetParam(), kShards / 2, Precision::kSingle);
 }
 INSTANTIATE_TEST_SUITE_P(Shards, DirectSample, ::testing::Range(0, kShards / 2));
+
+// A smaller sample on llvmpipe, of the configurations that fit it.
+class LlvmpipeSample : public ::testing::TestWithParam<int> {};
+TEST_P(LlvmpipeSample, EveryConfigurationIsCorrect) {
+  if (GetParam() < 2) {
+    sample_space(KernelKind::kTiled, 60, GetParam(), 2, Precision::kSingle, "llvmpipe");
+  } else {
+    sample_space(KernelKind::kDirect, 30, 0, 1, Precision::kSingle, "llvmpipe");
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Shards, LlvmpipeSample, ::testing::Range(0, 3));
 
 TEST(DoublePrecision, KernelsAndSamplesAreCorrect) {
   const Device& dev = test::pocl_device("pthread");

@@ -17,12 +17,40 @@
 
 namespace mmtune::test {
 
-const Device& pocl_device(const std::string& kind) {
+namespace {
+
+// Every test sees both OpenCL implementations however the binary is started (the mmtune
+// processes the tests start inherit it). The sanitizer stage loads PoCL's ICD only
+// (scripts/sanitize.sh), so there llvmpipe is absent and its tests are left out.
+[[maybe_unused]] const bool kBothImplementations = [] {
+  ::setenv("POCL_DEVICES", "pthread basic", 0);
+  ::setenv("RUSTICL_ENABLE", "llvmpipe", 0);
+  return true;
+}();
+
+const std::vector<Device>& all_devices() {
   static const std::vector<Device> devices = list_devices();
-  for (const auto& d : devices) {
+  return devices;
+}
+}  // namespace
+
+const Device& pocl_device(const std::string& kind) {
+  for (const auto& d : all_devices()) {
     if (d.info.name.rfind(kind, 0) == 0) return d;
   }
   throw std::runtime_error("no PoCL '" + kind + "' device; is POCL_DEVICES=\"pthread basic\" set?");
+}
+
+const Device& llvmpipe_device() {
+  for (const auto& d : all_devices()) {
+    if (d.info.name.rfind("llvmpipe", 0) == 0) return d;
+  }
+  throw std::runtime_error(
+      "no llvmpipe device: install mesa-opencl-icd and set RUSTICL_ENABLE=llvmpipe");
+}
+
+const Device& device_named(const std::string& name) {
+  return name == "llvmpipe" ? llvmpipe_device() : pocl_device(name);
 }
 
 namespace {

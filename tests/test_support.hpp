@@ -23,6 +23,13 @@ namespace mmtune::test {
 // The PoCL device whose name starts with `kind` ("pthread" or "basic"). Fails the test when absent.
 const Device& pocl_device(const std::string& kind = "pthread");
 
+// Mesa rusticl's llvmpipe device, the second OpenCL implementation the suite runs on (CTest sets
+// RUSTICL_ENABLE=llvmpipe; scripts/dev.sh installs mesa-opencl-icd). Throws when absent.
+const Device& llvmpipe_device();
+
+// A device by the name scheme the tests use: "pthread", "basic" or "llvmpipe".
+const Device& device_named(const std::string& name);
+
 struct CommandResult {
   int exit_code = -1;
   std::string out, err;

@@ -1,0 +1,190 @@
+// The second OpenCL implementation: Mesa rusticl's llvmpipe beside PoCL. Timing that checks
+// itself (event clocks judged against the wall clock, figures bounded by the measured peak), the
+// stable device order, and the CLI's main paths on llvmpipe. Suites named Llvmpipe* need the
+// device (the sanitizer stage leaves them out: Mesa is not built for it).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "mmtune/bench.hpp"
+#include "mmtune/calibration.hpp"
+#include "mmtune/runner.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+// Three 20 ms commands run one after another, as calibrate() times them.
+std::vector<EventSample> good_samples() {
+  std::vector<EventSample> s;
+  std::uint64_t t = 1'000'000'000;
+  for (int i = 0; i < 3; ++i) {
+    s.push_back({t, t + 1000, t + 50'000, t + 20'050'000, 20.2});
+    t += 21'000'000;
+  }
+  return s;
+}
+
+TEST(EventClock, PlausibleTimestampsAreUsable) {
+  const EventClockVerdict v = judge_event_clock(good_samples());
+  EXPECT_TRUE(v.usable) << v.reason;
+}
+
+// A fake device whose timestamps are zero, equal, decreasing, count commands (rusticl: 0, 1, 2,
+// 3) or run faster than the wall clock allows.
+TEST(EventClock, BrokenTimestampsAreUnusable) {
+  auto zero = good_samples();
+  zero[1] = {0, 0, 0, 0, 20.0};
+  auto equal = good_samples();
+  equal[2].end = equal[2].start;
+  auto decreasing = good_samples();
+  decreasing[1].end = decreasing[1].start - 5;
+  auto counting = good_samples();
+  for (auto& s : counting) s.queued = 0, s.submit = 1, s.start = 2, s.end = 3;
+  auto behind = good_samples();  // the second command starts before the first ended
+  behind[1].start = behind[0].end - 10, behind[1].queued = behind[1].submit = behind[1].start;
+  auto too_long = good_samples();  // 20 ms of events inside 2 ms of wall clock
+  too_long[0].wall_ms = 2.0;
+  auto out_of_order = good_samples();
+  out_of_order[0].submit = out_of_order[0].start + 1;
+  for (const auto& [name, samples] :
+       std::vector<std::pair<std::string, std::vector<EventSample>>>{
+           {"zero", zero},
+           {"equal", equal},
+           {"decreasing", decreasing},
+           {"counting", counting},
+           {"behind", behind},
+           {"too long", too_long},
+           {"out of order", out_of_order},
+           {"none", {}}}) {
+    const EventClockVerdict v = judge_event_clock(samples);
+    EXPECT_FALSE(v.usable) << name;
+    EXPECT_FALSE(v.reason.empty()) << name;
+  }
+}
+
+TEST(EventClock, FiguresAboveThePeakAreMeasurementErrors) {
+  Calibration c;
+  c.peak_gflops = 100.0;
+  EXPECT_EQ(implausible_gflops(109.9, c), "");
+  EXPECT_NE(implausible_gflops(110.1, c).find("measurement error: 110.1 GFLOPS"),
+            std::string::npos);
+  EXPECT_NE(implausible_gflops(268435456.0, c), "");
+  EXPECT_NE(implausible_gflops(std::numeric_limits<double>::infinity(), c), "");
+  EXPECT_NE(implausible_gflops(std::nan(""), c), "");
+  EXPECT_EQ(implausible_gflops(1e12, Calibration{}), "");  // no peak known: no bound
+  EXPECT_EQ(parse_status("MeasurementError"), Status::kMeasurementError);
+}
+
+// Each implementation's clock is judged on the device: PoCL's events are usable, rusticl's are
+// not; either way a measurement is timed, below the measured peak, and says how.
+class DeviceTiming : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeviceTiming, KernelTimesArePlausible) {
+  const Device& dev = test::device_named(GetParam());
+  const KernelSources sources;
+  test::TempDir dir;
+  Runner runner(dev, sources, dir / "programs");
+  GemmProblem p;
+  p.m = p.n = p.k = 128;
+  runner.set_problem(p);
+  const bool llvmpipe = GetParam() == "llvmpipe";
+  EXPECT_EQ(runner.calibration().events.usable, !llvmpipe) << runner.calibration().events.reason;
+  EXPECT_GT(runner.calibration().peak_gflops, 1.0);
+  const Measurement m = runner.evaluate(TiledConfig{});
+  ASSERT_EQ(m.status, Status::kOk) << m.message;
+  EXPECT_EQ(m.kernel_wall_clock, llvmpipe);
+  EXPECT_GT(m.kernel_median_ms, 0.0);
+  EXPECT_LE(m.gflops, runner.calibration().plausible_gflops());
+  EXPECT_LE(m.kernel_gflops, runner.calibration().plausible_gflops());
+  // The calibration is cached with the device key; the peak never goes down.
+  Calibration cached;
+  ASSERT_TRUE(cached_calibration(dir / "programs", dev.info, Precision::kSingle, cached));
+  EXPECT_EQ(cached.events.usable, !llvmpipe);
+  EXPECT_GE(cached.peak_gflops, runner.calibration().peak_gflops);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pocl, DeviceTiming, ::testing::Values("pthread"));
+INSTANTIATE_TEST_SUITE_P(Llvmpipe, DeviceTiming, ::testing::Values("llvmpipe"));
+
+// Platforms without devices (Mesa's Clover; rusticl without RUSTICL_ENABLE) do not move PoCL's
+// devices, and each device names its implementation.
+TEST(LlvmpipeCli, DeviceOrderIsStableAndNamesTheImplementation) {
+  const auto with = test::run_mmtune({"devices", "--json"});
+  const auto without = test::run_mmtune({"devices", "--json"}, {{"RUSTICL_ENABLE", ""}});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  const auto a = nlohmann::json::parse(with.out), b = nlohmann::json::parse(without.out);
+  ASSERT_EQ(a.size(), b.size() + 1);
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_EQ(a[i]["key"], b[i]["key"]) << i;
+  EXPECT_NE(a.back()["name"].get<std::string>().find("llvmpipe"), std::string::npos);
+  const auto text = test::run_mmtune({"devices"});
+  EXPECT_NE(text.out.find("llvmpipe (LLVM"), std::string::npos);
+  EXPECT_NE(text.out.find("implementation  rusticl"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("implementation  Portable Computing Language"), std::string::npos);
+}
+
+// The speed-ups a tune prints, e.g. "1.25x faster than the default tiled configuration".
+std::vector<double> speedups(const std::string& out) {
+  std::vector<double> v;
+  const std::regex line(R"(([0-9.]+)x faster than the (default|library))");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
+       ++it) {
+    v.push_back(std::stod((*it)[1]));
+  }
+  return v;
+}
+
+// A short tune, its resume, a bench with CLBlast, the roofline and the report, on llvmpipe.
+TEST(LlvmpipeCli, TuneResumeBenchRooflineReport) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  const std::vector<std::string> tune = {"tune",     "--device", "llvmpipe", "--n",
+                                         "96",       "--budget", "10",       "--db",
+                                         db,         "--no-baselines"};
+  const auto first = test::run_mmtune(tune);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("event timestamps are unusable"), std::string::npos) << first.out;
+  const auto ups = speedups(first.out);
+  ASSERT_GE(ups.size(), 2u) << first.out;
+  for (double u : ups) EXPECT_GE(u, 1.0) << first.out;
+  EXPECT_EQ(first.out.find("MeasurementError"), std::string::npos) << first.out;
+
+  const auto again = test::run_mmtune(tune);  // resume: what is stored is not measured again
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("reused from the database"), std::string::npos);
+  EXPECT_EQ(again.out.find(" 0 reused"), std::string::npos) << again.out;
+
+  const auto roof = test::run_mmtune({"roofline", "--device", "llvmpipe", "--db", db, "--json"});
+  ASSERT_EQ(roof.exit_code, 0) << roof.err;
+  const auto r = nlohmann::json::parse(roof.out);
+  EXPECT_GT(r["peak_gflops"].get<double>(), 1.0);
+  EXPECT_LT(r["peak_gflops"].get<double>(), 1e5);  // not 2^30: the events are not used
+  EXPECT_LT(r["bandwidth_gbs"].get<double>(), 1e4);
+  EXPECT_NE(r["timing"].get<std::string>().find("wall clock"), std::string::npos);
+
+  const auto bench = test::run_mmtune(
+      {"bench", "--device", "llvmpipe", "--n", "96", "--db", db, "--json"});
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  bool clblast = false;
+  for (const auto& row : nlohmann::json::parse(bench.out)) {
+    const std::string subject = row["subject"];
+    if (subject == "clblast" && have_clblast()) {
+      EXPECT_EQ(row["status"], "Ok") << row.dump();
+      clblast = true;
+    }
+    if (subject == "tuned" || subject == "default") {
+      EXPECT_EQ(row["status"], "Ok") << row.dump();
+      EXPECT_LE(row["kernel_gflops"].get<double>(), 1.1 * r["peak_gflops"].get<double>());
+      EXPECT_NE(row["note"].get<std::string>().find("wall clock"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(clblast, have_clblast());
+
+  const auto report = test::run_mmtune({"report", "--db", db, "--out", dir / "report"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+}
+
+}  // namespace
+}  // namespace mmtune
