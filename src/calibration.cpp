@@ -65,8 +65,8 @@ EventClockVerdict judge_event_clock(const std::vector<EventSample>& samples) {
                          " by the wall clock"};
     }
     if (s.wall_ms >= 5.0 && event_ms < 0.5 * s.wall_ms) {
-      return {false, "a command took " + ms(s.wall_ms) + " by the wall clock but " +
-                         ms(event_ms) + " by its events"};
+      return {false, "a command took " + ms(s.wall_ms) + " by the wall clock but " + ms(event_ms) +
+                         " by its events"};
     }
   }
   return {true, ""};
@@ -90,8 +90,8 @@ unsigned roofline_vector_width(const DeviceInfo& d, Precision precision) {
   return vw;
 }
 
-bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device,
-                        Precision precision, Calibration& out) {
+bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, Precision precision,
+                        Calibration& out) {
   if (cache_dir.empty()) return false;
   std::ifstream in(cache_file(cache_dir, device, precision));
   if (!in) return false;
@@ -129,8 +129,7 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
     EventSample s;
     cl::Event e;
     const auto t0 = std::chrono::steady_clock::now();
-    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr,
-                               &e);
+    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
     e.wait();
     s.wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -142,8 +141,8 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
   };
   // Grow the launch until one run is long enough (the first runs include lazy compilation).
   std::size_t items = std::max<std::size_t>(1024, std::size_t(device.compute_units) * 256);
-  const std::size_t max_items = std::min<std::size_t>(std::size_t(1) << 24,
-                                                      device.max_alloc_bytes / es);
+  const std::size_t max_items =
+      std::min<std::size_t>(std::size_t(1) << 24, device.max_alloc_bytes / es);
   cl::Buffer out(context, CL_MEM_WRITE_ONLY, max_items * es);
   run(items, out);  // the first runs include lazy compilation
   while (run(items, out).wall_ms < kMinRunMs && items < max_items) {
@@ -158,10 +157,13 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
   }
   c.events = judge_event_clock(samples);
   Calibration before;
-  if (cached_calibration(cache_dir, device, precision, before)) {
-    c.peak_gflops = std::max(c.peak_gflops, before.peak_gflops);
+  const bool cached = cached_calibration(cache_dir, device, precision, before);
+  if (cached) c.peak_gflops = std::max(c.peak_gflops, before.peak_gflops);
+  // Written only when it changed: a cache directory of unchanged files stays unchanged.
+  if (!cache_dir.empty() &&
+      (!cached || c.peak_gflops > before.peak_gflops || c.events.usable != before.events.usable)) {
+    save(cache_file(cache_dir, device, precision), c);
   }
-  if (!cache_dir.empty()) save(cache_file(cache_dir, device, precision), c);
   return c;
 }
 

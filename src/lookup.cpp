@@ -54,30 +54,31 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
 ParameterLookup::ParameterLookup(const std::string& db_path) {
   Store store(db_path, Store::Access::kReadOnly);
   auto q = store.db().prepare(
-      "SELECT d.key, d.vendor, d.type, d.name, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, "
+      "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.m, b.n, b.k, b.precision, b.layout, "
+      "b.trans_a, "
       "b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id FROM best b "
       "JOIN devices d ON d.id = b.device_id WHERE b.kernel IN ('tiled', 'direct') ORDER BY d.id");
   while (q.step()) {
-    const auto kind = parse_kernel_kind(q.text(11));
+    const auto kind = parse_kernel_kind(q.text(12));
     KernelConfig config;
     try {
-      config = parse_config(*kind, q.text(12));  // a tampered row never reaches a compiler
+      config = parse_config(*kind, q.text(13));  // a tampered row never reaches a compiler
     } catch (const UsageError&) {
       continue;
     }
     if (devices_.empty() || devices_.back().key != q.text(0)) {
-      devices_.push_back({q.text(0), q.text(1), q.text(2), q.text(3)});
+      devices_.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4)});
     }
     Entry e;
     e.device = devices_.size() - 1;
-    e.m = std::size_t(q.integer(4)), e.n = std::size_t(q.integer(5)),
-    e.k = std::size_t(q.integer(6));
+    e.m = std::size_t(q.integer(5)), e.n = std::size_t(q.integer(6)),
+    e.k = std::size_t(q.integer(7));
     e.log_m = std::log2(double(e.m)), e.log_n = std::log2(double(e.n)),
     e.log_k = std::log2(double(e.k));
     e.config = config;
-    e.median_ms = q.real(13), e.gflops = q.real(14), e.measurement_id = q.integer(15);
-    const Class c{int(q.integer(7)), q.text(8) == "col" ? 1 : 0, q.integer(9) != 0,
-                  q.integer(10) != 0};
+    e.median_ms = q.real(14), e.gflops = q.real(15), e.measurement_id = q.integer(16);
+    const Class c{int(q.integer(8)), q.text(9) == "col" ? 1 : 0, q.integer(10) != 0,
+                  q.integer(11) != 0};
     entries_[c].push_back(std::move(e));
     ++count_;
   }
@@ -88,11 +89,18 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
                 p.trans_b};
   const auto group = entries_.find(c);
   if (group == entries_.end()) return default_parameters(device, p);
-  // Which stored devices are this one, and which share its vendor and type: decided once.
+  // Which stored devices are this one, and which are similar: the same implementation (OpenCL
+  // platform) on hardware of the same vendor and type. Another implementation of the same
+  // hardware is not similar: its compiler rewards other parameters (PoCL's best runs on Mesa's
+  // llvmpipe several times slower than llvmpipe's default; docs/kernels.md). An imported device
+  // of unknown platform is compared by vendor and type. Decided once.
   std::vector<char> relation(devices_.size(), 0);  // 2: this device, 1: similar, 0: other
   for (std::size_t i = 0; i < devices_.size(); ++i) {
     const Stored& d = devices_[i];
-    relation[i] = d.key == device.key ? 2 : (d.vendor == device.vendor && d.type == device.type);
+    relation[i] = d.key == device.key
+                      ? 2
+                      : ((d.platform.empty() || d.platform == device.platform_name) &&
+                         d.vendor == device.vendor && d.type == device.type);
   }
   // An empty dimension (a BLAS no-op) is measured as 1, so distances stay finite.
   const double lm = std::log2(double(std::max<std::size_t>(p.m, 1))),

@@ -646,6 +646,7 @@ class Report {
   void sessions(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void parameters(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void comparison(Doc& doc);
+  void implementations(Doc& doc);
 
   Data d_;
   std::map<std::tuple<std::string, std::string, ProblemKey>, const BenchRow*> latest_;
@@ -735,6 +736,129 @@ void Report::build(Doc& doc) {
   overview(doc);
   for (std::size_t i = 0; i < d_.devices.size(); ++i) device_section(doc, d_.devices[i], i + 1);
   comparison(doc);
+  implementations(doc);
+}
+
+// Implementations (OpenCL platforms) compared on their latest bench: each tuned routine beside
+// CLBlast and the host BLAS of the same run, as a share of that device's own measured peak, and
+// what tuning it cost.
+void Report::implementations(Doc& doc) {
+  std::set<std::string> platforms;
+  for (const auto& dev : d_.devices) {
+    if (!dev.imported()) platforms.insert(dev.platform);
+  }
+  doc.heading(2, "Implementations side by side", "implementations");
+  if (platforms.size() < 2) {
+    doc.text("The devices of this report come from one OpenCL implementation: nothing to compare.");
+    return;
+  }
+  std::set<int> precisions;
+  for (const auto& b : d_.bench) precisions.insert(int(b.p.precision));
+  for (const int prec : precisions) {
+    Table t;
+    t.head = {"implementation",
+              "device",
+              "n",
+              "tuned [GFLOPS]",
+              "share of peak",
+              "CLBlast [GFLOPS]",
+              "tuned / CLBlast",
+              "host BLAS [GFLOPS]"};
+    for (const auto& dev : d_.devices) {
+      const auto rows = latest_bench(dev.key, prec);
+      const RoofRow* r = roof(dev.key, prec);
+      std::map<std::size_t, std::map<std::string, const BenchRow*>> by_n;
+      for (const BenchRow* b : rows) {
+        if (b->status == "Ok" && b->gflops && is_square(b->p)) by_n[b->p.n][b->subject] = b;
+      }
+      for (const auto& [n, subjects] : by_n) {
+        const auto g = [&](const char* subject) -> Opt {
+          const auto it = subjects.find(subject);
+          return it == subjects.end() ? Opt() : it->second->gflops;
+        };
+        const Opt tuned = g("tuned"), clblast = g("clblast"), host = g("host-blas");
+        t.rows.push_back(
+            {text_cell(dev.platform), text_cell(display_name(dev)), number_cell(double(n)),
+             tuned ? number_cell(*tuned) : Cell{"", true},
+             Cell{tuned && r && r->peak > 0 ? pct(*tuned / r->peak) : "", true},
+             clblast ? number_cell(*clblast) : Cell{"", true},
+             Cell{tuned && clblast ? svg::format_value(*tuned / *clblast) + "x" : "", true},
+             host ? number_cell(*host) : Cell{"", true}});
+      }
+    }
+    doc.heading(3, "Whole routine per size (" + precision_name(prec) + ")");
+    if (t.rows.empty()) {
+      doc.text("No bench results of this precision.");
+      continue;
+    }
+    doc.table(std::move(t));
+    doc.note(
+        "Each device's latest mmtune bench: its tuned routine, CLBlast with its own parameters "
+        "and the host BLAS, timed side by side in that run. Share of peak: of the device's own "
+        "peak as mmtune roofline measured it (empty when not measured).");
+  }
+  // What each implementation's best asks of the hardware: the parameters that explain most of
+  // the difference between implementations.
+  Table shape;
+  shape.head = {"implementation",
+                "device",
+                "problem",
+                "kernel",
+                "work-group size",
+                "vector widths (m x n)",
+                "local memory (A, B)"};
+  for (const auto& dev : d_.devices) {
+    const BestRow* pick = nullptr;
+    for (const auto* b : bests(dev.key)) {
+      if (!pick || problem_size_axis(b->p) > problem_size_axis(pick->p)) pick = b;
+    }
+    if (!pick) continue;
+    std::map<std::string, int> v;
+    for (const auto& [name, value] : config_pairs(pick->config)) v[name] = value;
+    const bool tiled = pick->kernel == "tiled";
+    const int wg = tiled ? v["MDIMC"] * v["NDIMC"] : v["MDIMCD"] * v["NDIMCD"];
+    const std::string vec = tiled ? std::to_string(v["VWM"]) + " x " + std::to_string(v["VWN"])
+                                  : std::to_string(v["VWMD"]) + " x " + std::to_string(v["VWND"]);
+    const std::string local =
+        tiled ? std::string(v["SA"] ? "yes" : "no") + ", " + (v["SB"] ? "yes" : "no")
+              : "yes, yes";  // the direct kernel always stages both
+    shape.rows.push_back({text_cell(dev.platform), text_cell(display_name(dev)),
+                          text_cell(describe(pick->p)), text_cell(pick->kernel),
+                          number_cell(double(wg)), text_cell(vec), text_cell(local)});
+  }
+  if (!shape.rows.empty()) {
+    doc.heading(3, "What each best asks of the hardware");
+    doc.table(std::move(shape));
+    doc.note(
+        "The best of each device's largest tuned problem. An implementation that loops over "
+        "work-items (PoCL) rewards few work-items with wide explicit vectors; one that maps "
+        "work-items to SIMD lanes (llvmpipe) rewards more work-items, and its loads cost per "
+        "lane, so wider vector loads and larger register tiles pay (docs/kernels.md).");
+  }
+
+  Table cost;
+  cost.head = {"implementation", "device", "sessions", "evaluations", "tuning wall time [s]"};
+  for (const auto& dev : d_.devices) {
+    std::size_t sessions = 0, evaluations = 0;
+    double wall = 0;
+    for (const auto& s : d_.sessions) {
+      if (s.r.device_key != dev.key) continue;
+      ++sessions;
+      const auto it = by_session_.find(s.r.id);
+      if (it != by_session_.end()) evaluations += it->second.size();
+      const auto start = parse_time(s.r.started_at), end = parse_time(s.r.ended_at);
+      if (start && end) wall += *end - *start;
+    }
+    if (sessions == 0) continue;
+    cost.rows.push_back({text_cell(dev.platform), text_cell(display_name(dev)),
+                         number_cell(double(sessions)), number_cell(double(evaluations)),
+                         number_cell(wall)});
+  }
+  if (!cost.rows.empty()) {
+    doc.heading(3, "Cost of tuning");
+    doc.table(std::move(cost));
+    doc.note("Every stored session of the device: its measurements and its wall time.");
+  }
 }
 
 void Report::overview(Doc& doc) {

@@ -20,14 +20,13 @@ double run_seconds(const cl::CommandQueue& queue, cl::Kernel& kernel, std::size_
                    bool events) {
   cl::Event e;
   const auto t0 = std::chrono::steady_clock::now();
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr,
-                             &e);
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
   e.wait();
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!events) return wall;
   return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-9;
+                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
+         1e-9;
 }
 
 }  // namespace
@@ -42,8 +41,8 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   cl::CommandQueue queue(context, device.device, CL_QUEUE_PROFILING_ENABLE);
   ProgramCache cache(context, device.device, d.key, ProgramCache::default_disk_dir());
   const KernelSources sources;
-  const Calibration calibration = calibrate(context, queue, cache, d, precision, sources,
-                                            ProgramCache::default_disk_dir());
+  const Calibration calibration =
+      calibrate(context, queue, cache, d, precision, sources, ProgramCache::default_disk_dir());
   const bool events = calibration.events.usable;
   const auto built = cache.build(sources.program("roofline.cl"),
                                  std::string("-DPRECISION=") + to_string(precision) +
@@ -58,9 +57,12 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   cl::Buffer out(context, CL_MEM_WRITE_ONLY, items * es);
   cl::Kernel peak(built->program, "peak_flops");
   peak.setArg(0, out);
-  if (precision == Precision::kDouble) peak.setArg(1, 1.0);
-  else if (precision == Precision::kSingle) peak.setArg(1, 1.0f);
-  else peak.setArg(1, cl_half(0x3c00));
+  if (precision == Precision::kDouble)
+    peak.setArg(1, 1.0);
+  else if (precision == Precision::kSingle)
+    peak.setArg(1, 1.0f);
+  else
+    peak.setArg(1, cl_half(0x3c00));
   for (int rep = 0; rep < 4; ++rep) {  // the first run includes lazy compilation
     const double seconds = run_seconds(queue, peak, items, events);
     const double flops = 2.0 * kChains * vw * double(kIterations) * double(items);

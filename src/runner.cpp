@@ -74,8 +74,8 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
                         to_string(problem.precision) + " support");
   }
   if (calibrated_ != problem.precision) {
-    calibration_ = calibrate(context_, queue_, cache_, device_, problem.precision, sources_,
-                             program_dir_);
+    calibration_ =
+        calibrate(context_, queue_, cache_, device_, problem.precision, sources_, program_dir_);
     calibrated_ = problem.precision;
   }
   problem_ = problem;

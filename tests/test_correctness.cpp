@@ -50,7 +50,9 @@ struct NamedConfig {
 };
 
 // Short test names in CTest's listing instead of the struct's bytes.
-void PrintTo(const NamedConfig& c, std::ostream* os) { *os << c.device << "/" << c.name; }
+void PrintTo(const NamedConfig& c, std::ostream* os) {
+  *os << c.device << "/" << c.name;
+}
 
 class ShapeMatrix : public ::testing::TestWithParam<NamedConfig> {};
 

@@ -9,7 +9,9 @@
 
 #include "mmtune/bench.hpp"
 #include "mmtune/calibration.hpp"
+#include "mmtune/lookup.hpp"
 #include "mmtune/runner.hpp"
+#include "mmtune/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -49,15 +51,14 @@ TEST(EventClock, BrokenTimestampsAreUnusable) {
   auto out_of_order = good_samples();
   out_of_order[0].submit = out_of_order[0].start + 1;
   for (const auto& [name, samples] :
-       std::vector<std::pair<std::string, std::vector<EventSample>>>{
-           {"zero", zero},
-           {"equal", equal},
-           {"decreasing", decreasing},
-           {"counting", counting},
-           {"behind", behind},
-           {"too long", too_long},
-           {"out of order", out_of_order},
-           {"none", {}}}) {
+       std::vector<std::pair<std::string, std::vector<EventSample>>>{{"zero", zero},
+                                                                     {"equal", equal},
+                                                                     {"decreasing", decreasing},
+                                                                     {"counting", counting},
+                                                                     {"behind", behind},
+                                                                     {"too long", too_long},
+                                                                     {"out of order", out_of_order},
+                                                                     {"none", {}}}) {
     const EventClockVerdict v = judge_event_clock(samples);
     EXPECT_FALSE(v.usable) << name;
     EXPECT_FALSE(v.reason.empty()) << name;
@@ -125,6 +126,37 @@ TEST(LlvmpipeCli, DeviceOrderIsStableAndNamesTheImplementation) {
   EXPECT_NE(text.out.find("implementation  Portable Computing Language"), std::string::npos);
 }
 
+// The lookup's "similar device" fallback stays within an implementation: PoCL's bests are for
+// PoCL's compiler, and another implementation of the same CPU gets its own default instead.
+TEST(LlvmpipeLookup, AnotherImplementationOfTheSameHardwareIsNotSimilar) {
+  test::TempDir dir;
+  const DeviceInfo& pthread = test::pocl_device("pthread").info;
+  const DeviceInfo& basic = test::pocl_device("basic").info;
+  DeviceInfo twin = test::llvmpipe_device().info;  // as if it reported PoCL's vendor
+  twin.vendor = pthread.vendor;
+  TiledConfig wide;
+  wide.MWG = 32, wide.NWG = 64, wide.KWG = 32, wide.MDIMC = 1, wide.NDIMC = 8, wide.VWM = 8,
+  wide.VWN = 8, wide.KWI = 8, wide.SA = 0, wide.SB = 0, wide.MDIMA = 1, wide.NDIMB = 8;
+  {
+    Store store(dir / "t.db");
+    test::store_best(store, pthread, 256, wide, 2.0);
+  }
+  const ParameterLookup lookup(dir / "t.db");
+  GemmProblem p;
+  p.m = p.n = p.k = 256;
+  const TunedParameters same_implementation = lookup.lookup(basic, p);
+  EXPECT_EQ(same_implementation.source, LookupSource::kSimilarDevice);
+  EXPECT_EQ(same_implementation.config, KernelConfig(wide));
+  const TunedParameters other = lookup.lookup(twin, p);
+  EXPECT_EQ(other.source, LookupSource::kDefault);
+  EXPECT_EQ(other.config, default_parameters(twin, p).config);
+  // The default follows the device's preferred vector width, not its type: llvmpipe is a CPU
+  // device that prefers scalars (work-items on SIMD lanes).
+  EXPECT_EQ(other.config, KernelConfig(TiledConfig{}));
+  EXPECT_EQ(std::get<TiledConfig>(default_parameters(pthread, p).config).VWM,
+            int(pthread.preferred.float_));
+}
+
 // The speed-ups a tune prints, e.g. "1.25x faster than the default tiled configuration".
 std::vector<double> speedups(const std::string& out) {
   std::vector<double> v;
@@ -140,9 +172,8 @@ std::vector<double> speedups(const std::string& out) {
 TEST(LlvmpipeCli, TuneResumeBenchRooflineReport) {
   test::TempDir dir;
   const std::string db = dir / "t.db";
-  const std::vector<std::string> tune = {"tune",     "--device", "llvmpipe", "--n",
-                                         "96",       "--budget", "10",       "--db",
-                                         db,         "--no-baselines"};
+  const std::vector<std::string> tune = {
+      "tune", "--device", "llvmpipe", "--n", "96", "--budget", "10", "--db", db, "--no-baselines"};
   const auto first = test::run_mmtune(tune);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.out.find("event timestamps are unusable"), std::string::npos) << first.out;
@@ -164,8 +195,8 @@ TEST(LlvmpipeCli, TuneResumeBenchRooflineReport) {
   EXPECT_LT(r["bandwidth_gbs"].get<double>(), 1e4);
   EXPECT_NE(r["timing"].get<std::string>().find("wall clock"), std::string::npos);
 
-  const auto bench = test::run_mmtune(
-      {"bench", "--device", "llvmpipe", "--n", "96", "--db", db, "--json"});
+  const auto bench =
+      test::run_mmtune({"bench", "--device", "llvmpipe", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
   bool clblast = false;
   for (const auto& row : nlohmann::json::parse(bench.out)) {

@@ -112,7 +112,8 @@ int cmd_devices(bool json) {
     std::printf("    fp64 %s, fp16 %s\n", d.fp64 ? "yes" : "no", d.fp16 ? "yes" : "no");
     Calibration c;
     if (!cached_calibration(ProgramCache::default_disk_dir(), d, Precision::kSingle, c)) {
-      std::printf("    timing          not calibrated yet (the first tune, bench or roofline does)\n");
+      std::printf(
+          "    timing          not calibrated yet (the first tune, bench or roofline does)\n");
     } else {
       std::printf("    timing          %s; fp32 peak %.1f GFLOPS (wall clock)\n",
                   c.events.usable ? "event timestamps usable"

@@ -55,8 +55,8 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
                       const KernelSources& sources, const std::string& cache_dir);
 
 // The cached calibration of a device and precision, when one was made (for `mmtune devices`).
-bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device,
-                        Precision precision, Calibration& out);
+bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, Precision precision,
+                        Calibration& out);
 
 // The widest vector width the device prefers for a precision, as a valid OpenCL width (1-16).
 unsigned roofline_vector_width(const DeviceInfo& device, Precision precision);

@@ -18,7 +18,7 @@ namespace mmtune {
 enum class LookupSource {
   kExact,          // this device, this problem
   kNearestShape,   // this device, the nearest tuned shape (same precision and transpositions)
-  kSimilarDevice,  // another device of the same vendor and type, nearest shape
+  kSimilarDevice,  // another device of the same implementation, vendor and type, nearest shape
   kDefault,        // built-in defaults for the device type
 };
 const char* to_string(LookupSource s);
@@ -51,7 +51,7 @@ class ParameterLookup {
 
  private:
   struct Stored {
-    std::string key, vendor, type, name;
+    std::string key, vendor, type, name, platform;
   };
   struct Entry {
     std::size_t device;          // index into devices_

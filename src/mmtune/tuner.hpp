@@ -31,8 +31,8 @@ struct TuneRequest {
   // Confirmation after the search: the `finalists` fastest configurations (and each searched
   // kernel's stored best, its default configuration and the library's default for the device)
   // measured again side by side, `confirm_rounds` times; each kernel's best becomes its finalist
-  // with the fastest median round, so a default that wins stays the best. With a time limit, the search leaves the
-  // last tenth of it to this (the first round runs even past the limit). 0: off.
+  // with the fastest median round, so a default that wins stays the best. With a time limit, the
+  // search leaves the last tenth of it to this (the first round runs even past the limit). 0: off.
   std::size_t finalists = 4, confirm_rounds = 3;
   std::string command_line;  // recorded with the session
   // When set, the search runs over these configurations (of the requested kernels) instead of
