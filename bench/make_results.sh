@@ -3,15 +3,16 @@
 #
 #   bench/make_results.sh
 #
-# For both PoCL devices (POCL_DEVICES="pthread basic"), fp32 and fp64, n = 256, 512, 1024, 2048:
+# For both PoCL devices (POCL_DEVICES="pthread basic") and Mesa rusticl's llvmpipe
+# (RUSTICL_ENABLE=llvmpipe), fp32 and fp64 where the device has it, n = 256, 512, 1024, 2048:
 # tunes with a per-size time limit, measures the device's roofs, runs the side-by-side benchmark
 # (tuned, default, naive, classic, CLBlast with its own and with tuned parameters, host BLAS),
 # then writes the JSON export, the report and results/README.md (commands, date, versions).
-# About an hour on the 2-core reference machine; the CPU must otherwise be idle.
+# About an hour and a half on the 2-core reference machine; the CPU must otherwise be idle.
 #
 # Environment: RESULTS_DIR (default results/), RESULTS_DB (default results/.work/results.db;
 # an existing database is resumed: what it holds is not measured again), DEVICES (default
-# "pthread basic"), CLBLAST_TUNED (clblast
+# "pthread basic llvmpipe"), CLBLAST_TUNED (clblast
 # tuner JSON files for the "clblast-tuned" subject; default: results/clblast/*.json, copied from
 # ../shared/data/clblast when absent; bench/tune_clblast.sh produces fresh ones). For a quick
 # trial: SIZES="64 128" LIMIT_PERCENT=20 RESULTS_DIR=/tmp/r bench/make_results.sh
@@ -22,7 +23,7 @@ out=${RESULTS_DIR:-$root/results}
 db=${RESULTS_DB:-$out/.work/results.db}
 build=${MMTUNE_BUILD_DIR:-$root/build}
 mmtune=$build/tuner/mmtune
-export POCL_DEVICES="pthread basic"
+export POCL_DEVICES="pthread basic" RUSTICL_ENABLE=llvmpipe
 # OpenBLAS 0.3.21 picks its kernels by CPU model and runs generic SSE3 ones ("Prescott", about
 # a fifth of the speed) on models it does not know, such as this machine's. The host-BLAS roof
 # must be the real one, so name the core from the CPU's features unless the caller did.
@@ -74,9 +75,13 @@ limit() {  # device precision n
   echo "$((base * ${LIMIT_PERCENT:-100} / 100))s"
 }
 
-read -r -a devices <<<"${DEVICES:-pthread basic}"
+read -r -a devices <<<"${DEVICES:-pthread basic llvmpipe}"
 for dev in "${devices[@]}"; do
   for prec in 32 64; do
+    # fp64 only where the device has it (llvmpipe has none).
+    if [ "$prec" = 64 ] && ! "$mmtune" run --device "$dev" --precision 64 --n 8 >/dev/null 2>&1; then
+      continue
+    fi
     all=("${sizes[@]}")
     [ "$dev" = pthread ] && [ "$prec" = 32 ] && all=("${small[@]}" "${sizes[@]}")
     for n in "${all[@]}"; do
@@ -105,8 +110,9 @@ devices_json=$("$mmtune" devices --json)
 {
   echo "# Results"
   echo
-  echo "Measured on this project's reference machine (2 cores, AVX-512, no GPU) with PoCL's two"
-  echo "CPU devices, from $started to $finished (UTC), by one command:"
+  echo "Measured on this project's reference machine (2 cores, AVX-512, no GPU) with two OpenCL"
+  echo "implementations of its CPU (PoCL's two devices, Mesa rusticl's llvmpipe), from $started"
+  echo "to $finished (UTC), by one command:"
   echo
   echo '```'
   echo "bench/make_results.sh"
@@ -133,9 +139,9 @@ devices_json=$("$mmtune" devices --json)
   echo "## Versions"
   echo
   echo "- $("$mmtune" --version 2>&1 | head -1), commit $commit"
-  echo "- environment: POCL_DEVICES=\"$POCL_DEVICES\", OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
+  echo "- environment: POCL_DEVICES=\"$POCL_DEVICES\", RUSTICL_ENABLE=$RUSTICL_ENABLE, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
   echo "- $(grep -m1 -o '"platform_version": *"[^"]*"' <<<"$devices_json" | sed 's/.*: *"//; s/"$//')"
-  for p in pocl-opencl-icd libclblast1 libopenblas0-pthread libopenblas0 g++; do
+  for p in pocl-opencl-icd mesa-opencl-icd libclblast1 libopenblas0-pthread libopenblas0 g++; do
     v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || true)
     [ -n "$v" ] && echo "- $p $v"
   done

@@ -788,8 +788,10 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event)\n",
-              device.info.name.c_str(), o.precision);
+  std::printf(
+      "Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event, or wall "
+      "clock around a lone run where events are unusable)\n",
+      device.info.name.c_str(), o.precision);
   std::printf("%6s  %-13s %9s  %-19s %8s %12s  %s\n", "n", "subject", "GFLOPS", "min-max",
               "vs tuned", "kernel only", "note");
   double tuned = 0;
