@@ -50,6 +50,9 @@
 #ifndef SB
 #define SB 1  // 1: stage the B slice in local memory; 0: read B straight from global memory
 #endif
+#ifndef IMG
+#define IMG 0  // 1: A and B are 2-D images of float4 texels (K rows of M/4 and N/4 texels)
+#endif
 
 #define MWI (MWG / MDIMC)                 // micro tile in m per work-item
 #define NWI (NWG / NDIMC)                 // micro tile in n per work-item
@@ -61,6 +64,20 @@
 #define KWA (KWG / KDIMA)                 // k rows of A each work-item loads
 #define NVB (NWG / (NDIMB * VWN))         // n-vectors of B each work-item loads per k row
 #define KWB (KWG / KDIMB)                 // k rows of B each work-item loads
+
+// Images: A's texel (x, k) holds m = 4x..4x+3 of row k, B's likewise n; fp32 only. An
+// implementation that loads buffers one lane at a time (Mesa's llvmpipe) samples images with
+// vector gathers instead (docs/kernels.md).
+#if IMG
+#if PRECISION != 32
+#error "IMG=1 reads fp32 texels"
+#endif
+#define OPERAND __read_only image2d_t
+__constant sampler_t kTexels = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
+#define TEXEL(img, x, k) read_imagef(img, kTexels, (int2)(x, k))
+#else
+#define OPERAND const __global real* restrict
+#endif
 
 // A work-group of one work-item needs no barrier (and some compilers mishandle barriers there).
 #define SYNC_LOCAL (SA || SB) && (MDIMC * NDIMC > 1)
@@ -97,15 +114,17 @@
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void gemm_tiled(const int M, const int N, const int K, const real alpha, const real beta,
-                const __global real* restrict A, const int a_offset, const int lda, const int a_panel,
-                const __global real* restrict B, const int b_offset, const int ldb, const int b_panel,
+                OPERAND A, const int a_offset, const int lda, const int a_panel,
+                OPERAND B, const int b_offset, const int ldb, const int b_panel,
                 __global real* C, const int c_offset, const int ldc) {
   const int tid_m = get_local_id(0);
   const int tid_n = get_local_id(1);
   const int m0 = get_group_id(0) * MWG;
   const int n0 = get_group_id(1) * NWG;
+#if !IMG
   const __global real* ag = A + a_offset + get_group_id(0) * a_panel;  // row k: ag[k * lda]
   const __global real* bg = B + b_offset + get_group_id(1) * b_panel;  // row k: bg[k * ldb]
+#endif
 #if SA
   __local real alm[KWG * MWG];
 #endif
@@ -151,6 +170,36 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #pragma unroll
       for (int ku = 0; ku < KWI; ++ku) {
         const int k = kp + ku;
+#if IMG
+        // Texel columns of this work-item's first m-vector and n-group in row kw + k.
+        const int ax = (m0 + MOFF(tid_m)) / 4, bx = (n0 + NOFF(tid_n)) / 4;
+        realM a[MVI];
+#pragma unroll
+        for (int mi = 0; mi < MVI; ++mi) {
+          float4 t[VWM / 4];
+#pragma unroll
+          for (int q = 0; q < VWM / 4; ++q) t[q] = TEXEL(A, ax + MSTEP(mi) / 4 + q, kw + k);
+#if VWM == 4
+          a[mi] = t[0];
+#elif VWM == 8
+          a[mi] = (float8)(t[0], t[1]);
+#else
+          a[mi] = (float16)(t[0], t[1], t[2], t[3]);
+#endif
+        }
+#pragma unroll
+        for (int ng = 0; ng < NWI / 4; ++ng) {
+          // Four consecutive n of one texel: NSTEP keeps groups of VWN (a multiple of 4) together.
+          const float4 b4 = TEXEL(B, bx + NSTEP(ng * 4) / 4, kw + k);
+#pragma unroll
+          for (int mi = 0; mi < MVI; ++mi) {
+            acc[ng * 4 + 0][mi] += a[mi] * b4.x;
+            acc[ng * 4 + 1][mi] += a[mi] * b4.y;
+            acc[ng * 4 + 2][mi] += a[mi] * b4.z;
+            acc[ng * 4 + 3][mi] += a[mi] * b4.w;
+          }
+        }
+#else
         // Row k of this work-item's A and B slices: every access below is a constant offset.
 #if SA
         const __local real* ak = alm + k * MWG + MOFF(tid_m);
@@ -171,6 +220,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #pragma unroll
           for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b;
         }
+#endif  // IMG
       }
     }
 #if SYNC_LOCAL

@@ -317,6 +317,11 @@ nlohmann::ordered_json export_clblast(Store& store, const std::string& device_ke
   }
   // The stored text is validated again before it is handed to another tool.
   const auto config = std::get<TiledConfig>(parse_config(KernelKind::kTiled, best->config));
+  if (config.IMG) {
+    throw UsageError("the best for " + describe(problem) + " on " + device->name +
+                     " reads its operands through images (IMG=1): CLBlast's Xgemm has no such "
+                     "variant");
+  }
   double kernel_ms = best->median_ms;
   auto q = store.db().prepare("SELECT kernel_median_ms FROM measurements WHERE id = ?");
   q.bind(1, best->measurement_id);

@@ -81,6 +81,11 @@ DeviceInfo query(const cl::Platform& platform, const cl::Device& d) {
   };
   i.fp64 = has_ext("cl_khr_fp64") || d.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
   i.fp16 = has_ext("cl_khr_fp16");
+  i.image_support = d.getInfo<CL_DEVICE_IMAGE_SUPPORT>() == CL_TRUE;
+  if (i.image_support) {
+    i.image2d_max_width = d.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>();
+    i.image2d_max_height = d.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>();
+  }
   i.key = device_key(i.vendor, i.name, i.driver_version);
   return i;
 }

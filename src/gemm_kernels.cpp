@@ -45,6 +45,8 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"STRM", &C::STRM, q ? std::vector{0} : std::vector{0, 1},
        "strided (1) or contiguous (0) m-vectors per work-item"},
       {"STRN", &C::STRN, {0, 1}, "strided (1) or contiguous (0) n-vectors per work-item"},
+      {"IMG", &C::IMG, q ? std::vector{0} : std::vector{0, 1},
+       "read A and B through images of float4 texels (1) or buffers (0)", 0},
   };
   auto mwi = [](const C& c) { return c.MWG / c.MDIMC; };
   auto nwi = [](const C& c) { return c.NWG / c.NDIMC; };
@@ -97,6 +99,13 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"NWI == VWN -> STRN == 0",
        {"STRN", "NWG", "NDIMC", "VWN"},
        [=](const C& c) { return c.STRN == 0 || nwi(c) > c.VWN; }},
+      // Images replace the buffers entirely, and a work-item's vectors are whole texels.
+      {"IMG=1 -> SA=0 and SB=0",
+       {"IMG", "SA", "SB"},
+       [](const C& c) { return !c.IMG || (c.SA == 0 && c.SB == 0); }},
+      {"IMG=1 -> VWM % 4 == 0 and VWN % 4 == 0",
+       {"IMG", "VWM", "VWN"},
+       [](const C& c) { return !c.IMG || (c.VWM % 4 == 0 && c.VWN % 4 == 0); }},
   };
   return {std::move(p), std::move(k)};
 }
@@ -291,6 +300,7 @@ std::string to_string(const KernelConfig& c) {
         using C = std::decay_t<decltype(cfg)>;
         std::string s;
         for (const auto& p : space_of<C>(SpaceSize::kFull).parameters()) {
+          if (p.absent && cfg.*(p.field) == *p.absent) continue;
           s += (s.empty() ? "" : " ") + p.name + "=" + std::to_string(cfg.*(p.field));
         }
         return s;
@@ -329,7 +339,10 @@ KernelConfig parse_config(KernelKind k, const std::string& text) {
       seen[i] = true;
     }
     for (std::size_t i = 0; i < seen.size(); ++i) {
-      if (!seen[i]) throw UsageError("configuration lacks " + space.parameters()[i].name);
+      const auto& p = space.parameters()[i];
+      if (seen[i]) continue;
+      if (!p.absent) throw UsageError("configuration lacks " + p.name);
+      if constexpr (!std::is_empty_v<C>) cfg.*(p.field) = *p.absent;
     }
     if (auto v = space.violations(cfg); !v.empty()) {
       throw UsageError("configuration '" + text.substr(0, 200) + "' breaks " + v.front());
@@ -404,6 +417,8 @@ std::vector<std::string> limit_violations(const KernelConfig& c, const DeviceInf
     void operator()(const TiledConfig& t) const {
       check_work_group(t.MDIMC, t.NDIMC, d, out);
       check_vectors({t.VWM, t.VWN}, d, p, out);
+      if (t.IMG && !d.image_support) out.push_back("the device has no image support (IMG=1)");
+      if (t.IMG && p != Precision::kSingle) out.push_back("IMG=1 reads fp32 texels only");
     }
     void operator()(const DirectConfig& t) const {
       check_work_group(t.MDIMCD, t.NDIMCD, d, out);

@@ -137,6 +137,23 @@ cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
   return scratch_[slot];
 }
 
+cl::Image2D& GemmRoutine::image(int slot, std::size_t width, std::size_t height) {
+  if (width > device_.image2d_max_width || height > device_.image2d_max_height) {
+    throw OpenCLError("an IMG=1 configuration needs a " + std::to_string(width) + " x " +
+                          std::to_string(height) + " image, more than the device's " +
+                          std::to_string(device_.image2d_max_width) + " x " +
+                          std::to_string(device_.image2d_max_height),
+                      CL_INVALID_IMAGE_SIZE);
+  }
+  if (image_size_[slot] != std::pair(width, height)) {
+    // Commands still using the old image keep it alive (OpenCL defers the release).
+    images_[slot] = cl::Image2D(cache_.context(), CL_MEM_READ_ONLY,
+                                cl::ImageFormat(CL_RGBA, CL_FLOAT), width, height);
+    image_size_[slot] = {width, height};
+  }
+  return images_[slot];
+}
+
 void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t elements,
                                 std::size_t element_size) const {
   if (!o.buffer || !(*o.buffer)()) throw UsageError(std::string("buffer ") + name + " is null");
@@ -253,19 +270,34 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                  cl::NullRange);
     };
     // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not).
+    // Images (IMG=1) take one panel each: plain K x M and K x N matrices of float4 texels.
+    const bool img = t->IMG != 0;
+    const int a_panel = img ? i32(mp) : t->MWG, b_panel = img ? i32(np) : t->NWG;
     const int lda = i32(cp.lda), ldb = i32(cp.ldb);
     cl::Buffer& as = scratch(0, kp * mp * es);
-    pack(a, K, M, cp.trans_a ? 1 : lda, cp.trans_a ? lda : 1, as, kp, mp, t->MWG);
+    pack(a, K, M, cp.trans_a ? 1 : lda, cp.trans_a ? lda : 1, as, kp, mp, a_panel);
     // B: K x N with n contiguous in panels of NWG.
     cl::Buffer& bs = scratch(1, kp * np * es);
-    pack(b, K, N, cp.trans_b ? ldb : 1, cp.trans_b ? 1 : ldb, bs, kp, np, t->NWG);
+    pack(b, K, N, cp.trans_b ? ldb : 1, cp.trans_b ? 1 : ldb, bs, kp, np, b_panel);
     const bool c_direct = mp == cp.m && np == cp.n;
     const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
     set_args(k, 0, i32(mp), i32(np), i32(kp));
     set_real(k, 3, problem.alpha, prec);
     set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
-    set_args(k, 5, as, 0, t->MWG, i32(kp) * t->MWG, bs, 0, t->NWG, i32(kp) * t->NWG, cb,
+    set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel, cb,
              c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
+    if (img) {
+      const auto to_image = [&](int slot, const cl::Buffer& src, std::size_t width) {
+        cl::Image2D& dst = image(slot, width, kp);
+        std::vector<cl::Event> after{out.events.back()};
+        out.events.emplace_back();
+        queue.enqueueCopyBufferToImage(src, dst, 0, {0, 0, 0}, {width, kp, 1}, &after,
+                                       &out.events.back());
+        return dst;
+      };
+      set_args(k, 5, to_image(0, as, mp / 4));
+      set_args(k, 9, to_image(1, bs, np / 4));
+    }
     launch_main(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
                 cl::NDRange(t->MDIMC, t->NDIMC));
     if (!c_direct) {

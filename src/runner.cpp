@@ -192,10 +192,15 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
       }
       last_median = med;
     }
-  } catch (const cl::Error& e) {
+  } catch (const cl::Error& e) {  // waiting for, or reading back, a failed run
     m.status =
         e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;
     m.message = std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err());
+    return m;
+  } catch (const OpenCLError& e) {  // the routine's enqueue: a failing variant, not an abort
+    m.status =
+        e.cl_code() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;
+    m.message = e.what();
     return m;
   }
   m.median_ms = median(m.routine_ms);

@@ -123,5 +123,47 @@ TEST(ParamSpace, DeviceLimitsComeFromTheDeviceInfo) {
   }
 }
 
+// IMG was added after configurations were stored: texts without it are IMG=0 and stay as they
+// were; IMG=1 needs images, fp32, no local-memory staging and whole texels.
+TEST(ParamSpace, ImageParameterKeepsStoredTextsAndItsRules) {
+  const std::string old_text =
+      "MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=4 VWN=4 KWI=2 SA=1 SB=1 MDIMA=8 NDIMB=8 STRM=0 "
+      "STRN=0";
+  const auto old = parse_config(KernelKind::kTiled, old_text);
+  EXPECT_EQ(std::get<TiledConfig>(old).IMG, 0);
+  EXPECT_EQ(to_string(old), old_text);
+  EXPECT_EQ(old, KernelConfig(TiledConfig{}));
+  EXPECT_EQ(parse_config(KernelKind::kTiled, old_text + " IMG=0"), old);
+
+  TiledConfig img;
+  img.SA = img.SB = 0, img.MDIMA = img.MDIMC, img.NDIMB = img.NDIMC, img.IMG = 1;
+  EXPECT_TRUE(constraint_violations(img).empty());
+  EXPECT_NE(to_string(img).find(" IMG=1"), std::string::npos);
+  EXPECT_EQ(parse_config(KernelKind::kTiled, to_string(img)), KernelConfig(img));
+  EXPECT_NE(build_options(img, Precision::kSingle).find("-DIMG=1"), std::string::npos);
+  TiledConfig staged = img;
+  staged.SA = 1;
+  EXPECT_FALSE(constraint_violations(staged).empty());
+  TiledConfig narrow = img;
+  narrow.VWN = 2;
+  EXPECT_FALSE(constraint_violations(narrow).empty());
+
+  DeviceInfo d;
+  d.max_work_group_size = 1024;
+  d.max_work_item_sizes = {1024, 1024, 1024};
+  d.local_mem_bytes = 32768;
+  d.preferred.float_ = 1;
+  d.fp64 = true;
+  EXPECT_FALSE(limit_violations(img, d, Precision::kSingle).empty()) << "no image support";
+  d.image_support = true;
+  EXPECT_TRUE(limit_violations(img, d, Precision::kSingle).empty());
+  EXPECT_FALSE(limit_violations(img, d, Precision::kDouble).empty()) << "fp32 texels only";
+  // The quick space leaves images out; the full one has them.
+  for (const auto& c :
+       enumerate(KernelKind::kTiled, SpaceSize::kQuick, nullptr, Precision::kSingle)) {
+    EXPECT_EQ(std::get<TiledConfig>(c).IMG, 0);
+  }
+}
+
 }  // namespace
 }  // namespace mmtune

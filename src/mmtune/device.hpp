@@ -34,6 +34,8 @@ struct DeviceInfo {
   VectorWidths preferred, native;
   bool fp64 = false;
   bool fp16 = false;
+  bool image_support = false;  // CL_DEVICE_IMAGE_SUPPORT
+  std::size_t image2d_max_width = 0, image2d_max_height = 0;
   std::string extensions;
   std::string key;  // see device_key()
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,9 @@ struct Parameter {
   int Config::*field;       // where the value lives in the typed configuration
   std::vector<int> values;  // allowed values in this space
   std::string help;
+  // For a parameter added after configurations were stored: the value older texts meant by
+  // leaving it out. The canonical text omits it at that value, so stored texts stay canonical.
+  std::optional<int> absent = std::nullopt;
 };
 
 template <class Config>
