@@ -12,7 +12,6 @@
 namespace mmtune {
 namespace {
 
-constexpr int kIterations = 2048;  // multiply-adds per chain per work-item (roofline.cl)
 constexpr int kChains = 8;
 constexpr double kMinRunMs = 20.0;  // long enough that launch costs do not matter
 constexpr int kRuns = 3;
@@ -90,6 +89,27 @@ unsigned roofline_vector_width(const DeviceInfo& d, Precision precision) {
   return vw;
 }
 
+cl::Program roofline_program(ProgramCache& programs, const KernelSources& sources,
+                             const DeviceInfo& device, Precision precision) {
+  const auto built = programs.build(sources.program("roofline.cl"),
+                                    std::string("-DPRECISION=") + to_string(precision) + " -DVW=" +
+                                        std::to_string(roofline_vector_width(device, precision)) +
+                                        " -DITERATIONS=" + std::to_string(kRooflineIterations));
+  if (!built->ok) throw Error("the roofline kernels did not build: " + built->log.substr(0, 500));
+  return built->program;
+}
+
+void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision) {
+  peak_flops.setArg(0, out);
+  if (precision == Precision::kDouble) {
+    peak_flops.setArg(1, 1.0);
+  } else if (precision == Precision::kSingle) {
+    peak_flops.setArg(1, 1.0f);
+  } else {
+    peak_flops.setArg(1, cl_half(0x3c00));
+  }
+}
+
 bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, Precision precision,
                         Calibration& out) {
   if (cache_dir.empty()) return false;
@@ -110,22 +130,10 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
                       ProgramCache& programs, const DeviceInfo& device, Precision precision,
                       const KernelSources& sources, const std::string& cache_dir) {
   const unsigned vw = roofline_vector_width(device, precision);
-  const auto built = programs.build(sources.program("roofline.cl"),
-                                    std::string("-DPRECISION=") + to_string(precision) +
-                                        " -DVW=" + std::to_string(vw) +
-                                        " -DITERATIONS=" + std::to_string(kIterations));
-  if (!built->ok) throw Error("the calibration kernel did not build: " + built->log.substr(0, 500));
   const std::size_t es = static_cast<std::size_t>(precision) / 8;
-  cl::Kernel peak(built->program, "peak_flops");
+  cl::Kernel peak(roofline_program(programs, sources, device, precision), "peak_flops");
   const auto run = [&](std::size_t items, cl::Buffer& out) {
-    peak.setArg(0, out);
-    if (precision == Precision::kDouble) {
-      peak.setArg(1, 1.0);
-    } else if (precision == Precision::kSingle) {
-      peak.setArg(1, 1.0f);
-    } else {
-      peak.setArg(1, cl_half(0x3c00));
-    }
+    set_peak_args(peak, out, precision);
     EventSample s;
     cl::Event e;
     const auto t0 = std::chrono::steady_clock::now();
@@ -150,7 +158,7 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
   }
   Calibration c;
   std::vector<EventSample> samples;
-  const double flops = 2.0 * kChains * vw * double(kIterations) * double(items);
+  const double flops = 2.0 * kChains * vw * double(kRooflineIterations) * double(items);
   for (int i = 0; i < kRuns; ++i) {
     samples.push_back(run(items, out));
     c.peak_gflops = std::max(c.peak_gflops, flops / (samples.back().wall_ms * 1e6));

@@ -11,7 +11,6 @@
 namespace mmtune {
 namespace {
 
-constexpr int kIterations = 2048;
 constexpr int kChains = 8;
 
 // Seconds one kernel run takes: by its events where the device's are usable (calibration.hpp),
@@ -44,28 +43,18 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   const Calibration calibration =
       calibrate(context, queue, cache, d, precision, sources, ProgramCache::default_disk_dir());
   const bool events = calibration.events.usable;
-  const auto built = cache.build(sources.program("roofline.cl"),
-                                 std::string("-DPRECISION=") + to_string(precision) +
-                                     " -DVW=" + std::to_string(vw) +
-                                     " -DITERATIONS=" + std::to_string(kIterations));
-  if (!built->ok) throw Error("the roofline kernels did not build: " + built->log.substr(0, 500));
+  const cl::Program program = roofline_program(cache, sources, d, precision);
   const std::size_t es = static_cast<std::size_t>(precision) / 8;
   Roofline r;
 
   // Enough work-items to fill every compute unit many times over.
   const std::size_t items = std::size_t(d.compute_units) * 4096;
   cl::Buffer out(context, CL_MEM_WRITE_ONLY, items * es);
-  cl::Kernel peak(built->program, "peak_flops");
-  peak.setArg(0, out);
-  if (precision == Precision::kDouble)
-    peak.setArg(1, 1.0);
-  else if (precision == Precision::kSingle)
-    peak.setArg(1, 1.0f);
-  else
-    peak.setArg(1, cl_half(0x3c00));
+  cl::Kernel peak(program, "peak_flops");
+  set_peak_args(peak, out, precision);
   for (int rep = 0; rep < 4; ++rep) {  // the first run includes lazy compilation
     const double seconds = run_seconds(queue, peak, items, events);
-    const double flops = 2.0 * kChains * vw * double(kIterations) * double(items);
+    const double flops = 2.0 * kChains * vw * double(kRooflineIterations) * double(items);
     if (rep > 0) r.peak_gflops = std::max(r.peak_gflops, flops / seconds * 1e-9);
   }
 
@@ -74,7 +63,7 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   bytes -= bytes % (vw * es * 1024);
   cl::Buffer src(context, CL_MEM_READ_ONLY, bytes), dst(context, CL_MEM_WRITE_ONLY, bytes);
   queue.enqueueFillBuffer(src, cl_uchar(1), 0, bytes);
-  cl::Kernel copy(built->program, "stream_copy");
+  cl::Kernel copy(program, "stream_copy");
   copy.setArg(0, src);
   copy.setArg(1, dst);
   for (int rep = 0; rep < 5; ++rep) {

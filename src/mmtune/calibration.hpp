@@ -61,4 +61,12 @@ bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, 
 // The widest vector width the device prefers for a precision, as a valid OpenCL width (1-16).
 unsigned roofline_vector_width(const DeviceInfo& device, Precision precision);
 
+// roofline.cl built with that width and kRooflineIterations multiply-adds per chain (eight
+// chains per work-item). Throws Error when it does not build.
+constexpr int kRooflineIterations = 2048;
+cl::Program roofline_program(ProgramCache& programs, const KernelSources& sources,
+                             const DeviceInfo& device, Precision precision);
+// Sets peak_flops's arguments: its output buffer and a seed of 1 in the precision's type.
+void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision);
+
 }  // namespace mmtune
