@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs CLBlast's own GEMM tuner (clblast_tuner_xgemm from the Debian package clblast-utils) on a
-# PoCL device and keeps its JSON files, which `mmtune bench --clblast-tuned FILE...` and
+# PoCL device (or another implementation's: PLATFORM=rusticl) and keeps its JSON files, which `mmtune bench --clblast-tuned FILE...` and
 # bench/make_results.sh (CLBLAST_TUNED) load into CLBlast with clblast::OverrideParameters. It
 # also records the tuner's wall time, the figure mmtune's own search time is compared against.
 #
 #   bench/tune_clblast.sh [OUT_DIR]          default OUT_DIR: results/clblast-fresh
 #
-# Environment: N (m = n = k, default 1024), PRECISION (32 or 64, default 32), DEVICE (index in
-# PoCL's platform, default 0), FRACTION (CLBlast's -fraction: the share of its large space that
+# Environment: N (m = n = k, default 1024), PRECISION (32 or 64, default 32), PLATFORM (a part of
+# the platform's name, default pocl; rusticl for Mesa's llvmpipe, with RUSTICL_ENABLE=llvmpipe
+# set here), DEVICE (index in that platform, default 0), FRACTION (CLBlast's -fraction: the share of its large space that
 # the random stages sample; default CLBlast's own). The tuner always measures its fixed set of
 # 578 configurations first, so even a small FRACTION takes long: at n = 1024 on the 2-core
 # reference machine it measured 300 of them in 20 minutes (results/clblast-fresh/README.txt), so
@@ -24,10 +25,13 @@ if [ -z "$tuner" ]; then
   exit 2
 fi
 export POCL_DEVICES=${POCL_DEVICES:-"pthread basic"}
-# The PoCL platform's index among the installed OpenCL platforms.
+export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}
+# The platform's index among the installed OpenCL platforms.
+want=${PLATFORM:-pocl}
+[ "$want" = pocl ] && want='pocl\|portable'
 platform=0
 if command -v clinfo >/dev/null; then
-  platform=$(clinfo -l 2>/dev/null | grep -n '^Platform' | grep -i -m1 'pocl\|portable' |
+  platform=$(clinfo -l 2>/dev/null | grep '^Platform' | grep -n -i -m1 "$want" |
     cut -d: -f1 || true)
   platform=$(( ${platform:-1} - 1 ))
 fi
