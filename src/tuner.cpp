@@ -12,6 +12,7 @@
 #include "mmtune/kernel_source.hpp"
 #include "mmtune/lookup.hpp"
 #include "mmtune/strategy.hpp"
+#include "mmtune/warm_start.hpp"
 
 namespace mmtune {
 namespace {
@@ -27,8 +28,9 @@ struct KernelSearch {
   std::vector<KernelConfig> configs;  // candidate i is point i of the space
   std::unique_ptr<SearchSpace> space;
   std::unique_ptr<Strategy> strategy;
-  double weight = 1.0;    // share of the evaluations
-  std::size_t limit = 0;  // evaluations allotted (0: unlimited)
+  double weight = 1.0;                // share of the evaluations
+  std::size_t limit = 0;              // evaluations allotted (0: unlimited)
+  std::vector<std::size_t> switches;  // one configuration per code path (warm_start.hpp)
   std::size_t done = 0;
   bool exhausted = false;
 };
@@ -339,6 +341,11 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
     std::vector<std::vector<int>> points;
     points.reserve(s.configs.size());
     for (const auto& c : s.configs) points.push_back(parameter_values(c));
+    if (!request.candidates) {  // a given candidate list is searched as it is
+      const KernelConfig library = default_parameters(device.info, problem).config;
+      const KernelConfig base = kind_of(library) == k ? library : default_config(k);
+      s.switches = switch_variants(points, parameter_values(base));
+    }
     s.space = std::make_unique<SearchSpace>(parameter_names(k), std::move(points));
     s.weight = k == KernelKind::kTiled ? 3.0 : 1.0;
     searches.push_back(std::move(s));
@@ -353,8 +360,9 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
     s.strategy = make_strategy(session.strategy, *s.space, {request.seed, s.limit});
   }
 
-  // Warm start: the device type's default and what ran best on this device for other shapes
-  // are measured first. They count against the budget, and every strategy learns from them.
+  // Warm start: the device type's default, what ran best on this device for other shapes and
+  // one variant per code path are measured first. They count against the budget, and every strategy
+  // learns from them.
   {
     std::vector<KernelConfig> seeds = {default_parameters(device.info, problem).config};
     for (const auto& [kernel, config] : store.top_configs_elsewhere(key, problem, 6)) {
@@ -365,11 +373,16 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
     }
     for (auto& s : searches) {
       std::vector<std::size_t> picks;
+      const auto pick = [&](std::size_t i) {
+        if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
+      };
       for (const auto& c : seeds) {
         if (kind_of(c) != s.kind) continue;
-        const auto i = s.space->find(parameter_values(c));
-        if (i && std::find(picks.begin(), picks.end(), *i) == picks.end()) picks.push_back(*i);
+        if (const auto i = s.space->find(parameter_values(c))) pick(*i);
       }
+      // Every code path once (warm_start.hpp), within a quarter of the kernel's budget.
+      const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
+      for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
       std::vector<Observation> observations;
       std::vector<KernelConfig> todo;
       std::vector<std::size_t> todo_index;

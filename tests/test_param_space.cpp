@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
+#include "mmtune/warm_start.hpp"
 
 namespace mmtune {
 namespace {
@@ -163,6 +165,35 @@ TEST(ParamSpace, ImageParameterKeepsStoredTextsAndItsRules) {
        enumerate(KernelKind::kTiled, SpaceSize::kQuick, nullptr, Precision::kSingle)) {
     EXPECT_EQ(std::get<TiledConfig>(c).IMG, 0);
   }
+}
+
+// The warm start measures each code path once: for every two-valued parameter, the nearest
+// configuration to the default with the other value, however rare that path is.
+TEST(WarmStart, OneVariantPerSwitchNearestToTheBase) {
+  const std::vector<std::vector<int>> points = {
+      {1, 0, 5}, {1, 1, 5}, {2, 0, 5}, {2, 1, 7}, {3, 0, 7}, {3, 1, 5}};
+  // Base {1, 0, 5}: dimension 0 has three values (not a switch); 1 and 2 are switches.
+  EXPECT_EQ(switch_variants(points, {1, 0, 5}), (std::vector<std::size_t>{1, 4}));
+
+  const auto configs = enumerate(KernelKind::kTiled, SpaceSize::kFull, nullptr, Precision::kSingle);
+  std::vector<std::vector<int>> all;
+  for (const auto& c : configs) all.push_back(parameter_values(c));
+  const auto base = parameter_values(TiledConfig{});
+  const auto picks = switch_variants(all, base);
+  const auto names = parameter_names(KernelKind::kTiled);
+  std::set<std::string> flipped;
+  for (std::size_t i : picks) {
+    for (std::size_t d = 0; d < names.size(); ++d) {
+      if (all[i][d] != base[d]) flipped.insert(names[d]);
+    }
+  }
+  for (const char* name : {"KWG", "KWI", "SA", "SB", "STRM", "STRN", "IMG"}) {
+    EXPECT_TRUE(flipped.count(name)) << name;
+  }
+  EXPECT_LE(picks.size(), 7u);
+  bool image = false;
+  for (std::size_t i : picks) image = image || std::get<TiledConfig>(configs[i]).IMG == 1;
+  EXPECT_TRUE(image) << "IMG=1 is under 2 % of the space, yet measured";
 }
 
 }  // namespace
