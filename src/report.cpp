@@ -771,7 +771,10 @@ void Report::implementations(Doc& doc) {
       for (const BenchRow* b : rows) {
         if (b->status == "Ok" && b->gflops && is_square(b->p)) by_n[b->p.n][b->subject] = b;
       }
-      for (const auto& [n, subjects] : by_n) {
+      for (const auto& entry : by_n) {
+        // Not a structured binding: a lambda below uses it (clang before 16 refuses that).
+        const std::size_t n = entry.first;
+        const auto& subjects = entry.second;
         const auto g = [&](const char* subject) -> Opt {
           const auto it = subjects.find(subject);
           return it == subjects.end() ? Opt() : it->second->gflops;
