@@ -36,6 +36,28 @@ __kernel void pack_cols(const int rows, const int cols, const __global real* res
   for (int jj = valid; jj < panel; ++jj) d[jj] = (real)0;
 }
 
+// The IMG=1 form of both packs: dst is the rows_p x (cols_p / 4) image of float4 texels, texel
+// (x, i) holding elements (i, 4x..4x+3), zero in the padding. One pass instead of a pack and a
+// buffer-to-image copy (memory traffic is what llvmpipe pays most for).
+#if PRECISION == 32 && defined(__IMAGE_SUPPORT__)
+__kernel void pack_image(const int rows, const int cols, const __global float* restrict src,
+                         const int src_offset, const int si, const int sj,
+                         __write_only image2d_t dst) {
+  const int x = get_global_id(0);
+  const int i = get_global_id(1);
+  float4 v = (float4)0;
+  if (i < rows) {
+    const __global float* s = src + src_offset + i * si;
+    const int j = 4 * x;
+    if (j < cols) v.x = s[j * sj];
+    if (j + 1 < cols) v.y = s[(j + 1) * sj];
+    if (j + 2 < cols) v.z = s[(j + 2) * sj];
+    if (j + 3 < cols) v.w = s[(j + 3) * sj];
+  }
+  write_imagef(dst, (int2)(x, i), v);
+}
+#endif
+
 // dst(i, j) = src(i, j) + beta * dst(i, j) for the rows x cols top-left part of the padded src;
 // beta = 0 never reads dst (BLAS semantics: C may hold NaN).
 __kernel void unpad_copy(const int rows, const int cols, const real beta,

@@ -225,12 +225,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         auto ev = routine.enqueue(queue, p, s.config, {&a}, {&b}, {&c});
         queue.finish();
         const double wall = ms_since(t0);
-        if (!events) return std::pair{wall, rerun_main_ms(queue, ev)};
-        const auto& e = ev.events[ev.main];
-        const double kernel = double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                     e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
-                              1e-6;
-        return std::pair{wall, kernel};
+        return std::pair{wall, main_kernel_ms(queue, ev, events)};
       };
       if (warm_up_and_verify(row, [&] { return call(), true; })) together.push_back({&row, call});
     }

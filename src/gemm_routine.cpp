@@ -123,9 +123,15 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
   const auto copy =
       cache_.build(sources_.program("copy.cl"), std::string("-DPRECISION=") + to_string(precision));
   if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
-  return copy_[precision] = {
-             cl::Kernel(copy->program, "pack_rows"), cl::Kernel(copy->program, "pack_cols"),
-             cl::Kernel(copy->program, "unpad_copy"), cl::Kernel(copy->program, "scale_c")};
+  CopyKernels& k = copy_[precision] = {cl::Kernel(copy->program, "pack_rows"),
+                                       cl::Kernel(copy->program, "pack_cols"),
+                                       cl::Kernel(copy->program, "unpad_copy"),
+                                       cl::Kernel(copy->program, "scale_c"),
+                                       {}};
+  if (precision == Precision::kSingle && device_.image_support) {
+    k.pack_image = cl::Kernel(copy->program, "pack_image");
+  }
+  return k;
 }
 
 cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
@@ -147,7 +153,7 @@ cl::Image2D& GemmRoutine::image(int slot, std::size_t width, std::size_t height)
   }
   if (image_size_[slot] != std::pair(width, height)) {
     // Commands still using the old image keep it alive (OpenCL defers the release).
-    images_[slot] = cl::Image2D(cache_.context(), CL_MEM_READ_ONLY,
+    images_[slot] = cl::Image2D(cache_.context(), CL_MEM_READ_WRITE,
                                 cl::ImageFormat(CL_RGBA, CL_FLOAT), width, height);
     image_size_[slot] = {width, height};
   }
@@ -269,34 +275,37 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                          : cl::NDRange(rows_p, cols_p / panel),
                  cl::NullRange);
     };
-    // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not).
-    // Images (IMG=1) take one panel each: plain K x M and K x N matrices of float4 texels.
+    // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not);
+    // B: K x N with n contiguous in panels of NWG. Images (IMG=1) are one panel each: plain
+    // K x M and K x N matrices of float4 texels, packed straight into the image.
     const bool img = t->IMG != 0;
     const int a_panel = img ? i32(mp) : t->MWG, b_panel = img ? i32(np) : t->NWG;
     const int lda = i32(cp.lda), ldb = i32(cp.ldb);
-    cl::Buffer& as = scratch(0, kp * mp * es);
-    pack(a, K, M, cp.trans_a ? 1 : lda, cp.trans_a ? lda : 1, as, kp, mp, a_panel);
-    // B: K x N with n contiguous in panels of NWG.
-    cl::Buffer& bs = scratch(1, kp * np * es);
-    pack(b, K, N, cp.trans_b ? ldb : 1, cp.trans_b ? 1 : ldb, bs, kp, np, b_panel);
+    const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
+    const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
     const bool c_direct = mp == cp.m && np == cp.n;
     const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
     set_args(k, 0, i32(mp), i32(np), i32(kp));
     set_real(k, 3, problem.alpha, prec);
     set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
-    set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel, cb,
-             c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
+    set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
     if (img) {
-      const auto to_image = [&](int slot, const cl::Buffer& src, std::size_t width) {
+      if (!copies.pack_image()) throw Error("IMG=1 needs fp32 and a device with images");
+      const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
+                                  std::size_t width) {
         cl::Image2D& dst = image(slot, width, kp);
-        std::vector<cl::Event> after{out.events.back()};
-        out.events.emplace_back();
-        queue.enqueueCopyBufferToImage(src, dst, 0, {0, 0, 0}, {width, kp, 1}, &after,
-                                       &out.events.back());
+        set_args(copies.pack_image, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst);
+        launch_one(copies.pack_image, cl::NDRange(width, kp), cl::NullRange);
         return dst;
       };
-      set_args(k, 5, to_image(0, as, mp / 4));
-      set_args(k, 9, to_image(1, bs, np / 4));
+      set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
+      set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
+    } else {
+      cl::Buffer& as = scratch(0, kp * mp * es);
+      pack(a, K, M, sia, sja, as, kp, mp, a_panel);
+      cl::Buffer& bs = scratch(1, kp * np * es);
+      pack(b, K, N, sib, sjb, bs, kp, np, b_panel);
+      set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel);
     }
     launch_main(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
                 cl::NDRange(t->MDIMC, t->NDIMC));
@@ -345,6 +354,15 @@ double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call) {
   queue.enqueueNDRangeKernel(call.main_kernel, cl::NullRange, call.main_global, call.main_local);
   queue.finish();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double main_kernel_ms(const cl::CommandQueue& queue, const RoutineEvents& call,
+                      bool events_usable) {
+  if (!events_usable) return rerun_main_ms(queue, call);
+  const cl::Event& e = call.events[call.main];
+  return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
+         1e-6;
 }
 
 }  // namespace mmtune

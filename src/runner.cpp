@@ -138,8 +138,7 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
   m.kernel_wall_clock = !events;
   const auto record = [&](const Run& run) {
     m.routine_ms.push_back(run.wall_ms);
-    m.kernel_ms.push_back(events ? span_ms(run.ev.events[run.ev.main], run.ev.events[run.ev.main])
-                                 : rerun_main_ms(queue_, run.ev));
+    m.kernel_ms.push_back(main_kernel_ms(queue_, run.ev, events));
   };
   try {
     reset_c();
@@ -161,8 +160,11 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     // only when it already shows the variant is clearly slower than the best.
     // Summed command durations, not the span: the span of a first run also covers the driver's
     // lazy compilation between commands.
-    double first_busy_ms = events ? 0.0 : first.wall_ms;
-    for (const auto& e : first.ev.events) first_busy_ms += events ? span_ms(e, e) : 0.0;
+    double first_busy_ms = first.wall_ms;
+    if (events) {
+      first_busy_ms = 0.0;
+      for (const auto& e : first.ev.events) first_busy_ms += span_ms(e, e);
+    }
     bool done = false;  // the first run already decided the outcome
     if (timing.early_stop_ms > 0 && first_busy_ms > 3.0 * timing.early_stop_ms) {
       record(first);

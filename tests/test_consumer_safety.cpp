@@ -85,8 +85,10 @@ TEST_P(OutOfOrder, EveryKernelPathIsCorrectOnAnOutOfOrderQueue) {
   cl::CommandQueue queue(context, dev.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   test::TempDir dir;
   DirectConfig direct;
-  const std::pair<const char*, KernelConfig> paths[] = {{"tiled", small_tiled()},
-                                                        {"direct", direct}};
+  TiledConfig image = small_tiled();  // packs straight into images instead of buffers
+  image.IMG = 1;
+  const std::pair<const char*, KernelConfig> paths[] = {
+      {"tiled", small_tiled()}, {"tiled_image", image}, {"direct", direct}};
   std::mt19937 rng(20261201);
   for (const auto& [name, config] : paths) {
     Gemm gemm(context, queue, lookup_with(dir, dev.info, config));

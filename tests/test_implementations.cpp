@@ -106,6 +106,49 @@ TEST_P(DeviceTiming, KernelTimesArePlausible) {
   EXPECT_GE(cached.peak_gflops, runner.calibration().peak_gflops);
 }
 
+// A figure above the device's peak is recorded as a measurement error, never as a result: with
+// a peak of 1 MFLOPS every real GEMM is "too fast". On llvmpipe the kernel is timed by the wall
+// clock (events unusable) and must be judged the same way.
+TEST_P(DeviceTiming, FiguresAboveTheMeasuredPeakAreMeasurementErrors) {
+  const Device& dev = test::device_named(GetParam());
+  const KernelSources sources;
+  Runner runner(dev, sources);
+  GemmProblem p;
+  p.m = p.n = p.k = 64;
+  runner.set_problem(p);
+  Calibration tiny = runner.calibration();
+  tiny.peak_gflops = 0.001;
+  runner.assume_calibration(tiny);
+  const Measurement m = runner.evaluate(TiledConfig{});
+  EXPECT_EQ(m.status, Status::kMeasurementError) << m.message;
+  EXPECT_NE(m.message.find("measurement error"), std::string::npos) << m.message;
+  runner.assume_calibration(Calibration{});  // no peak known: no bound
+  EXPECT_EQ(runner.evaluate(TiledConfig{}).status, Status::kOk);
+}
+
+// An image larger than the device allows fails at enqueue (CL_INVALID_IMAGE_SIZE from the
+// routine's own check): a failing variant, recorded as LaunchFailed, not an abort of the tune.
+TEST_P(DeviceTiming, AnImageAboveTheDeviceLimitIsALaunchFailure) {
+  Device small = test::device_named(GetParam());
+  ASSERT_TRUE(small.info.image_support);
+  small.info.image2d_max_width = 8;  // 128 columns are 32 texels
+  const KernelSources sources;
+  GemmProblem p;
+  p.m = p.n = p.k = 128;
+  TiledConfig image;
+  image.MWG = image.NWG = 32, image.KWG = 16, image.MDIMC = image.NDIMC = 4, image.VWM = 4,
+  image.VWN = 4, image.SA = image.SB = 0, image.MDIMA = image.NDIMB = 4, image.IMG = 1;
+  Runner runner(small, sources);
+  runner.set_problem(p);
+  const Measurement m = runner.evaluate(image);
+  EXPECT_EQ(m.status, Status::kLaunchFailed) << m.message;
+  EXPECT_NE(m.message.find("more than the device's 8 x"), std::string::npos) << m.message;
+  // The same configuration within the real limits runs.
+  Runner real(test::device_named(GetParam()), sources);
+  real.set_problem(p);
+  EXPECT_EQ(real.evaluate(image).status, Status::kOk);
+}
+
 INSTANTIATE_TEST_SUITE_P(Pocl, DeviceTiming, ::testing::Values("pthread"));
 INSTANTIATE_TEST_SUITE_P(Llvmpipe, DeviceTiming, ::testing::Values("llvmpipe"));
 

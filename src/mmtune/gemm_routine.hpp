@@ -32,6 +32,10 @@ struct RoutineEvents {
 // writes C (or scratch) again.
 double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call);
 
+// The kernel-alone time of a completed call: its GEMM kernel's event duration where the
+// device's event timestamps are usable, else rerun_main_ms().
+double main_kernel_ms(const cl::CommandQueue& queue, const RoutineEvents& call, bool events_usable);
+
 struct Operand {
   const cl::Buffer* buffer = nullptr;
   std::size_t offset = 0;  // in elements
@@ -86,6 +90,7 @@ class GemmRoutine {
   std::map<std::string, cl::Kernel> kernels_;  // key: build options
   struct CopyKernels {
     cl::Kernel pack_rows, pack_cols, unpad, scale;  // kernels/copy.cl
+    cl::Kernel pack_image;                          // fp32 on devices with images only
   };
   CopyKernels& copies(Precision p);
   std::map<Precision, CopyKernels> copy_;
