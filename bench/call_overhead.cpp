@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "mmtune/gemm.hpp"
-#include "mmtune/store.hpp"
+#include "opencl/gemm_routine.hpp"
+#include "opencl/kernel_source.hpp"
+#include "opencl/program_cache.hpp"
+#include "store/store.hpp"
 
 namespace {
 

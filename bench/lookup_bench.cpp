@@ -12,7 +12,7 @@
 #include <string>
 
 #include "mmtune/lookup.hpp"
-#include "mmtune/store.hpp"
+#include "store/store.hpp"
 
 int main(int argc, char** argv) {
   using namespace mmtune;

@@ -12,9 +12,10 @@
 #
 # Environment: RESULTS_DIR (default results/), RESULTS_DB (default results/.work/results.db;
 # an existing database is resumed: what it holds is not measured again), DEVICES (default
-# "pthread basic llvmpipe"), CLBLAST_TUNED (clblast
-# tuner JSON files for the "clblast-tuned" subject; default: results/clblast/*.json, copied from
-# ../shared/data/clblast when absent; bench/tune_clblast.sh produces fresh ones). For a quick
+# "pthread basic llvmpipe"), CLBLAST_TUNED (clblast tuner JSON files for the "clblast-tuned"
+# subject; default: results/clblast/*.json, copied from ../shared/data/clblast when absent; a
+# device's own results/clblast-<device>/*.json, from bench/tune_clblast.sh on that device, take
+# precedence for it), SIZES, SMALL_SIZES, LIMIT_PERCENT (of each tune's time limit). For a quick
 # trial: SIZES="64 128" LIMIT_PERCENT=20 RESULTS_DIR=/tmp/r bench/make_results.sh
 set -euo pipefail
 
@@ -91,8 +92,12 @@ for dev in "${devices[@]}"; do
     done
     [ "${BENCH_ONLY:-0}" = 1 ] ||
       run roofline --device "$dev" --precision "$prec" --db "$db" >"$out/.work/roofline-$dev-fp$prec.txt"
+    # CLBlast's tuned parameters: the device's own tuner files (results/clblast-<device>/, from
+    # bench/tune_clblast.sh on it) where present, else the shared ones.
     clb=()
-    [ "$prec" = 32 ] && [ ${#clblast_tuned[@]} -gt 0 ] && clb=(--clblast-tuned "${clblast_tuned[@]}")
+    files=("${clblast_tuned[@]}")
+    compgen -G "$out/clblast-$dev/*.json" >/dev/null && files=("$out/clblast-$dev"/*.json)
+    [ "$prec" = 32 ] && [ ${#files[@]} -gt 0 ] && clb=(--clblast-tuned "${files[@]}")
     list=$(printf '%s\n' "${all[@]}" | sort -n | paste -sd,)
     run bench --device "$dev" --precision "$prec" --n "$list" "${clb[@]}" \
       --db "$db" | tee "$out/bench-$dev-fp$prec.txt"

@@ -11,8 +11,8 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
-#include "mmtune/sql.hpp"
-#include "mmtune/store.hpp"
+#include "store/sql.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

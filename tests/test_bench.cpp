@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mmtune/bench.hpp"
-#include "mmtune/roofline.hpp"
+#include "bench/bench.hpp"
+#include "bench/roofline.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

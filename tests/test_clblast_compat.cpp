@@ -5,8 +5,8 @@
 #include <random>
 
 #include "mmtune/clblast_compat.hpp"
-#include "mmtune/host_data.hpp"
-#include "mmtune/reference.hpp"
+#include "opencl/host_data.hpp"
+#include "opencl/reference.hpp"
 #include "test_support.hpp"
 
 #ifdef MMTUNE_HAVE_CLBLAST

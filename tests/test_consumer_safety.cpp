@@ -10,9 +10,9 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm.hpp"
-#include "mmtune/host_data.hpp"
-#include "mmtune/reference.hpp"
-#include "mmtune/store.hpp"
+#include "opencl/host_data.hpp"
+#include "opencl/reference.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

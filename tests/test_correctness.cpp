@@ -6,7 +6,7 @@
 #include <random>
 
 #include "mmtune/error.hpp"
-#include "mmtune/runner.hpp"
+#include "opencl/runner.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

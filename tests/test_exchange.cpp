@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
-#include "mmtune/exchange.hpp"
-#include "mmtune/store.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

@@ -21,7 +21,7 @@
 
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/lookup.hpp"
-#include "mmtune/sql.hpp"
+#include "store/sql.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "mmtune/error.hpp"
-#include "mmtune/kernel_source.hpp"
+#include "opencl/kernel_source.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

@@ -5,7 +5,7 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
-#include "mmtune/warm_start.hpp"
+#include "tune/warm_start.hpp"
 
 namespace mmtune {
 namespace {
@@ -170,8 +170,8 @@ TEST(ParamSpace, ImageParameterKeepsStoredTextsAndItsRules) {
 // The warm start measures each code path once: for every two-valued parameter, the nearest
 // configuration to the default with the other value, however rare that path is.
 TEST(WarmStart, OneVariantPerSwitchNearestToTheBase) {
-  const std::vector<std::vector<int>> points = {
-      {1, 0, 5}, {1, 1, 5}, {2, 0, 5}, {2, 1, 7}, {3, 0, 7}, {3, 1, 5}};
+  const std::vector<std::vector<int>> points = {{1, 0, 5}, {1, 1, 5}, {2, 0, 5},
+                                                {2, 1, 7}, {3, 0, 7}, {3, 1, 5}};
   // Base {1, 0, 5}: dimension 0 has three values (not a switch); 1 and 2 are switches.
   EXPECT_EQ(switch_variants(points, {1, 0, 5}), (std::vector<std::size_t>{1, 4}));
 

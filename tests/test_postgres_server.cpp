@@ -20,7 +20,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "mmtune/sql.hpp"
+#include "store/sql.hpp"
 #include "test_support.hpp"
 
 namespace mmtune::test {

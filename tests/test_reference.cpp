@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "mmtune/host_data.hpp"
-#include "mmtune/reference.hpp"
+#include "opencl/host_data.hpp"
+#include "opencl/reference.hpp"
 
 namespace mmtune {
 namespace {

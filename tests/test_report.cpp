@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "mmtune/error.hpp"
-#include "mmtune/report.hpp"
-#include "mmtune/store.hpp"
-#include "mmtune/svg_chart.hpp"
+#include "report/report.hpp"
+#include "report/svg_chart.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
-#include "mmtune/exchange.hpp"
-#include "mmtune/store.hpp"
-#include "sql_backend.hpp"
+#include "store/sql_backend.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "mmtune/error.hpp"
-#include "mmtune/replay.hpp"
-#include "mmtune/simulate.hpp"
-#include "mmtune/strategy.hpp"
+#include "search/simulate.hpp"
+#include "search/strategy.hpp"
+#include "tune/replay.hpp"
 
 namespace mmtune {
 namespace {

@@ -1,7 +1,7 @@
 #include "test_support.hpp"
 
-#include "mmtune/sql.hpp"
-#include "mmtune/store.hpp"
+#include "store/sql.hpp"
+#include "store/store.hpp"
 
 #include <fcntl.h>
 #include <grp.h>

@@ -15,10 +15,10 @@
 #include <thread>
 
 #include "mmtune/lookup.hpp"
-#include "mmtune/store.hpp"
-#include "mmtune/strategy.hpp"
-#include "mmtune/tuner.hpp"
+#include "search/strategy.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
+#include "tune/tuner.hpp"
 
 namespace mmtune {
 namespace {
@@ -371,7 +371,9 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   const auto resumed = test::run_mmtune(again);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
-  EXPECT_GE(j["reused"].get<int>(), 3);
+  // The warm start asks again for the stored best and the first two code-path variants (a
+  // quarter of the budget), all measured before the interrupt; the best may be one of them.
+  EXPECT_GE(j["reused"].get<int>(), 2);
   // The budget bounds the search; the references (default, naive, classic) come on top when the
   // interrupted run had not measured them yet.
   const int confirming = j["confirmed"]["evaluations"].get<int>();

@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "mmtune/error.hpp"
-#include "mmtune/sql.hpp"
-#include "mmtune/store.hpp"
+#include "store/sql.hpp"
+#include "store/store.hpp"
 
 namespace mmtune::cli {
 
@@ -102,6 +102,10 @@ GemmProblem make_problem(const ProblemOptions& o) {
   p.trans_a = o.trans_a;
   p.trans_b = o.trans_b;
   return p;
+}
+
+KernelSources load_sources(const GlobalOptions& g) {
+  return g.kernels_dir.empty() ? KernelSources() : KernelSources(g.kernels_dir);
 }
 
 }  // namespace mmtune::cli

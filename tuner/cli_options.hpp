@@ -5,8 +5,19 @@
 #include <string>
 
 #include "mmtune/problem.hpp"
+#include "opencl/kernel_source.hpp"
 
 namespace mmtune::cli {
+
+// Options before the command: logging and where kernels come from.
+struct GlobalOptions {
+  int verbose = 0;
+  bool quiet = false;
+  std::string kernels_dir;
+};
+
+// The kernel sources: the embedded copies, or --kernels-dir's files.
+KernelSources load_sources(const GlobalOptions& g);
 
 struct DeviceOptions {
   std::string device = "0";

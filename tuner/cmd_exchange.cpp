@@ -4,9 +4,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
-#include "mmtune/exchange.hpp"
-#include "mmtune/store.hpp"
+#include "store/store.hpp"
 
 namespace mmtune::cli {
 namespace {

@@ -1,4 +1,4 @@
-// The export and import commands: options and their mapping onto src/mmtune/exchange.hpp.
+// The export and import commands: options and their mapping onto src/exchange/exchange.hpp.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -4,8 +4,8 @@
 
 #include "cli_options.hpp"
 #include "mmtune/error.hpp"
-#include "mmtune/report.hpp"
-#include "mmtune/store.hpp"
+#include "report/report.hpp"
+#include "store/store.hpp"
 
 namespace mmtune::cli {
 

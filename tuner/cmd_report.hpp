@@ -1,4 +1,4 @@
-// The report command: options and their mapping onto src/mmtune/report.hpp.
+// The report command: options and their mapping onto src/report/report.hpp.
 #pragma once
 
 #include <CLI/CLI.hpp>

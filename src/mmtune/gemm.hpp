@@ -20,21 +20,15 @@
 // fails to build. No OpenCL exception (cl::Error) escapes.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "mmtune/cl.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
-#include "mmtune/gemm_routine.hpp"
-#include "mmtune/kernel_source.hpp"
 #include "mmtune/lookup.hpp"
 #include "mmtune/problem.hpp"
-#include "mmtune/program_cache.hpp"
 
 namespace mmtune {
 
@@ -47,6 +41,7 @@ class Gemm {
   // The same from raw OpenCL handles (retained, not taken over).
   Gemm(cl_context context, cl_command_queue queue,
        std::shared_ptr<const ParameterLookup> lookup = nullptr);
+  ~Gemm();
 
   // Enqueues the multiplication on the Gemm's queue and returns the event of the whole routine.
   // Offsets are in elements.
@@ -62,31 +57,12 @@ class Gemm {
 
   // The parameters used for a problem (looked up once per shape, then cached).
   TunedParameters parameters(const GemmProblem& problem);
-  const DeviceInfo& device() const { return device_; }
-  const cl::Context& context() const { return context_; }
+  const DeviceInfo& device() const;
+  const cl::Context& context() const;
 
  private:
-  // Parameters of a shape whose kernels have been built.
-  struct Ready {
-    TunedParameters parameters;
-    bool built = false;
-  };
-  Ready& ready(const GemmProblem& problem);  // needs mutex_
-  cl::Event run(const cl::CommandQueue& queue, const GemmProblem& problem, const cl::Buffer& a,
-                const cl::Buffer& b, const cl::Buffer& c, std::size_t a_offset,
-                std::size_t b_offset, std::size_t c_offset, const std::vector<cl::Event>& wait_for);
-
-  cl::Context context_;
-  cl::CommandQueue queue_;
-  cl::Device cl_device_;
-  DeviceInfo device_;
-  std::shared_ptr<const ParameterLookup> lookup_;
-  KernelSources sources_;
-  ProgramCache cache_;
-  GemmRoutine routine_;
-  using ShapeKey = std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool, bool>;
-  std::map<ShapeKey, Ready> chosen_;
-  std::mutex mutex_;  // serialises calls: kernel arguments, scratch buffers, chosen_
+  struct Impl;  // the routine, its program cache and the parameters chosen per shape
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace mmtune

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "mmtune/device.hpp"
+#include "mmtune/device_info.hpp"
 #include "mmtune/param_space.hpp"
 
 namespace mmtune {

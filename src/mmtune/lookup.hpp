@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "mmtune/device.hpp"
+#include "mmtune/device_info.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
 

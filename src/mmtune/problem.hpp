@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "mmtune/device.hpp"
+#include "mmtune/device_info.hpp"
 
 namespace mmtune {
 

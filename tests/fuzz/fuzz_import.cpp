@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
-#include "mmtune/exchange.hpp"
-#include "mmtune/store.hpp"
+#include "store/store.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static mmtune::Store store(":memory:");

@@ -1,0 +1,330 @@
+#include "bench/bench.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "bench/bench_backends.hpp"
+#include "mmtune/error.hpp"
+#include "opencl/calibration.hpp"
+#include "opencl/gemm_routine.hpp"
+#include "opencl/host_data.hpp"
+#include "opencl/program_cache.hpp"
+#include "opencl/reference.hpp"
+
+namespace mmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// A row without measurements: a subject that failed or is not available.
+BenchRow unmeasured(const std::string& subject, const GemmProblem& p, const char* status,
+                    const std::string& note) {
+  BenchRow row;
+  row.subject = subject;
+  row.problem = p;
+  row.status = status;
+  row.note = note;
+  return row;
+}
+
+constexpr const char* kWallClockNote =
+    "kernel alone by wall clock around a lone run (the device's event timestamps are unusable)";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+}  // namespace
+
+void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& o) {
+  const double limit_ms = o.max_seconds * 1e3;
+  std::vector<std::vector<double>> kernel(subjects.size());
+  std::vector<double> total(subjects.size(), 0.0);
+  std::vector<bool> done(subjects.size(), false);
+  for (bool any = true; any;) {
+    any = false;
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+      if (done[i]) continue;
+      any = true;
+      BenchRow& row = *subjects[i].row;
+      const auto [wall, k] = subjects[i].call();
+      row.samples_ms.push_back(wall);
+      if (k > 0) kernel[i].push_back(k);
+      total[i] += wall;
+      const int n = int(row.samples_ms.size());
+      done[i] = n >= o.max_reps || (n >= o.min_reps && total[i] >= limit_ms) ||
+                (n == 1 && wall > limit_ms);
+    }
+  }
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    BenchRow& row = *subjects[i].row;
+    if (row.samples_ms.empty()) continue;
+    row.median_ms = median(row.samples_ms);
+    row.min_ms = *std::min_element(row.samples_ms.begin(), row.samples_ms.end());
+    row.max_ms = *std::max_element(row.samples_ms.begin(), row.samples_ms.end());
+    row.gflops = row.problem.flops() / (row.median_ms * 1e6);
+    if (!kernel[i].empty()) {
+      row.kernel_median_ms = median(kernel[i]);
+      row.kernel_gflops = row.problem.flops() / (row.kernel_median_ms * 1e6);
+    }
+  }
+}
+
+namespace {
+
+void store_row(Store& store, const std::string& key, const std::string& run_id, const BenchRow& r) {
+  auto s = store.db().prepare(
+      "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
+      "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
+      "kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?, "
+      "?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const bool timed = !r.samples_ms.empty();
+  const auto opt = [&](double v) {
+    return timed && v > 0 ? std::optional<double>(v) : std::nullopt;
+  };
+  s.bind(1, key).bind(2, run_id).bind(3, r.subject).bind(4, r.kernel).bind(5, r.config);
+  bind_problem(s, 6, r.problem);
+  s.bind(13, r.status).bind(14, r.note).bind(15, opt(r.median_ms)).bind(16, opt(r.min_ms));
+  s.bind(17, opt(r.max_ms)).bind(18, opt(r.gflops)).bind(19, opt(r.kernel_median_ms));
+  s.bind(20, opt(r.kernel_gflops)).bind(21, now_utc());
+  sql::Transaction t(store.db());
+  s.run();
+  t.commit();
+}
+
+}  // namespace
+
+bool have_clblast() {
+  return bench_detail::clblast_available();
+}
+bool have_host_blas() {
+  return bench_detail::host_blas_available();
+}
+std::string host_blas_warning() {
+  return bench_detail::host_blas_warning();
+}
+
+void check_bench_options(const Device& device, const BenchOptions& o) {
+  if (!device.info.supports(o.precision)) {
+    throw NoDeviceError("device '" + device.info.name + "' has no fp" + to_string(o.precision) +
+                        " support");
+  }
+  for (std::size_t n : o.sizes) {
+    GemmProblem p;
+    p.m = p.n = p.k = n;
+    p.precision = o.precision;
+    check_fits(p, device.info);
+    validate(p);
+  }
+}
+
+std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
+                                const BenchOptions& o,
+                                const std::function<void(const BenchRow&)>& progress) {
+  // Every size is checked before anything runs or is stored (a bad last size used to stop the
+  // run after the first ones were measured).
+  check_bench_options(device, o);
+  store.upsert_device(device.info);
+  const std::string run_id = now_utc() + "-" + std::to_string(::getpid());
+  cl::Context context(device.device);
+  cl::CommandQueue queue(context, device.device, CL_QUEUE_PROFILING_ENABLE);
+  const KernelSources sources;
+  ProgramCache cache(context, device.device, device.info.key, ProgramCache::default_disk_dir());
+  GemmRoutine routine(sources, cache, device.info);
+  const Calibration calibration = calibrate(context, queue, cache, device.info, o.precision,
+                                            sources, ProgramCache::default_disk_dir());
+  const bool events = calibration.events.usable;
+  std::vector<BenchRow> rows;
+  std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
+
+  for (std::size_t n : o.sizes) {
+    GemmProblem p;
+    p.m = p.n = p.k = n;
+    p.precision = o.precision;
+    const Operands in = random_operands(p, 1);
+    const Reference ref = reference_gemm(p, in);
+    const auto a_bytes = to_bytes(in.a, p.precision), b_bytes = to_bytes(in.b, p.precision);
+    const auto c_bytes = to_bytes(in.c, p.precision);
+    cl::Buffer a(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a_bytes.size(),
+                 const_cast<unsigned char*>(a_bytes.data()));
+    cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b_bytes.size(),
+                 const_cast<unsigned char*>(b_bytes.data()));
+    cl::Buffer c(context, CL_MEM_READ_WRITE, c_bytes.size());
+    // Every subject's warm-up call starts from the same C and its result is checked against the
+    // reference; a wrong result is not timed.
+    const auto warm_up_and_verify = [&](BenchRow& row, const std::function<bool()>& call) {
+      queue.enqueueWriteBuffer(c, CL_TRUE, 0, c_bytes.size(), c_bytes.data());
+      if (!call()) return false;
+      std::vector<unsigned char> got(c_bytes.size());
+      queue.enqueueReadBuffer(c, CL_TRUE, 0, got.size(), got.data());
+      const Verdict v = verify(p, ref, from_bytes(got, p.precision), in.c);
+      if (!v.ok) row.status = "WrongResult", row.note = v.message;
+      return v.ok;
+    };
+    const auto finish = [&](BenchRow row) {
+      // The host BLAS does not run on the device, so the device's peak does not bound it.
+      for (double g : {row.gflops, row.kernel_gflops}) {
+        const std::string why = implausible_gflops(g, calibration);
+        if (row.subject != "host-blas" && row.status == "Ok" && !why.empty()) {
+          row.status = "MeasurementError";
+          row.note = why;
+        }
+      }
+      store_row(store, device.info.key, run_id, row);
+      if (progress) progress(row);
+      rows.push_back(row);
+    };
+
+    const TunedParameters tuned = lookup.lookup(device.info, p);
+    struct Subject {
+      const char* name;
+      KernelConfig config;
+      std::string note;
+    };
+    const std::vector<Subject> ours = {
+        {"tuned", tuned.config,
+         tuned.source == LookupSource::kDefault
+             ? "no tuned parameters stored for this device: built-in defaults"
+             : std::string("parameters: ") + to_string(tuned.source) +
+                   (tuned.source == LookupSource::kExact
+                        ? ""
+                        : " (" + std::to_string(tuned.m) + "x" + std::to_string(tuned.n) + "x" +
+                              std::to_string(tuned.k) + ")")},
+        {"default", default_config(KernelKind::kTiled), "the tiled kernel's #ifndef defaults"},
+        {"naive", NaiveConfig{}, ""},
+        {"classic", ClassicConfig{16}, ""},
+    };
+    // mmtune's subjects and the host BLAS are timed together, in rounds (time_side_by_side).
+    std::vector<BenchRow> mine(ours.size());
+    std::vector<TimedSubject> together;
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      const Subject& s = ours[i];
+      BenchRow& row = mine[i];
+      row.subject = s.name;
+      row.kernel = kernel_name(kind_of(s.config));
+      row.config = to_string(s.config);
+      row.note = s.note;
+      row.problem = p;
+      row.status = "Ok";
+      const auto built = routine.prepare(s.config, p);
+      if (!built.ok) {
+        row.status = "Failed";
+        row.note = "build failed: " + built.log.substr(0, 200);
+        continue;
+      }
+      if (!events) row.note += std::string(row.note.empty() ? "" : "; ") + kWallClockNote;
+      const auto call = [&routine, &queue, &p, &s, &a, &b, &c, events] {
+        const auto t0 = Clock::now();
+        auto ev = routine.enqueue(queue, p, s.config, {&a}, {&b}, {&c});
+        queue.finish();
+        const double wall = ms_since(t0);
+        return std::pair{wall, main_kernel_ms(queue, ev, events)};
+      };
+      if (warm_up_and_verify(row, [&] { return call(), true; })) together.push_back({&row, call});
+    }
+
+    BenchRow host;
+    host.subject = "host-blas";
+    host.problem = p;
+    std::vector<unsigned char> host_c = c_bytes;
+    std::string host_error;
+    if (!bench_detail::host_blas_available()) {
+      host.status = "NotAvailable";
+      host.note = "built without a CBLAS";
+    } else if (!device.info.is_cpu()) {
+      host.status = "NotAvailable";
+      host.note = "the device is not the host CPU";
+    } else {
+      host.status = "Ok";
+      host.note = "CBLAS on the host: " + bench_detail::host_blas_name();
+      const std::string warning = host_blas_warning();
+      if (!warning.empty()) host.note += "; " + warning;
+      if (!bench_detail::host_gemm(p, a_bytes, b_bytes, host_c, host_error)) {
+        host = unmeasured("host-blas", p, "Failed", host_error);
+      } else if (const Verdict v = verify(p, ref, from_bytes(host_c, p.precision), in.c); !v.ok) {
+        host.status = "WrongResult", host.note = v.message;
+      } else {
+        together.push_back({&host, [&] {
+                              const auto t0 = Clock::now();
+                              bench_detail::host_gemm(p, a_bytes, b_bytes, host_c, host_error);
+                              return std::pair{ms_since(t0), 0.0};
+                            }});
+      }
+    }
+    time_side_by_side(together, o);
+    for (const BenchRow& row : mine) finish(row);
+
+    // CLBlast's whole GEMM routine with the Xgemm parameters in force. Changing them rebuilds
+    // CLBlast's kernels, so each parameter set is timed on its own.
+    const auto run_clblast = [&](const char* subject, const std::string& note) -> BenchRow {
+      BenchRow row;
+      row.subject = subject;
+      row.problem = p;
+      row.status = "Ok";
+      row.note = note;
+      std::string error;
+      const auto call = [&] { return bench_detail::clblast_gemm(queue, p, a, b, c, error); };
+      if (!warm_up_and_verify(row, call)) {
+        return error.empty() ? row : unmeasured(subject, p, "Failed", error);
+      }
+      bool ok = true;
+      time_side_by_side({{&row,
+                          [&] {
+                            const auto t0 = Clock::now();
+                            ok = ok && call();
+                            return std::pair{ms_since(t0), 0.0};
+                          }}},
+                        o);
+      return ok ? row : unmeasured(subject, p, "Failed", error);
+    };
+    const auto not_available = [&](const char* subject, const std::string& why) {
+      finish(unmeasured(subject, p, "NotAvailable", why));
+    };
+    const bool tuned_clblast = !o.clblast_tuned.empty();
+    if (!bench_detail::clblast_available()) {
+      not_available("clblast", "built without CLBlast");
+      if (tuned_clblast) not_available("clblast-tuned", "built without CLBlast");
+    } else {
+      std::string error;
+      if (tuned_clblast && clblast_defaults.empty() &&
+          !bench_detail::clblast_get_xgemm(device.device, p.precision, clblast_defaults, error)) {
+        throw Error(error);
+      }
+      if (tuned_clblast &&
+          !bench_detail::clblast_set_xgemm(device.device, p.precision, clblast_defaults, error)) {
+        throw Error(error);
+      }
+      finish(run_clblast("clblast", "CLBlast's own parameters for this device"));
+      // The fastest parameter set whose result verifies: a tuner checks the kernel alone, and a
+      // set can still fail inside CLBlast's whole routine.
+      std::string rejected;
+      BenchRow row;
+      for (const auto& set : o.clblast_tuned) {
+        std::map<std::string, int> wanted = clblast_defaults;
+        for (const auto& [name, value] : set.parameters) wanted[name] = value;
+        if (!bench_detail::clblast_set_xgemm(device.device, p.precision, wanted, error)) {
+          row = unmeasured("clblast-tuned", p, "Failed", error);
+        } else {
+          row = run_clblast("clblast-tuned", "Xgemm parameters from " + set.source);
+        }
+        if (row.status == "Ok") break;
+        rejected += (rejected.empty() ? "" : ", ") + set.source + " (" + row.status + ")";
+      }
+      if (tuned_clblast) {
+        if (!rejected.empty()) row.note += "; rejected: " + rejected;
+        finish(row);
+      }
+    }
+    finish(host);
+  }
+  return rows;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,77 @@
+// Side-by-side benchmarks in one process and one run: the tuned routine, the kernel's default
+// configuration, the naive and classic baselines, CLBlast (when built with it) and the host's
+// BLAS (when built with it and the device is the host CPU). Every subject is verified against
+// the CPU reference and timed the same way: wall clock from enqueue to completion (the whole
+// routine), plus the GEMM kernel's own event time where that differs. mmtune's subjects and the
+// host BLAS are timed in interleaved rounds (time_side_by_side).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mmtune/device.hpp"
+#include "mmtune/lookup.hpp"
+#include "mmtune/problem.hpp"
+#include "store/store.hpp"
+
+namespace mmtune {
+
+struct BenchRow {
+  std::string subject;  // tuned, default, naive, classic, clblast, clblast-tuned, host-blas
+  std::string kernel, config;
+  std::string status;  // Ok, WrongResult, NotAvailable, Failed
+  std::string note;    // e.g. where the tuned parameters came from
+  GemmProblem problem;
+  std::vector<double> samples_ms;
+  double median_ms = 0, min_ms = 0, max_ms = 0, gflops = 0;
+  double kernel_median_ms = 0, kernel_gflops = 0;  // 0 when not separately known
+};
+
+struct BenchOptions {
+  std::vector<std::size_t> sizes;  // square problems
+  Precision precision = Precision::kSingle;
+  int min_reps = 3, max_reps = 10;
+  double max_seconds = 3.0;  // per subject and size; a slow subject gets a single run
+  // CLBlast Xgemm parameter sets (e.g. the bests of clblast_tuner_xgemm files), fastest first,
+  // for a further subject, "clblast-tuned": CLBlast's routine after clblast::OverrideParameters
+  // with the first set whose result verifies. Empty: not run.
+  struct ClblastParameters {
+    std::string source;  // shown in the row's note
+    std::map<std::string, int> parameters;
+  };
+  std::vector<ClblastParameters> clblast_tuned;
+};
+
+// One subject while it is timed: its row (samples and statistics are filled in) and one complete
+// call of it, returning the call's wall time and the GEMM kernel's own time in ms (0: unknown).
+struct TimedSubject {
+  BenchRow* row;
+  std::function<std::pair<double, double>()> call;
+};
+
+// Times the subjects in rounds, one call of each per round, so that a change in the machine's
+// speed while they run (up to a third within minutes on a shared CPU) moves them all alike and
+// their ratio stays fair. The caller has made the untimed warm-up call. A subject stops at
+// max_reps calls, or once it has min_reps calls and max_seconds of them; one whose first call
+// takes longer than max_seconds stops there.
+void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& options);
+
+// Throws NoDeviceError when the device lacks the precision, UsageError when a size is 0 or too
+// large for it: run_bench's first step, and what a caller checks before opening a database.
+void check_bench_options(const Device& device, const BenchOptions& options);
+
+// Runs every subject for every size; rows are also stored in the `bench` table under one run id.
+std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
+                                const BenchOptions& options,
+                                const std::function<void(const BenchRow&)>& progress = {});
+
+// Optional comparison libraries compiled into this build.
+bool have_clblast();
+bool have_host_blas();
+// Why the host BLAS is not a fair baseline on this machine (OpenBLAS on generic kernels), or empty.
+std::string host_blas_warning();
+
+}  // namespace mmtune

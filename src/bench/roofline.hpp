@@ -1,0 +1,21 @@
+// The device's roofs for the roofline model: peak arithmetic throughput and global memory
+// bandwidth, each measured with a small kernel (kernels/roofline.cl) and stored per precision.
+#pragma once
+
+#include <string>
+
+#include "mmtune/device.hpp"
+#include "store/store.hpp"
+
+namespace mmtune {
+
+struct Roofline {
+  double peak_gflops = 0.0;    // best of several runs of the multiply-add kernel
+  double bandwidth_gbs = 0.0;  // best of several runs of the copy kernel (bytes read + written)
+  std::string timing;          // "events", or "wall clock (why the events are unusable)"
+};
+
+// Measures both roofs on the device (a few seconds) and stores them in the `roofline` table.
+Roofline measure_roofline(const Device& device, Store& store, Precision precision);
+
+}  // namespace mmtune

@@ -1,0 +1,191 @@
+#include "mmtune/gemm.hpp"
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "opencl/gemm_routine.hpp"
+#include "opencl/kernel_source.hpp"
+#include "opencl/program_cache.hpp"
+
+namespace mmtune {
+namespace {
+
+OpenCLError opencl_error(const cl::Error& e) {
+  return OpenCLError(
+      std::string("OpenCL call ") + e.what() + " failed with error " + std::to_string(e.err()),
+      e.err());
+}
+
+cl::Context retained(cl_context c) {
+  if (!c) throw UsageError("the OpenCL context is null");
+  try {
+    return cl::Context(c, /*retainObject=*/true);
+  } catch (const cl::Error&) {
+    throw UsageError("the OpenCL context is not valid");
+  }
+}
+
+cl::CommandQueue retained(cl_command_queue q) {
+  if (!q) throw UsageError("the command queue is null");
+  try {
+    return cl::CommandQueue(q, /*retainObject=*/true);
+  } catch (const cl::Error&) {
+    throw UsageError("the command queue is not valid");
+  }
+}
+
+// The queue's device, after checking that the queue belongs to `context`.
+cl::Device queue_device(const cl::Context& context, const cl::CommandQueue& queue) {
+  if (!context()) throw UsageError("the OpenCL context is null");
+  if (!queue()) throw UsageError("the command queue is null");
+  cl_context owner = nullptr;
+  cl_device_id device = nullptr;
+  if (clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof owner, &owner, nullptr) !=
+          CL_SUCCESS ||
+      clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof device, &device, nullptr) !=
+          CL_SUCCESS) {
+    throw UsageError("the command queue is not valid");
+  }
+  if (owner != context()) throw UsageError("the command queue belongs to another OpenCL context");
+  return cl::Device(device, /*retainObject=*/true);
+}
+
+DeviceInfo described(const cl::Device& device) {
+  try {
+    return describe_device(device);
+  } catch (const cl::Error& e) {
+    throw opencl_error(e);
+  }
+}
+
+// Build logs span many lines; error messages are one.
+std::string one_line(std::string log) {
+  for (char& ch : log) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  }
+  return log.substr(0, 2000);
+}
+
+}  // namespace
+
+struct Gemm::Impl {
+  Impl(const cl::Context& context, const cl::CommandQueue& queue,
+       std::shared_ptr<const ParameterLookup> lookup)
+      : context_(context),
+        queue_(queue),
+        cl_device_(queue_device(context, queue)),
+        device_(described(cl_device_)),
+        lookup_(std::move(lookup)),
+        cache_(context_, cl_device_, device_.key, ProgramCache::default_disk_dir()),
+        routine_(sources_, cache_, device_) {}
+
+  // Parameters of a shape whose kernels have been built.
+  struct Ready {
+    TunedParameters parameters;
+    bool built = false;
+  };
+  Ready& ready(const GemmProblem& problem);  // needs mutex_
+  cl::Event run(const cl::CommandQueue& queue, const GemmProblem& problem, const cl::Buffer& a,
+                const cl::Buffer& b, const cl::Buffer& c, std::size_t a_offset,
+                std::size_t b_offset, std::size_t c_offset, const std::vector<cl::Event>& wait_for);
+
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  cl::Device cl_device_;
+  DeviceInfo device_;
+  std::shared_ptr<const ParameterLookup> lookup_;
+  KernelSources sources_;
+  ProgramCache cache_;
+  GemmRoutine routine_;
+  using ShapeKey = std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool, bool>;
+  std::map<ShapeKey, Ready> chosen_;
+  std::mutex mutex_;  // serialises calls: kernel arguments, scratch buffers, chosen_
+};
+
+Gemm::Gemm(const cl::Context& context, const cl::CommandQueue& queue,
+           std::shared_ptr<const ParameterLookup> lookup)
+    : impl_(std::make_unique<Impl>(context, queue, std::move(lookup))) {}
+
+Gemm::~Gemm() = default;
+
+const DeviceInfo& Gemm::device() const {
+  return impl_->device_;
+}
+const cl::Context& Gemm::context() const {
+  return impl_->context_;
+}
+
+Gemm::Gemm(cl_context context, cl_command_queue queue,
+           std::shared_ptr<const ParameterLookup> lookup)
+    : Gemm(retained(context), retained(queue), std::move(lookup)) {}
+
+Gemm::Impl::Ready& Gemm::Impl::ready(const GemmProblem& p) {
+  const ShapeKey key{
+      p.m,       p.n,      p.k, static_cast<int>(p.precision), static_cast<int>(p.layout),
+      p.trans_a, p.trans_b};
+  auto it = chosen_.find(key);
+  if (it == chosen_.end()) {
+    Ready r;
+    r.parameters = lookup_ ? lookup_->lookup(device_, p) : default_parameters(device_, p);
+    it = chosen_.emplace(key, std::move(r)).first;
+  }
+  return it->second;
+}
+
+TunedParameters Gemm::parameters(const GemmProblem& problem) {
+  std::lock_guard<std::mutex> lock(impl_->mutex_);
+  return impl_->ready(problem).parameters;
+}
+
+cl::Event Gemm::operator()(const GemmProblem& problem, const cl::Buffer& a, const cl::Buffer& b,
+                           const cl::Buffer& c, std::size_t a_offset, std::size_t b_offset,
+                           std::size_t c_offset, const std::vector<cl::Event>& wait_for) {
+  return impl_->run(impl_->queue_, problem, a, b, c, a_offset, b_offset, c_offset, wait_for);
+}
+
+cl::Event Gemm::enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
+                        const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                        std::size_t a_offset, std::size_t b_offset, std::size_t c_offset,
+                        const std::vector<cl::Event>& wait_for) {
+  if (queue() != impl_->queue_() && queue_device(impl_->context_, queue)() != impl_->cl_device_()) {
+    throw UsageError("the command queue belongs to another device than this Gemm's '" +
+                     impl_->device_.name + "'");
+  }
+  return impl_->run(queue, problem, a, b, c, a_offset, b_offset, c_offset, wait_for);
+}
+
+cl::Event Gemm::Impl::run(const cl::CommandQueue& queue, const GemmProblem& problem,
+                          const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                          std::size_t a_offset, std::size_t b_offset, std::size_t c_offset,
+                          const std::vector<cl::Event>& wait_for) {
+  validate_call(problem);
+  if (!device_.supports(problem.precision)) {
+    throw NoDeviceError("device '" + device_.name + "' has no fp" + to_string(problem.precision) +
+                        " support");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  try {
+    // Only a problem that multiplies needs tuned kernels (BLAS semantics, see the header).
+    KernelConfig config = NaiveConfig{};
+    if (GemmRoutine::multiplies(problem)) {
+      Ready& r = ready(problem);
+      if (!r.built) {
+        const auto prepared = routine_.prepare(r.parameters.config, problem);
+        if (!prepared.ok) {
+          throw Error("cannot build the " + std::string(kernel_name(kind_of(r.parameters.config))) +
+                      " kernel for '" + device_.name + "': " + one_line(prepared.log));
+        }
+        r.built = true;
+      }
+      config = r.parameters.config;
+    }
+    return routine_
+        .enqueue(queue, problem, config, {&a, a_offset}, {&b, b_offset}, {&c, c_offset}, wait_for)
+        .events.back();
+  } catch (const cl::Error& e) {
+    throw opencl_error(e);
+  }
+}
+
+}  // namespace mmtune

@@ -1,0 +1,147 @@
+#include "mmtune/lookup.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "mmtune/error.hpp"
+#include "store/store.hpp"
+
+namespace mmtune {
+namespace {}  // namespace
+
+const char* to_string(LookupSource s) {
+  switch (s) {
+    case LookupSource::kExact:
+      return "exact";
+    case LookupSource::kNearestShape:
+      return "nearest-shape";
+    case LookupSource::kSimilarDevice:
+      return "similar-device";
+    case LookupSource::kDefault:
+      return "default";
+  }
+  return "?";
+}
+
+TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {
+  TunedParameters t;
+  t.source = LookupSource::kDefault;
+  // Implementations that want explicit vectors (a preferred width of 4 or more: PoCL on CPUs)
+  // run few work-items with wide vectors, looping over work-items: two of the device's preferred
+  // vectors of m by eight columns per work-item, eight work-items along n sharing each A panel
+  // (docs/kernels.md, "Packed panels"). Those that prefer scalars map work-items to SIMD lanes
+  // (GPUs, Mesa's llvmpipe): 8x8 work-groups with 4-wide vectors staged through local memory.
+  const int vw = std::clamp(static_cast<int>(device.preferred_width(problem.precision)), 1, 16);
+  TiledConfig wide;
+  wide.MWG = std::max(16, 2 * vw), wide.NWG = 64, wide.KWG = 32, wide.MDIMC = 1, wide.NDIMC = 8,
+  wide.VWM = vw, wide.VWN = 8, wide.KWI = 8, wide.SA = 0, wide.SB = 0, wide.MDIMA = 1,
+  wide.NDIMB = 8;
+  const std::vector<KernelConfig> candidates = {
+      vw >= 4 ? KernelConfig(wide) : KernelConfig(TiledConfig{}), TiledConfig{}, DirectConfig{},
+      ClassicConfig{8}, NaiveConfig{}};
+  for (const auto& c : candidates) {
+    if (constraint_violations(c).empty() &&
+        limit_violations(c, device, problem.precision).empty()) {
+      t.config = c;
+      return t;
+    }
+  }
+  t.config = NaiveConfig{};
+  return t;
+}
+
+ParameterLookup::ParameterLookup(const std::string& db_path) {
+  Store store(db_path, Store::Access::kReadOnly);
+  auto q = store.db().prepare(
+      "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.m, b.n, b.k, b.precision, b.layout, "
+      "b.trans_a, "
+      "b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id FROM best b "
+      "JOIN devices d ON d.id = b.device_id WHERE b.kernel IN ('tiled', 'direct') ORDER BY d.id");
+  while (q.step()) {
+    const auto kind = parse_kernel_kind(q.text(12));
+    KernelConfig config;
+    try {
+      config = parse_config(*kind, q.text(13));  // a tampered row never reaches a compiler
+    } catch (const UsageError&) {
+      continue;
+    }
+    if (devices_.empty() || devices_.back().key != q.text(0)) {
+      devices_.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4)});
+    }
+    Entry e;
+    e.device = devices_.size() - 1;
+    e.m = std::size_t(q.integer(5)), e.n = std::size_t(q.integer(6)),
+    e.k = std::size_t(q.integer(7));
+    e.log_m = std::log2(double(e.m)), e.log_n = std::log2(double(e.n)),
+    e.log_k = std::log2(double(e.k));
+    e.config = config;
+    e.median_ms = q.real(14), e.gflops = q.real(15), e.measurement_id = q.integer(16);
+    const Class c{int(q.integer(8)), q.text(9) == "col" ? 1 : 0, q.integer(10) != 0,
+                  q.integer(11) != 0};
+    entries_[c].push_back(std::move(e));
+    ++count_;
+  }
+}
+
+TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProblem& p) const {
+  const Class c{static_cast<int>(p.precision), p.layout == Layout::kColMajor ? 1 : 0, p.trans_a,
+                p.trans_b};
+  const auto group = entries_.find(c);
+  if (group == entries_.end()) return default_parameters(device, p);
+  // Which stored devices are this one, and which are similar: the same implementation (OpenCL
+  // platform) on hardware of the same vendor and type. Another implementation of the same
+  // hardware is not similar: its compiler rewards other parameters (PoCL's best runs on Mesa's
+  // llvmpipe several times slower than llvmpipe's default; docs/kernels.md). An imported device
+  // of unknown platform is compared by vendor and type. Decided once.
+  std::vector<char> relation(devices_.size(), 0);  // 2: this device, 1: similar, 0: other
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    const Stored& d = devices_[i];
+    relation[i] = d.key == device.key
+                      ? 2
+                      : ((d.platform.empty() || d.platform == device.platform_name) &&
+                         d.vendor == device.vendor && d.type == device.type);
+  }
+  // An empty dimension (a BLAS no-op) is measured as 1, so distances stay finite.
+  const double lm = std::log2(double(std::max<std::size_t>(p.m, 1))),
+               ln = std::log2(double(std::max<std::size_t>(p.n, 1))),
+               lk = std::log2(double(std::max<std::size_t>(p.k, 1)));
+  // Ranks candidates: this device before similar ones, then the nearest shape, then the fastest.
+  struct Rank {
+    int relation;
+    double distance, median_ms;
+    bool better_than(const Rank& o) const {
+      if (relation != o.relation) return relation > o.relation;
+      if (distance != o.distance) return distance < o.distance;
+      return median_ms < o.median_ms;
+    }
+  };
+  const Entry* chosen = nullptr;
+  Rank best{0, 0, 0};
+  for (const Entry& e : group->second) {
+    const int rel = relation[e.device];
+    if (rel == 0) continue;
+    const double dm = e.log_m - lm, dn = e.log_n - ln, dk = e.log_k - lk;
+    const Rank r{rel, dm * dm + dn * dn + dk * dk, e.median_ms};
+    // The device-limit check is the costly part: only for a candidate that would win.
+    if ((!chosen || r.better_than(best)) &&
+        limit_violations(e.config, device, p.precision).empty()) {
+      chosen = &e;
+      best = r;
+    }
+  }
+  if (!chosen) return default_parameters(device, p);
+  TunedParameters t;
+  t.config = chosen->config;
+  t.source = best.relation == 1     ? LookupSource::kSimilarDevice
+             : best.distance == 0.0 ? LookupSource::kExact
+                                    : LookupSource::kNearestShape;
+  t.device_key = devices_[chosen->device].key;
+  t.device_name = devices_[chosen->device].name;
+  t.m = chosen->m, t.n = chosen->n, t.k = chosen->k;
+  t.gflops = chosen->gflops;
+  t.measurement_id = chosen->measurement_id;
+  return t;
+}
+
+}  // namespace mmtune

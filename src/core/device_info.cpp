@@ -1,0 +1,60 @@
+#include "mmtune/device_info.hpp"
+
+#include <cstdio>
+
+namespace mmtune {
+
+std::string content_hash(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+bool DeviceInfo::supports(Precision p) const {
+  switch (p) {
+    case Precision::kSingle:
+      return true;
+    case Precision::kDouble:
+      return fp64;
+    case Precision::kHalf:
+      return fp16;
+  }
+  return false;
+}
+
+unsigned DeviceInfo::preferred_width(Precision p) const {
+  switch (p) {
+    case Precision::kSingle:
+      return preferred.float_;
+    case Precision::kDouble:
+      return preferred.double_;
+    case Precision::kHalf:
+      return preferred.half;
+  }
+  return 1;
+}
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::kHalf:
+      return "16";
+    case Precision::kSingle:
+      return "32";
+    case Precision::kDouble:
+      return "64";
+  }
+  return "?";
+}
+
+std::string device_key(const std::string& vendor, const std::string& name,
+                       const std::string& driver_version) {
+  // The unit separator keeps ("ab", "c") and ("a", "bc") apart.
+  return content_hash(vendor + '\x1f' + name + '\x1f' + driver_version);
+}
+
+}  // namespace mmtune

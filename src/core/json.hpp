@@ -1,0 +1,24 @@
+// JSON forms of the library's records (nlohmann::json), shared by the CLI and the exporters.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/measurement.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+
+namespace mmtune {
+
+nlohmann::json to_json(const DeviceInfo& d);
+nlohmann::json to_json(const SpaceSummary& s);
+nlohmann::json to_json(const GemmProblem& p);
+nlohmann::json to_json(const Measurement& m);
+nlohmann::json to_json(const TimingOptions& t);
+
+// Inverses, for the worker protocol. Throw nlohmann::json::exception on malformed input.
+GemmProblem problem_from_json(const nlohmann::json& j);
+Measurement measurement_from_json(const nlohmann::json& j);
+TimingOptions timing_from_json(const nlohmann::json& j);
+
+}  // namespace mmtune

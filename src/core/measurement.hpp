@@ -1,0 +1,51 @@
+// What one evaluation of a configuration yields, and how it is timed: plain values shared by the
+// runner, the worker protocol, the store, strategies' replay and reports.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace mmtune {
+
+struct TimingOptions {
+  int warmup = 1;               // untimed runs after the verified one
+  int min_reps = 3;             // timed runs at least...
+  int max_reps = 15;            // ...and at most
+  double stable_within = 0.03;  // stop once the median moved less than this between reps
+  double max_seconds = 10.0;    // stop adding repetitions after this much timed work
+  // When > 0: a variant whose first run (or first timed run) takes longer than this is clearly
+  // slower than the best so far; it is timed no further (status SlowerEarlyStop).
+  double early_stop_ms = 0.0;
+  // When a verified first run alone already takes longer than max_seconds, it is the only
+  // sample (for very slow baselines, where more runs would cost minutes and tell little).
+  bool slow_first_run_suffices = false;
+
+  // Build, run once and verify; no timing.
+  static TimingOptions verify_only() { return {0, 0, 0, 0.0, 0.0, 0.0, false}; }
+};
+
+struct Measurement {
+  Status status = Status::kOk;
+  std::string message;  // why it failed (the build log for BuildFailed)
+  double build_seconds = 0.0;
+  double verify_seconds = 0.0;                         // reading back and checking the result
+  std::vector<double> routine_ms;                      // samples: whole routine (copies + kernel)
+  std::vector<double> kernel_ms;                       // samples: the GEMM kernel alone
+  double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;  // of routine_ms
+  double kernel_median_ms = 0.0;
+  // How kernel_ms was timed: by the kernel's events, or (on a device whose event timestamps are
+  // unusable) by the wall clock around a second, lone run of the kernel on a finished queue.
+  bool kernel_wall_clock = false;
+  double gflops = 0.0, kernel_gflops = 0.0;  // from the medians
+  double max_error = 0.0;                    // largest |C - reference|
+};
+
+// What a strategy learns from a measurement: its median time when the variant was timed (Ok,
+// or SlowerEarlyStop with the time of its one run), nothing when it failed. The tuner and the
+// replay (replay.hpp) share this rule, so that a replay tells a strategy what a tuning run told it.
+std::optional<double> observed_time(const Measurement& m);
+
+}  // namespace mmtune

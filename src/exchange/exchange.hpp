@@ -1,0 +1,133 @@
+// Exchange formats: the whole database (or one device's part) as JSON and back, CLBlast's
+// clblast_tuner_xgemm files in both directions, and a self-contained C++ header of the bests.
+// Schemas and rules: docs/exchange.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+#include "store/store.hpp"
+
+namespace mmtune {
+
+inline constexpr const char* kExportFormat = "mmtune-export";
+inline constexpr int kExportVersion = 1;
+// Input limits: larger files and deeper nesting are refused before parsing.
+inline constexpr std::uint64_t kMaxImportBytes = std::uint64_t(256) << 20;
+inline constexpr int kMaxImportDepth = 64;
+// The kernel name of CLBlast results that do not map onto the tiled kernel. Stored for
+// reference only (config: the raw CLBlast parameters); never built.
+inline constexpr const char* kClblastKernel = "clblast_xgemm";
+inline constexpr const char* kClblastSource = "imported:clblast";
+
+// The stored device that `spec` names: its key or a case-insensitive part of its name; the only
+// stored device when `spec` is empty. Throws UsageError naming the stored devices otherwise.
+DeviceInfo find_stored_device(Store& store, const std::string& spec);
+
+// ---- export ---------------------------------------------------------------------------------
+
+// Every device, session, measurement and best, or those of one device (non-empty key).
+nlohmann::json export_json(Store& store, const std::string& device_key = "");
+
+// The stored best tiled configuration of a device and problem in the layout of CLBlast's
+// clblast_tuner_xgemm output (kernel family xgemm_1). Throws UsageError when there is none.
+nlohmann::ordered_json export_clblast(Store& store, const std::string& device_key,
+                                      const GemmProblem& problem);
+
+// A C++17 header (only <cstddef>/<cstdint>) with a constexpr table of the bests and a lookup.
+std::string export_header(Store& store, const std::string& device_key = "");
+
+// ---- import ---------------------------------------------------------------------------------
+
+// What an exchange file holds, validated and in the form the store takes. Session ids are the
+// file's own; measurements refer to them (0: no session).
+struct ImportedDevice {
+  DeviceInfo info;
+  std::string source;  // devices.source, e.g. "imported:mmtune", "imported:clblast"
+};
+struct ImportedSession {
+  SessionRecord record;
+  std::string host, mmtune_version;  // provenance (sessions.host, sessions.mmtune_version)
+};
+// A best of the file: which of its measurements (by the file's id) a kernel's best for a problem
+// was, and since when. A tune's confirmation can make a best other than the fastest measurement.
+struct ImportedBest {
+  std::string device_key, kernel;
+  GemmProblem problem;
+  std::int64_t measurement = 0;
+  std::string updated_at;
+};
+struct ImportData {
+  std::string format;  // "mmtune-export" or "clblast"
+  std::vector<ImportedDevice> devices;
+  std::vector<ImportedSession> sessions;
+  std::vector<MeasurementRecord> measurements;  // id: the file's (0: none)
+  std::vector<ImportedBest> bests;
+};
+
+struct ImportSummary {
+  std::string format;
+  std::size_t devices_added = 0, devices_known = 0;
+  std::size_t sessions_added = 0, sessions_known = 0;
+  std::size_t measurements_added = 0, measurements_known = 0;
+};
+
+// Reads, validates and stores a file in one transaction: everything or nothing. Throws
+// UsageError with a one-line reason for anything malformed, hostile or out of range.
+ImportSummary import_file(Store& store, const std::string& path);
+// A regular file's text within the import size limit; UsageError otherwise.
+std::string read_exchange_file(const std::string& path);
+// The same for text already read. `name` names the input in messages and in the session of a
+// CLBlast file; `timestamp` (ISO 8601) dates a CLBlast file's session and results, which carry no
+// time of their own (import_file uses the file's modification time; empty: now).
+ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
+                          const std::string& timestamp = "");
+
+// Parses JSON text with the size and depth limits above; UsageError when malformed.
+nlohmann::json parse_exchange_json(const std::string& text);
+
+// The validating readers behind import_text.
+ImportData read_mmtune_export(const nlohmann::json& j);
+bool is_clblast_tuner_file(const nlohmann::json& j);
+ImportData read_clblast_tuner_file(const nlohmann::json& j, const std::string& name,
+                                   const std::string& timestamp);
+
+// Stores validated data in one transaction, skipping what the database already holds.
+ImportSummary store_import(Store& store, const ImportData& data);
+
+// ---- CLBlast helpers ------------------------------------------------------------------------
+
+// A driver version from an OpenCL platform version: the first token after "OpenCL x.y" that
+// starts with a digit ("OpenCL 3.0 PoCL 3.1+debian Linux, ..." -> "3.1+debian"); the whole text
+// when there is none.
+std::string clblast_driver_version(const std::string& platform_version);
+
+// CLBlast Xgemm parameters (name -> value) as a tiled configuration, when GEMMK=0, KREG=1 and
+// the values lie in the tiled kernel's sets and constraints. Parameters that the configuration
+// does not use (MDIMA without SA, ...) are pinned as the tiled space pins them.
+std::optional<TiledConfig> tiled_from_clblast(const std::map<std::string, int>& params);
+
+// Validates "NAME=value ..." with CLBlast Xgemm parameter names and returns it sorted by name
+// (CLBlast's own order). Throws UsageError for unknown names, repeats or out-of-range values.
+std::string canonical_clblast_parameters(const std::string& text);
+std::map<std::string, int> clblast_parameter_map(const std::string& canonical);
+
+// The best Xgemm parameters of one clblast_tuner_xgemm file, for clblast::OverrideParameters.
+struct ClblastTunerBest {
+  std::string family;                     // xgemm_N
+  int precision = 32;                     // bits
+  double time_ms = 0;                     // CLBlast's best kernel time
+  std::map<std::string, int> parameters;  // validated names, PRECISION left out
+};
+// Validates the text like import does; UsageError when it is not a usable tuner file.
+ClblastTunerBest read_clblast_tuner_best(const std::string& text, const std::string& name);
+
+}  // namespace mmtune

@@ -1,0 +1,178 @@
+#include "opencl/calibration.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+namespace {
+
+constexpr int kChains = 8;
+constexpr double kMinRunMs = 20.0;  // long enough that launch costs do not matter
+constexpr int kRuns = 3;
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g ms", v);
+  return buf;
+}
+
+std::string cache_file(const std::string& dir, const DeviceInfo& d, Precision p) {
+  return dir + "/calibration-" + d.key + "-fp" + to_string(p) + ".json";
+}
+
+void save(const std::string& path, const Calibration& c) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << nlohmann::json{{"peak_gflops", c.peak_gflops},
+                          {"events_usable", c.events.usable},
+                          {"events_reason", c.events.reason}}
+               .dump()
+        << '\n';
+    if (!out) return;  // a cache that cannot be written is only a cache
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+}
+
+}  // namespace
+
+EventClockVerdict judge_event_clock(const std::vector<EventSample>& samples) {
+  if (samples.empty()) return {false, "no command was timed"};
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const EventSample& s = samples[i];
+    if (s.start == 0 && s.end == 0) return {false, "the start and end timestamps are zero"};
+    if (s.end <= s.start) {
+      return {false, "a command's end timestamp is not after its start (" +
+                         std::to_string(s.start) + ", " + std::to_string(s.end) + ")"};
+    }
+    if (s.queued > s.submit || s.submit > s.start) {
+      return {false, "a command's queued, submit and start timestamps are out of order"};
+    }
+    if (i > 0 && s.start < samples[i - 1].end) {
+      return {false, "a command started before the one before it ended"};
+    }
+    const double event_ms = double(s.end - s.start) * 1e-6;
+    if (event_ms > 1.05 * s.wall_ms + 0.1) {
+      return {false, "a command took " + ms(event_ms) + " by its events but " + ms(s.wall_ms) +
+                         " by the wall clock"};
+    }
+    if (s.wall_ms >= 5.0 && event_ms < 0.5 * s.wall_ms) {
+      return {false, "a command took " + ms(s.wall_ms) + " by the wall clock but " + ms(event_ms) +
+                         " by its events"};
+    }
+  }
+  return {true, ""};
+}
+
+std::string implausible_gflops(double gflops, const Calibration& c) {
+  if (!(gflops <= c.plausible_gflops())) {  // also NaN and infinity
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "measurement error: %.1f GFLOPS is more than %.1fx the device's measured peak "
+                  "(%.1f GFLOPS)",
+                  gflops, Calibration::kTolerance, c.peak_gflops);
+    return buf;
+  }
+  return "";
+}
+
+unsigned roofline_vector_width(const DeviceInfo& d, Precision precision) {
+  unsigned vw = 1;
+  while (vw * 2 <= std::min(16u, std::max(1u, d.preferred_width(precision)))) vw *= 2;
+  return vw;
+}
+
+cl::Program roofline_program(ProgramCache& programs, const KernelSources& sources,
+                             const DeviceInfo& device, Precision precision) {
+  const auto built = programs.build(sources.program("roofline.cl"),
+                                    std::string("-DPRECISION=") + to_string(precision) + " -DVW=" +
+                                        std::to_string(roofline_vector_width(device, precision)) +
+                                        " -DITERATIONS=" + std::to_string(kRooflineIterations));
+  if (!built->ok) throw Error("the roofline kernels did not build: " + built->log.substr(0, 500));
+  return built->program;
+}
+
+void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision) {
+  peak_flops.setArg(0, out);
+  if (precision == Precision::kDouble) {
+    peak_flops.setArg(1, 1.0);
+  } else if (precision == Precision::kSingle) {
+    peak_flops.setArg(1, 1.0f);
+  } else {
+    peak_flops.setArg(1, cl_half(0x3c00));
+  }
+}
+
+bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, Precision precision,
+                        Calibration& out) {
+  if (cache_dir.empty()) return false;
+  std::ifstream in(cache_file(cache_dir, device, precision));
+  if (!in) return false;
+  try {
+    const auto j = nlohmann::json::parse(in);
+    out.peak_gflops = j.at("peak_gflops").get<double>();
+    out.events.usable = j.at("events_usable").get<bool>();
+    out.events.reason = j.at("events_reason").get<std::string>();
+    return out.peak_gflops > 0;
+  } catch (const nlohmann::json::exception&) {
+    return false;  // a damaged cache is measured again
+  }
+}
+
+Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
+                      ProgramCache& programs, const DeviceInfo& device, Precision precision,
+                      const KernelSources& sources, const std::string& cache_dir) {
+  const unsigned vw = roofline_vector_width(device, precision);
+  const std::size_t es = static_cast<std::size_t>(precision) / 8;
+  cl::Kernel peak(roofline_program(programs, sources, device, precision), "peak_flops");
+  const auto run = [&](std::size_t items, cl::Buffer& out) {
+    set_peak_args(peak, out, precision);
+    EventSample s;
+    cl::Event e;
+    const auto t0 = std::chrono::steady_clock::now();
+    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
+    e.wait();
+    s.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    s.queued = e.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>();
+    s.submit = e.getProfilingInfo<CL_PROFILING_COMMAND_SUBMIT>();
+    s.start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    s.end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    return s;
+  };
+  // Grow the launch until one run is long enough (the first runs include lazy compilation).
+  std::size_t items = std::max<std::size_t>(1024, std::size_t(device.compute_units) * 256);
+  const std::size_t max_items =
+      std::min<std::size_t>(std::size_t(1) << 24, device.max_alloc_bytes / es);
+  cl::Buffer out(context, CL_MEM_WRITE_ONLY, max_items * es);
+  run(items, out);  // the first runs include lazy compilation
+  while (run(items, out).wall_ms < kMinRunMs && items < max_items) {
+    items = std::min(max_items, items * 2);
+  }
+  Calibration c;
+  std::vector<EventSample> samples;
+  const double flops = 2.0 * kChains * vw * double(kRooflineIterations) * double(items);
+  for (int i = 0; i < kRuns; ++i) {
+    samples.push_back(run(items, out));
+    c.peak_gflops = std::max(c.peak_gflops, flops / (samples.back().wall_ms * 1e6));
+  }
+  c.events = judge_event_clock(samples);
+  Calibration before;
+  const bool cached = cached_calibration(cache_dir, device, precision, before);
+  if (cached) c.peak_gflops = std::max(c.peak_gflops, before.peak_gflops);
+  // Written only when it changed: a cache directory of unchanged files stays unchanged.
+  if (!cache_dir.empty() &&
+      (!cached || c.peak_gflops > before.peak_gflops || c.events.usable != before.events.usable)) {
+    save(cache_file(cache_dir, device, precision), c);
+  }
+  return c;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,72 @@
+// Per-device facts that keep every figure mmtune prints or stores physically possible: whether
+// the device's event timestamps measure kernels at all (Mesa rusticl's do not: they count 0, 1,
+// 2, 3), and its measured arithmetic peak, which bounds every GFLOPS figure.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "mmtune/cl.hpp"
+#include "mmtune/device.hpp"
+#include "opencl/kernel_source.hpp"
+#include "opencl/program_cache.hpp"
+
+namespace mmtune {
+
+// The four profiling timestamps of one command (ns) and the wall time from its enqueue to its
+// completion, with nothing else on the queue.
+struct EventSample {
+  std::uint64_t queued = 0, submit = 0, start = 0, end = 0;
+  double wall_ms = 0.0;
+};
+
+struct EventClockVerdict {
+  bool usable = false;
+  std::string reason;  // why not (empty when usable)
+};
+
+// Whether commands run one after another on an in-order queue were timed plausibly: non-zero,
+// ordered timestamps, each command after the one before, and durations that agree with the wall
+// clock (at most it, and at least half of it for the calibration kernel's >= 20 ms runs).
+EventClockVerdict judge_event_clock(const std::vector<EventSample>& samples);
+
+struct Calibration {
+  EventClockVerdict events;
+  double peak_gflops = 0.0;  // the highest multiply-add throughput measured (wall clock)
+  // How far above the measured peak a figure may be before it is a measurement error: the peak
+  // kernel and a GEMM see the same clock drift only roughly.
+  static constexpr double kTolerance = 1.1;
+  double plausible_gflops() const {
+    return peak_gflops > 0 ? kTolerance * peak_gflops : std::numeric_limits<double>::infinity();
+  }
+};
+
+// Why a figure cannot be a real measurement on this device ("" when it can).
+std::string implausible_gflops(double gflops, const Calibration& c);
+
+// Runs roofline.cl's multiply-add kernel a few times (grown until a run takes >= 20 ms) on
+// `queue` (profiling enabled) and judges the event clock by it. The peak is the highest
+// measured by wall clock, now or before: `cache_dir` (empty: none) keeps one small JSON file per
+// device key and precision, so that a calibration on a busy machine does not lower it.
+Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
+                      ProgramCache& programs, const DeviceInfo& device, Precision precision,
+                      const KernelSources& sources, const std::string& cache_dir);
+
+// The cached calibration of a device and precision, when one was made (for `mmtune devices`).
+bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, Precision precision,
+                        Calibration& out);
+
+// The widest vector width the device prefers for a precision, as a valid OpenCL width (1-16).
+unsigned roofline_vector_width(const DeviceInfo& device, Precision precision);
+
+// roofline.cl built with that width and kRooflineIterations multiply-adds per chain (eight
+// chains per work-item). Throws Error when it does not build.
+constexpr int kRooflineIterations = 2048;
+cl::Program roofline_program(ProgramCache& programs, const KernelSources& sources,
+                             const DeviceInfo& device, Precision precision);
+// Sets peak_flops's arguments: its output buffer and a seed of 1 in the precision's type.
+void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision);
+
+}  // namespace mmtune

@@ -1,0 +1,368 @@
+#include "opencl/gemm_routine.hpp"
+
+#include <chrono>
+
+#include "mmtune/error.hpp"
+#include "opencl/host_data.hpp"
+
+namespace mmtune {
+namespace {
+
+const char* source_file(KernelKind k) {
+  switch (k) {
+    case KernelKind::kTiled:
+      return "gemm_tiled.cl";
+    case KernelKind::kDirect:
+      return "gemm_direct.cl";
+    case KernelKind::kNaive:
+      return "gemm_naive.cl";
+    case KernelKind::kClassic:
+      return "gemm_classic.cl";
+  }
+  return "";
+}
+
+std::size_t round_up(std::size_t x, std::size_t m) {
+  return (x + m - 1) / m * m;
+}
+
+// Kernel arguments of the scalar type `real`.
+void set_real(cl::Kernel& k, cl_uint index, double v, Precision p) {
+  switch (p) {
+    case Precision::kHalf:
+      k.setArg(index, to_half(static_cast<float>(v)));
+      break;
+    case Precision::kSingle:
+      k.setArg(index, static_cast<float>(v));
+      break;
+    case Precision::kDouble:
+      k.setArg(index, v);
+      break;
+  }
+}
+
+void set_args(cl::Kernel&, cl_uint) {}
+template <class T, class... Rest>
+void set_args(cl::Kernel& k, cl_uint first, const T& v, const Rest&... rest) {
+  k.setArg(first, v);
+  set_args(k, first + 1, rest...);
+}
+
+int i32(std::size_t v) {
+  return static_cast<int>(v);
+}  // validate_call() and check_operand() guarantee the range
+
+// Whether a scalar is zero once converted to the kernel's precision (BLAS: alpha = 0 reads
+// neither A nor B, so it must be the value the kernel would see).
+bool is_zero(double v, Precision p) {
+  switch (p) {
+    case Precision::kHalf:
+      return (to_half(static_cast<float>(v)) & 0x7fff) == 0;
+    case Precision::kSingle:
+      return static_cast<float>(v) == 0.0f;
+    case Precision::kDouble:
+      return v == 0.0;
+  }
+  return v == 0.0;
+}
+
+}  // namespace
+
+bool GemmRoutine::multiplies(const GemmProblem& p) {
+  return p.m != 0 && p.n != 0 && p.k != 0 && !is_zero(p.alpha, p.precision);
+}
+
+GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,
+                         const DeviceInfo& device)
+    : sources_(sources), cache_(cache), device_(device) {}
+
+std::string GemmRoutine::options(const KernelConfig& config, const GemmProblem& problem) {
+  std::string o = build_options(config, problem.precision);
+  if (kind_of(config) == KernelKind::kDirect) {
+    const ColMajorProblem cp = to_col_major(problem);
+    o += std::string(" -DTRANS_A=") + (cp.trans_a ? "1" : "0") +
+         " -DTRANS_B=" + (cp.trans_b ? "1" : "0");
+  }
+  return o;
+}
+
+GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, const GemmProblem& problem) {
+  Prepared out;
+  const KernelKind kind = kind_of(config);
+  const auto main = cache_.build(sources_.program(source_file(kind)), options(config, problem));
+  out.build_seconds += main->seconds;
+  if (!main->ok) {
+    out.log = main->log;
+    return out;
+  }
+  if (kind == KernelKind::kTiled) {
+    const auto copy = cache_.build(sources_.program("copy.cl"),
+                                   std::string("-DPRECISION=") + to_string(problem.precision));
+    out.build_seconds += copy->seconds;
+    if (!copy->ok) {
+      out.log = copy->log;
+      return out;
+    }
+  }
+  out.ok = true;
+  return out;
+}
+
+cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& problem) {
+  const std::string opts = options(config, problem);
+  if (auto it = kernels_.find(opts); it != kernels_.end()) return it->second;
+  const KernelKind kind = kind_of(config);
+  const auto built = cache_.build(sources_.program(source_file(kind)), opts);
+  if (!built->ok) throw Error("kernel was not built: " + built->log);
+  const std::string name = std::string("gemm_") + kernel_name(kind);
+  return kernels_.emplace(opts, cl::Kernel(built->program, name.c_str())).first->second;
+}
+
+GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
+  if (auto it = copy_.find(precision); it != copy_.end()) return it->second;
+  const auto copy =
+      cache_.build(sources_.program("copy.cl"), std::string("-DPRECISION=") + to_string(precision));
+  if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
+  CopyKernels& k = copy_[precision] = {cl::Kernel(copy->program, "pack_rows"),
+                                       cl::Kernel(copy->program, "pack_cols"),
+                                       cl::Kernel(copy->program, "unpad_copy"),
+                                       cl::Kernel(copy->program, "scale_c"),
+                                       {}};
+  if (precision == Precision::kSingle && device_.image_support) {
+    k.pack_image = cl::Kernel(copy->program, "pack_image");
+  }
+  return k;
+}
+
+cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
+  if (scratch_bytes_[slot] < bytes) {
+    // Commands still using the old buffer keep it alive (OpenCL defers the release).
+    scratch_[slot] = cl::Buffer(cache_.context(), CL_MEM_READ_WRITE, bytes);
+    scratch_bytes_[slot] = bytes;
+  }
+  return scratch_[slot];
+}
+
+cl::Image2D& GemmRoutine::image(int slot, std::size_t width, std::size_t height) {
+  if (width > device_.image2d_max_width || height > device_.image2d_max_height) {
+    throw OpenCLError("an IMG=1 configuration needs a " + std::to_string(width) + " x " +
+                          std::to_string(height) + " image, more than the device's " +
+                          std::to_string(device_.image2d_max_width) + " x " +
+                          std::to_string(device_.image2d_max_height),
+                      CL_INVALID_IMAGE_SIZE);
+  }
+  if (image_size_[slot] != std::pair(width, height)) {
+    // Commands still using the old image keep it alive (OpenCL defers the release).
+    images_[slot] = cl::Image2D(cache_.context(), CL_MEM_READ_WRITE,
+                                cl::ImageFormat(CL_RGBA, CL_FLOAT), width, height);
+    image_size_[slot] = {width, height};
+  }
+  return images_[slot];
+}
+
+void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t elements,
+                                std::size_t element_size) const {
+  if (!o.buffer || !(*o.buffer)()) throw UsageError(std::string("buffer ") + name + " is null");
+  cl_context owner = nullptr;
+  std::size_t have = 0;
+  if (clGetMemObjectInfo((*o.buffer)(), CL_MEM_CONTEXT, sizeof owner, &owner, nullptr) !=
+          CL_SUCCESS ||
+      clGetMemObjectInfo((*o.buffer)(), CL_MEM_SIZE, sizeof have, &have, nullptr) != CL_SUCCESS) {
+    throw UsageError(std::string("buffer ") + name + " is not a valid OpenCL buffer");
+  }
+  if (owner != cache_.context()()) {
+    throw UsageError(std::string("buffer ") + name + " belongs to another OpenCL context");
+  }
+  // Kernels index with 32-bit ints from the buffer's start, offset included.
+  const std::size_t end = addressable_end(o.offset, elements);
+  if (end == 0 && elements != 0) {
+    throw UsageError(std::string("buffer ") + name + ": offset " + std::to_string(o.offset) +
+                     " plus " + std::to_string(elements) +
+                     " elements is beyond the 2^31 - 1 elements the kernels can address");
+  }
+  if (end > have / element_size) {  // end <= 2^31 and element_size <= 8: no overflow below
+    throw UsageError(std::string("buffer ") + name + " holds " + std::to_string(have) +
+                     " bytes, the problem needs " + std::to_string(end * element_size) +
+                     " (offset " + std::to_string(o.offset) + " + " + std::to_string(elements) +
+                     " elements)");
+  }
+}
+
+RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
+                                   const KernelConfig& config, Operand a, Operand b, Operand c,
+                                   const std::vector<cl::Event>& wait_for) {
+  validate_call(problem);
+  if (!queue()) throw UsageError("the command queue is null");
+  const std::size_t es = problem.element_size();
+  if (problem.m != 0 && problem.n != 0) {
+    if (multiplies(problem)) {
+      check_operand("A", a, problem.a_span(), es);
+      check_operand("B", b, problem.b_span(), es);
+    }
+    check_operand("C", c, problem.c_span(), es);
+  }
+  for (const auto& e : wait_for) {
+    if (!e()) throw UsageError("the wait list holds a null event");
+  }
+  try {
+    return launch(queue, problem, config, a, b, c, wait_for);
+  } catch (const cl::Error& e) {
+    throw OpenCLError(
+        std::string("OpenCL call ") + e.what() + " failed with error " + std::to_string(e.err()),
+        e.err());
+  }
+}
+
+RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProblem& problem,
+                                  const KernelConfig& config, Operand a, Operand b, Operand c,
+                                  const std::vector<cl::Event>& wait_for) {
+  const Precision prec = problem.precision;
+  const std::size_t es = problem.element_size();
+  RoutineEvents out;
+  if (problem.m == 0 || problem.n == 0) {  // nothing to compute: an event for the caller
+    out.events.emplace_back();
+    queue.enqueueMarkerWithWaitList(wait_for.empty() ? nullptr : &wait_for, &out.events.back());
+    return out;
+  }
+  const ColMajorProblem cp = to_col_major(problem);
+  if (cp.swapped) std::swap(a, b);
+  // Every command waits for the one before it: out-of-order queues run them in sequence too.
+  std::vector<cl::Event> first_wait = wait_for;
+  const auto launch_one = [&](cl::Kernel& kern, cl::NDRange global, cl::NDRange local) {
+    std::vector<cl::Event> after;
+    if (!out.events.empty()) after.push_back(out.events.back());
+    const std::vector<cl::Event>& wait = out.events.empty() ? first_wait : after;
+    out.events.emplace_back();
+    queue.enqueueNDRangeKernel(kern, cl::NullRange, global, local, wait.empty() ? nullptr : &wait,
+                               &out.events.back());
+  };
+  const auto launch_main = [&](cl::Kernel& kern, cl::NDRange global, cl::NDRange local) {
+    out.main = out.events.size();
+    out.main_kernel = kern;
+    out.main_global = global;
+    out.main_local = local;
+    launch_one(kern, global, local);
+  };
+  const int M = i32(cp.m), N = i32(cp.n), K = i32(cp.k);
+
+  if (!multiplies(problem)) {  // C = beta C; A and B are not read
+    CopyKernels& copies = this->copies(prec);
+    set_args(copies.scale, 0, M, N);
+    set_real(copies.scale, 2, problem.beta, prec);
+    set_args(copies.scale, 3, *c.buffer, i32(c.offset), i32(cp.ldc));
+    launch_one(copies.scale, cl::NDRange(cp.m, cp.n), cl::NullRange);
+    return out;
+  }
+
+  cl::Kernel& k = kernel(config, problem);
+  if (const auto* t = std::get_if<TiledConfig>(&config)) {
+    const std::size_t mp = round_up(cp.m, t->MWG), np = round_up(cp.n, t->NWG),
+                      kp = round_up(cp.k, t->KWG);
+    CopyKernels& copies = this->copies(prec);
+    // The scratch buffers are this routine's: a call waits until the previous one, on any
+    // queue, is done with them.
+    if (scratch_busy_()) first_wait.push_back(scratch_busy_);
+    // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and spares
+    // the kernel a new page and cache set per k row, which caps large sizes on CPUs
+    // (docs/kernels.md).
+    const auto pack = [&](Operand src, int rows, int cols, int si, int sj, cl::Buffer& dst,
+                          std::size_t rows_p, std::size_t cols_p, int panel) {
+      const bool by_rows = sj == 1;
+      cl::Kernel& kern = by_rows ? copies.pack_rows : copies.pack_cols;
+      set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p), panel);
+      launch_one(kern,
+                 by_rows ? cl::NDRange(panel, rows_p, cols_p / panel)
+                         : cl::NDRange(rows_p, cols_p / panel),
+                 cl::NullRange);
+    };
+    // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not);
+    // B: K x N with n contiguous in panels of NWG. Images (IMG=1) are one panel each: plain
+    // K x M and K x N matrices of float4 texels, packed straight into the image.
+    const bool img = t->IMG != 0;
+    const int a_panel = img ? i32(mp) : t->MWG, b_panel = img ? i32(np) : t->NWG;
+    const int lda = i32(cp.lda), ldb = i32(cp.ldb);
+    const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
+    const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
+    const bool c_direct = mp == cp.m && np == cp.n;
+    const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
+    set_args(k, 0, i32(mp), i32(np), i32(kp));
+    set_real(k, 3, problem.alpha, prec);
+    set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
+    set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
+    if (img) {
+      if (!copies.pack_image()) throw Error("IMG=1 needs fp32 and a device with images");
+      const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
+                                  std::size_t width) {
+        cl::Image2D& dst = image(slot, width, kp);
+        set_args(copies.pack_image, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst);
+        launch_one(copies.pack_image, cl::NDRange(width, kp), cl::NullRange);
+        return dst;
+      };
+      set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
+      set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
+    } else {
+      cl::Buffer& as = scratch(0, kp * mp * es);
+      pack(a, K, M, sia, sja, as, kp, mp, a_panel);
+      cl::Buffer& bs = scratch(1, kp * np * es);
+      pack(b, K, N, sib, sjb, bs, kp, np, b_panel);
+      set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel);
+    }
+    launch_main(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
+                cl::NDRange(t->MDIMC, t->NDIMC));
+    if (!c_direct) {
+      set_args(copies.unpad, 0, N, M);
+      set_real(copies.unpad, 2, problem.beta, prec);
+      set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
+      launch_one(copies.unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
+    }
+    scratch_busy_ = out.events.back();
+    return out;
+  }
+
+  cl::NDRange global, local = cl::NullRange;
+  if (const auto* d = std::get_if<DirectConfig>(&config)) {
+    global = cl::NDRange(round_up(cp.m, d->WGD) / d->WGD * d->MDIMCD,
+                         round_up(cp.n, d->WGD) / d->WGD * d->NDIMCD);
+    local = cl::NDRange(d->MDIMCD, d->NDIMCD);
+    set_args(k, 0, M, N, K);
+    set_real(k, 3, problem.alpha, prec);
+    set_real(k, 4, problem.beta, prec);
+    set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), *b.buffer, i32(b.offset), i32(cp.ldb),
+             *c.buffer, i32(c.offset), i32(cp.ldc));
+  } else {
+    // Naive and classic take the transpositions as arguments.
+    if (const auto* tile = std::get_if<ClassicConfig>(&config)) {
+      global = cl::NDRange(round_up(cp.m, tile->TILE), round_up(cp.n, tile->TILE));
+      local = cl::NDRange(tile->TILE, tile->TILE);
+    } else {
+      global = cl::NDRange(cp.m, cp.n);
+    }
+    set_args(k, 0, M, N, K);
+    set_real(k, 3, problem.alpha, prec);
+    set_real(k, 4, problem.beta, prec);
+    set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), cp.trans_a ? 1 : 0, *b.buffer,
+             i32(b.offset), i32(cp.ldb), cp.trans_b ? 1 : 0, *c.buffer, i32(c.offset), i32(cp.ldc));
+  }
+  launch_main(k, global, local);
+  return out;
+}
+
+double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call) {
+  if (!call.main_kernel()) return 0.0;  // a call that only scaled C
+  queue.finish();
+  const auto t0 = std::chrono::steady_clock::now();
+  queue.enqueueNDRangeKernel(call.main_kernel, cl::NullRange, call.main_global, call.main_local);
+  queue.finish();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double main_kernel_ms(const cl::CommandQueue& queue, const RoutineEvents& call,
+                      bool events_usable) {
+  if (!events_usable) return rerun_main_ms(queue, call);
+  const cl::Event& e = call.events[call.main];
+  return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
+         1e-6;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,104 @@
+// Runs one configuration of the kernel family as a complete GEMM routine on OpenCL buffers: the
+// tiled kernel with the pad/transpose copies it needs, or one of the copy-free kernels.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mmtune/cl.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+#include "opencl/kernel_source.hpp"
+#include "opencl/program_cache.hpp"
+
+namespace mmtune {
+
+// Events of one routine call, in enqueue order. `main` indexes the GEMM kernel itself.
+struct RoutineEvents {
+  std::vector<cl::Event> events;
+  std::size_t main = 0;
+  // The GEMM kernel's launch, with its arguments still set: rerun_main_ms() runs it again alone.
+  cl::Kernel main_kernel;
+  cl::NDRange main_global, main_local;
+};
+
+// Waits for `queue` to finish, then runs the last call's GEMM kernel once more on its own and
+// returns the wall time of that, enqueue to completion: the kernel-alone time on a device whose
+// event timestamps are unusable. The call must be complete, its buffers still alive; the kernel
+// writes C (or scratch) again.
+double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call);
+
+// The kernel-alone time of a completed call: its GEMM kernel's event duration where the
+// device's event timestamps are usable, else rerun_main_ms().
+double main_kernel_ms(const cl::CommandQueue& queue, const RoutineEvents& call, bool events_usable);
+
+struct Operand {
+  const cl::Buffer* buffer = nullptr;
+  std::size_t offset = 0;  // in elements
+};
+
+class GemmRoutine {
+ public:
+  GemmRoutine(const KernelSources& sources, ProgramCache& cache, const DeviceInfo& device);
+
+  // Builds everything `config` needs for this problem (its precision; the direct kernel also
+  // specialises on the transpositions). On failure returns false and the log. Builds are
+  // cached, so calling it again is cheap. Thread-safe.
+  struct Prepared {
+    bool ok = false;
+    std::string log;
+    double build_seconds = 0.0;
+  };
+  Prepared prepare(const KernelConfig& config, const GemmProblem& problem);
+
+  // Whether a call of the problem runs a GEMM kernel: m, n, k > 0 and alpha != 0 in the
+  // problem's precision. Otherwise it only scales C (or does nothing) and needs no prepare().
+  static bool multiplies(const GemmProblem& problem);
+
+  // Enqueues C = alpha op(A) op(B) + beta C with BLAS semantics (m or n = 0: a marker only;
+  // k = 0 or alpha = 0: C = beta C without reading A and B; beta = 0: C is not read). Each
+  // command waits for the one before it, so any queue works, in order or not; the first waits
+  // for `wait_for` and for the previous call's use of the scratch buffers. The last event
+  // completes when everything is done. Throws UsageError for a malformed problem or null,
+  // foreign or too small buffers (checked without overflow, offsets within 32-bit indexing),
+  // OpenCLError when an OpenCL call fails. prepare() must have succeeded. Not thread-safe.
+  RoutineEvents enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
+                        const KernelConfig& config, Operand a, Operand b, Operand c,
+                        const std::vector<cl::Event>& wait_for = {});
+
+ private:
+  // OpenCL build options of the main program for a configuration and problem.
+  static std::string options(const KernelConfig& config, const GemmProblem& problem);
+  cl::Kernel& kernel(const KernelConfig& config, const GemmProblem& problem);
+  cl::Buffer& scratch(int slot, std::size_t bytes);
+  // IMG=1: A (slot 0) and B (slot 1) as images of width x height float4 texels. Throws
+  // OpenCLError (CL_INVALID_IMAGE_SIZE) beyond the device's 2-D image limits.
+  cl::Image2D& image(int slot, std::size_t width, std::size_t height);
+  void check_operand(const char* name, const Operand& o, std::size_t elements,
+                     std::size_t element_size) const;
+  RoutineEvents launch(const cl::CommandQueue& queue, const GemmProblem& problem,
+                       const KernelConfig& config, Operand a, Operand b, Operand c,
+                       const std::vector<cl::Event>& wait_for);
+
+  const KernelSources& sources_;
+  ProgramCache& cache_;
+  DeviceInfo device_;
+  std::map<std::string, cl::Kernel> kernels_;  // key: build options
+  struct CopyKernels {
+    cl::Kernel pack_rows, pack_cols, unpad, scale;  // kernels/copy.cl
+    cl::Kernel pack_image;                          // fp32 on devices with images only
+  };
+  CopyKernels& copies(Precision p);
+  std::map<Precision, CopyKernels> copy_;
+  cl::Buffer scratch_[3];
+  std::size_t scratch_bytes_[3] = {0, 0, 0};
+  cl::Image2D images_[2];
+  std::pair<std::size_t, std::size_t> image_size_[2];
+  cl::Event scratch_busy_;  // the last event of the last call that used the scratch buffers
+};
+
+}  // namespace mmtune

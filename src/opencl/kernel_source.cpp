@@ -1,0 +1,46 @@
+#include "opencl/kernel_source.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+
+const std::vector<std::string>& required_kernel_files() {
+  static const std::vector<std::string> files = {
+      "common.cl",     "copy.cl",         "gemm_tiled.cl", "gemm_direct.cl",
+      "gemm_naive.cl", "gemm_classic.cl", "roofline.cl"};
+  return files;
+}
+
+KernelSources::KernelSources() {
+  for (const auto& k : embedded_kernels()) files_[k.file] = k.text;
+}
+
+KernelSources::KernelSources(const std::filesystem::path& dir) : embedded_(false) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw UsageError("--kernels-dir '" + dir.string() + "' is not a directory");
+  }
+  for (const auto& name : required_kernel_files()) {
+    std::ifstream in(dir / name, std::ios::binary);
+    if (!in) throw UsageError("--kernels-dir '" + dir.string() + "' has no readable " + name);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    files_[name] = ss.str();
+  }
+}
+
+const std::string& KernelSources::file(const std::string& name) const {
+  auto it = files_.find(name);
+  if (it == files_.end()) throw UsageError("no kernel source named '" + name + "'");
+  return it->second;
+}
+
+std::string KernelSources::program(const std::string& name) const {
+  return file("common.cl") + "\n" + file(name);
+}
+
+}  // namespace mmtune

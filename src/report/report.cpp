@@ -1,0 +1,261 @@
+#include "report/report.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "mmtune/error.hpp"
+#include "report/report_data.hpp"
+#include "report/report_document.hpp"
+#include "report/report_format.hpp"
+#include "report/report_view.hpp"
+#include "report/svg_chart.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace report_detail;
+
+// ---- CSV ------------------------------------------------------------------------------------
+
+class Csv {
+ public:
+  explicit Csv(const std::vector<std::string>& head) { row(head); }
+  void row(const std::vector<std::string>& fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) out_ += (i ? "," : "") + csv_field(fields[i]);
+    out_ += "\r\n";
+  }
+  const std::string& text() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
+std::vector<std::string> problem_fields(const GemmProblem& p) {
+  return {std::to_string(p.m),
+          std::to_string(p.n),
+          std::to_string(p.k),
+          std::to_string(int(p.precision)),
+          p.layout == Layout::kRowMajor ? "row" : "col",
+          p.trans_a ? "1" : "0",
+          p.trans_b ? "1" : "0"};
+}
+
+std::vector<std::string> join(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+const std::vector<std::string> kProblemHead = {"m",      "n",       "k",      "precision",
+                                               "layout", "trans_a", "trans_b"};
+
+std::map<std::string, std::string> csv_files(const Data& d) {
+  std::map<std::string, std::string> name_of;
+  for (const auto& dev : d.devices) name_of[dev.key] = dev.name;
+  std::map<std::string, std::string> files;
+
+  Csv bench(join(join({"id", "device_key", "device_name", "run_id", "subject", "kernel", "config"},
+                      kProblemHead),
+                 {"status", "note", "median_ms", "min_ms", "max_ms", "gflops", "kernel_median_ms",
+                  "kernel_gflops", "measured_at"}));
+  for (const auto& b : d.bench) {
+    bench.row(join(
+        join({std::to_string(b.id), b.key, name_of[b.key], b.run_id, b.subject, b.kernel, b.config},
+             problem_fields(b.p)),
+        {b.status, b.note, full(b.median_ms), full(b.min_ms), full(b.max_ms), full(b.gflops),
+         full(b.kernel_median_ms), full(b.kernel_gflops), b.measured_at}));
+  }
+  files["bench.csv"] = bench.text();
+
+  Csv best(
+      join(join({"device_key", "device_name", "kernel"}, kProblemHead),
+           {"measurement_id", "config", "median_ms", "gflops", "kernel_gflops", "updated_at"}));
+  for (const auto& b : d.best) {
+    best.row(join(join({b.key, name_of[b.key], b.kernel}, problem_fields(b.p)),
+                  {std::to_string(b.measurement_id), b.config, full(b.median_ms), full(b.gflops),
+                   full(b.kernel_gflops), b.updated_at}));
+  }
+  files["best.csv"] = best.text();
+
+  Csv meas(join(
+      join({"id", "session_id", "device_key", "device_name", "kernel", "config"}, kProblemHead),
+      {"status", "message", "build_s", "median_ms", "min_ms", "max_ms", "kernel_median_ms",
+       "gflops", "kernel_gflops", "max_error", "measured_at"}));
+  std::map<std::int64_t, std::vector<const MeasRow*>> by_session;
+  for (const auto& m : d.meas) {
+    if (m.session_id) by_session[m.session_id].push_back(&m);
+    meas.row(join(join({std::to_string(m.id), m.session_id ? std::to_string(m.session_id) : "",
+                        m.key, name_of[m.key], m.kernel, m.config},
+                       problem_fields(m.p)),
+                  {m.status, m.message, full(m.build_s), full(m.median_ms), full(m.min_ms),
+                   full(m.max_ms), full(m.kernel_median_ms), full(m.gflops), full(m.kernel_gflops),
+                   full(m.max_error), m.measured_at}));
+  }
+  files["measurements.csv"] = meas.text();
+
+  Csv sessions(join(join({"id", "device_key", "device_name", "command_line", "strategy", "kernels",
+                          "space", "seed", "budget", "time_limit_s"},
+                         kProblemHead),
+                    {"started_at", "ended_at", "outcome", "host", "mmtune_version", "evaluations",
+                     "ok", "failures", "wall_s", "best_gflops"}));
+  for (const auto& s : d.sessions) {
+    const SessionRecord& r = s.r;
+    const auto& ms = by_session[r.id];
+    const auto [ok, failures, best_g] = session_stats(ms);
+    std::string fail;
+    for (const auto& [status, n] : failures) {
+      fail += (fail.empty() ? "" : ";") + status + "=" + std::to_string(n);
+    }
+    const auto start = parse_time(r.started_at), end = parse_time(r.ended_at);
+    sessions.row(
+        join(join({std::to_string(r.id), r.device_key, name_of[r.device_key], r.command_line,
+                   r.strategy, r.kernels, r.space, std::to_string(r.seed), std::to_string(r.budget),
+                   full(r.time_limit_s)},
+                  problem_fields(r.problem)),
+             {r.started_at, r.ended_at, r.outcome, s.host, s.version, std::to_string(ms.size()),
+              std::to_string(ok), fail, start && end ? full(*end - *start) : "", full(best_g)}));
+  }
+  files["sessions.csv"] = sessions.text();
+
+  Csv roof(
+      {"device_key", "device_name", "precision", "peak_gflops", "bandwidth_gbs", "measured_at"});
+  for (const auto& r : d.roof) {
+    roof.row({r.key, name_of[r.key], std::to_string(r.precision), full(r.peak), full(r.bandwidth),
+              r.measured_at});
+  }
+  files["roofline.csv"] = roof.text();
+  return files;
+}
+
+// stdio rather than a stream: errno says why a write failed.
+void write_file(const fs::path& path, const std::string& text) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int why = errno;
+  if (f && std::fclose(f) != 0 && ok) ok = false, why = errno;
+  if (ok) return;
+  const std::string message = "cannot write '" + path.string() + "': " + std::strerror(why);
+  // A place the user chose that cannot hold the file is bad input; anything else (a full disk,
+  // an I/O error) is a failure.
+  if (why == EACCES || why == EPERM || why == EROFS || why == EISDIR || why == ENOTDIR ||
+      why == ENOENT) {
+    throw UsageError(message);
+  }
+  throw Error(message);
+}
+
+}  // namespace
+
+double problem_size_axis(const GemmProblem& p) {
+  if (is_square(p)) return double(p.n);
+  return std::cbrt(double(p.m) * double(p.n) * double(p.k));
+}
+
+double arithmetic_intensity(const GemmProblem& p, const KernelConfig& config) {
+  const double m = double(p.m), n = double(p.n), k = double(p.k);
+  const double mnk = m * n * k;
+  const double c_elements = (p.beta != 0.0 ? 2.0 : 1.0) * m * n;
+  const auto tiles = [&](double tm, double tn) { return mnk * (1.0 / tm + 1.0 / tn); };
+  double ab_elements = 0;
+  if (const auto* t = std::get_if<TiledConfig>(&config)) {
+    ab_elements = tiles(t->MWG, t->NWG);
+  } else if (const auto* d = std::get_if<DirectConfig>(&config)) {
+    ab_elements = tiles(d->WGD, d->WGD);
+  } else if (const auto* c = std::get_if<ClassicConfig>(&config)) {
+    ab_elements = tiles(c->TILE, c->TILE);
+  } else {
+    ab_elements = 2.0 * mnk;  // naive: every product reads both operands
+  }
+  const double bytes = double(p.element_size()) * (ab_elements + c_elements);
+  return p.flops() / bytes;
+}
+
+std::optional<double> arithmetic_intensity(const GemmProblem& p, const std::string& kernel,
+                                           const std::string& config) {
+  const auto kind = parse_kernel_kind(kernel);
+  if (!kind) return std::nullopt;
+  try {
+    return arithmetic_intensity(p, parse_config(*kind, config));
+  } catch (const UsageError&) {
+    return std::nullopt;
+  }
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string markdown_escape(std::string_view text) {
+  // Through the XML sanitizer first for valid UTF-8, then back from its entities: Markdown
+  // escapes with backslashes instead.
+  std::string valid;
+  for (char c : text) valid += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  valid = svg::escape_xml(valid);
+  std::string plain;
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    static const std::pair<const char*, char> kEntities[] = {
+        {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
+    bool matched = false;
+    for (const auto& [entity, c] : kEntities) {
+      const std::string_view e(entity);
+      if (valid.compare(i, e.size(), e) == 0) {
+        plain += c, i += e.size() - 1, matched = true;
+        break;
+      }
+    }
+    if (!matched) plain += valid[i];
+  }
+  std::string out;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    const char c = plain[i];
+    const bool special = std::string_view("\\`*_[]<>|~&#!").find(c) != std::string_view::npos;
+    // A leading + - = or . could start a list or underline a heading.
+    const bool leading = i == 0 && std::string_view("+-=.").find(c) != std::string_view::npos;
+    if (special || leading) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string html_escape(std::string_view text) {
+  return svg::escape_xml(text);
+}
+
+ReportSummary write_report(Store& store, const ReportOptions& options) {
+  Report report(load(store, options));
+  Doc doc;
+  report.build(doc);
+
+  const fs::path out(options.out_dir.empty() ? "." : options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out / "charts", ec);
+  if (ec || !fs::is_directory(out / "charts")) {
+    throw UsageError("cannot create report directory '" + (out / "charts").string() +
+                     "': " + ec.message());
+  }
+  ReportSummary sum;
+  sum.devices = report.data().devices.size();
+  const auto put = [&](const std::string& name, const std::string& text) {
+    write_file(out / name, text);
+    sum.files.push_back((out / name).string());
+  };
+  put("report.html", doc.html("mmtune report"));
+  put("report.md", doc.markdown());
+  for (const auto& [name, text] : csv_files(report.data())) put(name, text);
+  for (const auto& [name, text] : doc.chart_files()) put(name, text);
+  sum.charts = doc.chart_files().size();
+  return sum;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,326 @@
+#include "report/report_view.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "mmtune/gemm_kernels.hpp"
+#include "report/report.hpp"
+
+namespace mmtune::report_detail {
+
+void Report::implementations(Doc& doc) {
+  std::set<std::string> platforms;
+  for (const auto& dev : d_.devices) {
+    if (!dev.imported()) platforms.insert(dev.platform);
+  }
+  doc.heading(2, "Implementations side by side", "implementations");
+  if (platforms.size() < 2) {
+    doc.text("The devices of this report come from one OpenCL implementation: nothing to compare.");
+    return;
+  }
+  std::set<int> precisions;
+  for (const auto& b : d_.bench) precisions.insert(int(b.p.precision));
+  for (const int prec : precisions) {
+    Table t;
+    t.head = {"implementation",
+              "device",
+              "n",
+              "tuned [GFLOPS]",
+              "share of peak",
+              "CLBlast [GFLOPS]",
+              "tuned / CLBlast",
+              "host BLAS [GFLOPS]"};
+    for (const auto& dev : d_.devices) {
+      const auto rows = latest_bench(dev.key, prec);
+      const RoofRow* r = roof(dev.key, prec);
+      std::map<std::size_t, std::map<std::string, const BenchRow*>> by_n;
+      for (const BenchRow* b : rows) {
+        if (b->status == "Ok" && b->gflops && is_square(b->p)) by_n[b->p.n][b->subject] = b;
+      }
+      for (const auto& entry : by_n) {
+        // Not a structured binding: a lambda below uses it (clang before 16 refuses that).
+        const std::size_t n = entry.first;
+        const auto& subjects = entry.second;
+        const auto g = [&](const char* subject) -> Opt {
+          const auto it = subjects.find(subject);
+          return it == subjects.end() ? Opt() : it->second->gflops;
+        };
+        const Opt tuned = g("tuned"), clblast = g("clblast"), host = g("host-blas");
+        t.rows.push_back(
+            {text_cell(dev.platform), text_cell(display_name(dev)), number_cell(double(n)),
+             tuned ? number_cell(*tuned) : Cell{"", true},
+             Cell{tuned && r && r->peak > 0 ? pct(*tuned / r->peak) : "", true},
+             clblast ? number_cell(*clblast) : Cell{"", true},
+             Cell{tuned && clblast ? svg::format_value(*tuned / *clblast) + "x" : "", true},
+             host ? number_cell(*host) : Cell{"", true}});
+      }
+    }
+    doc.heading(3, "Whole routine per size (" + precision_name(prec) + ")");
+    if (t.rows.empty()) {
+      doc.text("No bench results of this precision.");
+      continue;
+    }
+    doc.table(std::move(t));
+    doc.note(
+        "Each device's latest mmtune bench: its tuned routine, CLBlast with its own parameters "
+        "and the host BLAS, timed side by side in that run. Share of peak: of the device's own "
+        "peak as mmtune roofline measured it (empty when not measured).");
+  }
+  // What each implementation's best asks of the hardware: the parameters that explain most of
+  // the difference between implementations.
+  Table shape;
+  shape.head = {"implementation",
+                "device",
+                "problem",
+                "kernel",
+                "work-group size",
+                "vector widths (m x n)",
+                "local memory (A, B)"};
+  for (const auto& dev : d_.devices) {
+    const BestRow* pick = nullptr;
+    for (const auto* b : bests(dev.key)) {
+      if (!pick || problem_size_axis(b->p) > problem_size_axis(pick->p)) pick = b;
+    }
+    if (!pick) continue;
+    std::map<std::string, int> v;
+    for (const auto& [name, value] : config_pairs(pick->config)) v[name] = value;
+    const bool tiled = pick->kernel == "tiled";
+    const int wg = tiled ? v["MDIMC"] * v["NDIMC"] : v["MDIMCD"] * v["NDIMCD"];
+    const std::string vec = tiled ? std::to_string(v["VWM"]) + " x " + std::to_string(v["VWN"])
+                                  : std::to_string(v["VWMD"]) + " x " + std::to_string(v["VWND"]);
+    const std::string local =
+        tiled ? std::string(v["SA"] ? "yes" : "no") + ", " + (v["SB"] ? "yes" : "no")
+              : "yes, yes";  // the direct kernel always stages both
+    shape.rows.push_back({text_cell(dev.platform), text_cell(display_name(dev)),
+                          text_cell(describe(pick->p)), text_cell(pick->kernel),
+                          number_cell(double(wg)), text_cell(vec), text_cell(local)});
+  }
+  if (!shape.rows.empty()) {
+    doc.heading(3, "What each best asks of the hardware");
+    doc.table(std::move(shape));
+    doc.note(
+        "The best of each device's largest tuned problem. An implementation that loops over "
+        "work-items (PoCL) rewards few work-items with wide explicit vectors; one that maps "
+        "work-items to SIMD lanes (llvmpipe) rewards more work-items, and its loads cost per "
+        "lane, so wider vector loads and larger register tiles pay (docs/kernels.md).");
+  }
+
+  Table cost;
+  cost.head = {"implementation", "device", "sessions", "evaluations", "tuning wall time [s]"};
+  for (const auto& dev : d_.devices) {
+    std::size_t sessions = 0, evaluations = 0;
+    double wall = 0;
+    for (const auto& s : d_.sessions) {
+      if (s.r.device_key != dev.key) continue;
+      ++sessions;
+      const auto it = by_session_.find(s.r.id);
+      if (it != by_session_.end()) evaluations += it->second.size();
+      const auto start = parse_time(s.r.started_at), end = parse_time(s.r.ended_at);
+      if (start && end) wall += *end - *start;
+    }
+    if (sessions == 0) continue;
+    cost.rows.push_back({text_cell(dev.platform), text_cell(display_name(dev)),
+                         number_cell(double(sessions)), number_cell(double(evaluations)),
+                         number_cell(wall)});
+  }
+  if (!cost.rows.empty()) {
+    doc.heading(3, "Cost of tuning");
+    doc.table(std::move(cost));
+    doc.note("Every stored session of the device: its measurements and its wall time.");
+  }
+}
+
+void Report::comparison(Doc& doc) {
+  doc.heading(2, "Across devices", "compare");
+  if (d_.devices.size() < 2) {
+    doc.text("Only one device is in this report: nothing to compare.");
+    return;
+  }
+  std::set<int> precisions;
+  for (const auto& [k, row] : best_of_) precisions.insert(int(row->p.precision));
+  for (const auto& [k, row] : latest_) {
+    if (std::get<1>(k) == "tuned" && row->gflops) precisions.insert(int(row->p.precision));
+  }
+  for (const int prec : precisions) {
+    const std::string pname = precision_name(prec);
+    std::vector<GemmProblem> problems;
+    const auto note_problem = [&](const GemmProblem& p) {
+      if (int(p.precision) != prec) return;
+      if (std::none_of(problems.begin(), problems.end(),
+                       [&](const GemmProblem& q) { return pkey(q) == pkey(p); })) {
+        problems.push_back(p);
+      }
+    };
+    for (const auto& [k, row] : best_of_) note_problem(row->p);
+    for (const auto& [k, row] : latest_) {
+      if (std::get<1>(k) == "tuned" && row->gflops) note_problem(row->p);
+    }
+    std::sort(problems.begin(), problems.end(), problem_less);
+    std::vector<const DeviceRow*> devs;  // those with results of this precision
+    for (const auto& dev : d_.devices) {
+      if (std::any_of(problems.begin(), problems.end(),
+                      [&](const GemmProblem& p) { return tuned(dev.key, p).has_value(); })) {
+        devs.push_back(&dev);
+      }
+    }
+    doc.heading(3, "Best GFLOPS per problem (" + pname + ")");
+    if (devs.size() < 2) {
+      doc.text("Only " + display_name(*devs.front()) + " has " + pname +
+               " results: nothing to compare.");
+      continue;
+    }
+    svg::BarChart c;
+    c.title = "Tuned GFLOPS relative to the fastest device (" + pname + ")";
+    c.value_label = "relative to fastest [%]";
+    c.value_max = 100.0;
+    c.category_label = "problem (n for square problems)";
+    for (const auto& p : problems) c.categories.push_back(short_label(p));
+    Table t;
+    t.head = {"problem"};
+    for (std::size_t i = 0; i < devs.size(); ++i) {
+      c.series.push_back({display_name(*devs[i]), {}, svg::palette(i)});
+      t.head.push_back(display_name(*devs[i]) + " [GFLOPS]");
+    }
+    for (const auto& p : problems) {
+      double fastest = 0;
+      for (const auto* dev : devs) {
+        if (const auto g = tuned(dev->key, p)) fastest = std::max(fastest, g->gflops);
+      }
+      std::vector<Cell> row{text_cell(describe(p))};
+      for (std::size_t i = 0; i < devs.size(); ++i) {
+        const auto g = tuned(devs[i]->key, p);
+        c.series[i].values.push_back(g && fastest > 0 ? Opt(g->gflops / fastest * 100) : Opt());
+        if (!g) {
+          row.push_back(Cell{"", true});
+          continue;
+        }
+        Cell cell{svg::format_value(g->gflops) + " (" +
+                      (fastest > 0 ? pct(g->gflops / fastest) : "-") +
+                      (g->source == "bench" ? ", bench)" : ")"),
+                  true};
+        cell.strong = g->gflops == fastest;
+        row.push_back(cell);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    doc.chart(c, "compare-" + pname);
+    doc.table(std::move(t));
+    doc.note(
+        "Per device the latest mmtune bench tuned run (marked bench) or else the best "
+        "stored tuning result; in parentheses the share of the fastest device's GFLOPS for "
+        "that problem (bold: the fastest).");
+  }
+
+  // One row per device: the best configuration of its largest tuned square problem.
+  doc.heading(3, "Best parameters per device");
+  std::vector<std::pair<const DeviceRow*, const BestRow*>> picks;
+  std::vector<std::string> params;
+  for (const auto& dev : d_.devices) {
+    const BestRow* pick = nullptr;
+    for (const auto* b : bests(dev.key)) {
+      const auto rank = [](const BestRow* r) {
+        return std::make_tuple(is_square(r->p), problem_size_axis(r->p), int(r->p.precision) == 32);
+      };
+      if (!pick || rank(b) > rank(pick)) pick = b;
+    }
+    if (!pick) continue;
+    picks.emplace_back(&dev, pick);
+    for (const auto& [name, v] : config_pairs(pick->config)) {
+      if (std::find(params.begin(), params.end(), name) == params.end()) params.push_back(name);
+    }
+  }
+  if (picks.empty()) {
+    doc.text("No stored tuning results.");
+  } else {
+    // The most common value per parameter; other values are highlighted.
+    std::map<std::string, int> usual;
+    for (const auto& name : params) {
+      std::map<int, int> counts;
+      for (const auto& [dev, b] : picks) {
+        for (const auto& [n, v] : config_pairs(b->config)) {
+          if (n == name) ++counts[v];
+        }
+      }
+      int most = 0;
+      for (const auto& [v, count] : counts) {
+        if (count > most) usual[name] = v, most = count;
+      }
+    }
+    Table t;
+    t.head = {"device", "problem", "kernel", "GFLOPS"};
+    for (const auto& p : params) t.head.push_back(p);
+    for (const auto& [dev, b] : picks) {
+      std::vector<Cell> row{text_cell(display_name(*dev)), text_cell(describe(b->p)),
+                            text_cell(b->kernel), number_cell(b->gflops)};
+      const auto pairs = config_pairs(b->config);
+      for (const auto& name : params) {
+        const auto it = std::find_if(pairs.begin(), pairs.end(),
+                                     [&](const auto& pr) { return pr.first == name; });
+        if (it == pairs.end()) {
+          row.push_back(Cell{"", true});
+          continue;
+        }
+        Cell cell = number_cell(it->second);
+        cell.highlight = picks.size() > 1 && it->second != usual[name];
+        row.push_back(cell);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    doc.table(std::move(t));
+    doc.note("Highlighted: values that differ from the most common value among the devices.");
+  }
+
+  doc.heading(3, "Which parameters matter, side by side");
+  std::vector<Importance> imps;
+  std::vector<const DeviceRow*> with;  // devices with something to show
+  std::vector<std::string> names;
+  for (const auto& dev : d_.devices) {
+    Importance imp = importance(dev.key);
+    if (imp.params.empty()) continue;
+    imps.push_back(std::move(imp));
+    with.push_back(&dev);
+    for (const auto& s : imps.back().params) {
+      if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+    }
+  }
+  if (names.empty()) {
+    doc.text("Not enough measurements that vary parameters.");
+    return;
+  }
+  const auto spread_of = [&](std::size_t i, const std::string& name) -> Opt {
+    for (const auto& s : imps[i].params) {
+      if (s.name == name) return s.spread;
+    }
+    return std::nullopt;
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    double ma = 0, mb = 0;
+    for (std::size_t i = 0; i < imps.size(); ++i) {
+      ma = std::max(ma, spread_of(i, a).value_or(0)),
+      mb = std::max(mb, spread_of(i, b).value_or(0));
+    }
+    return ma > mb;
+  });
+  Table t;
+  t.head = {"parameter"};
+  for (std::size_t i = 0; i < with.size(); ++i) {
+    t.head.push_back(display_name(*with[i]) + " (" + imps[i].kernel + ", " +
+                     short_label(imps[i].p) + ")");
+  }
+  for (const auto& name : names) {
+    std::vector<Cell> row{code_cell(name)};
+    for (std::size_t i = 0; i < imps.size(); ++i) {
+      const auto s = spread_of(i, name);
+      row.push_back(s ? Cell{svg::format_value(*s) + "\xC3\x97", true} : Cell{"", true});
+    }
+    t.rows.push_back(std::move(row));
+  }
+  doc.table(std::move(t));
+  doc.note(
+      "Spread: best / worst median GFLOPS over a parameter's values (1\xC3\x97: no effect), "
+      "per device from the kernel and problem with the most Ok measurements.");
+}
+
+}  // namespace mmtune::report_detail

@@ -1,0 +1,124 @@
+// Problems and numbers as the report shows them: labels, orderings, number formats, colours.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "report/report_data.hpp"
+
+namespace mmtune::report_detail {
+
+using ProblemKey = std::tuple<int, std::size_t, std::size_t, std::size_t, int, bool, bool>;
+
+inline ProblemKey pkey(const GemmProblem& p) {
+  return {int(p.precision), p.m, p.n, p.k, int(p.layout), p.trans_a, p.trans_b};
+}
+
+inline bool problem_less(const GemmProblem& a, const GemmProblem& b) {
+  const auto ka = std::make_tuple(int(a.precision), problem_size_axis(a), pkey(a));
+  const auto kb = std::make_tuple(int(b.precision), problem_size_axis(b), pkey(b));
+  return ka < kb;
+}
+
+inline bool is_square(const GemmProblem& p) {
+  return p.m == p.n && p.n == p.k;
+}
+
+inline std::string precision_name(int precision) {
+  return "fp" + std::to_string(precision);
+}
+
+// "2048" for a square row-major NN problem, "512x1024x256 col TN" otherwise.
+inline std::string short_label(const GemmProblem& p) {
+  std::string s = is_square(p)
+                      ? std::to_string(p.n)
+                      : std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+  if (p.layout != Layout::kRowMajor || p.trans_a || p.trans_b) {
+    s += std::string(p.layout == Layout::kRowMajor ? " row " : " col ") + (p.trans_a ? "T" : "N") +
+         (p.trans_b ? "T" : "N");
+  }
+  return s;
+}
+
+inline std::string pct(double fraction) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f %%", fraction * 100.0);
+  return buf;
+}
+
+// CSV: the shortest text that reads back as the same double.
+inline std::string full(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+inline std::string full(const Opt& v) {
+  return v ? full(*v) : "";
+}
+
+// Seconds since the epoch of an ISO 8601 UTC time as the store writes it.
+inline std::optional<double> parse_time(const std::string& s) {
+  std::tm tm{};
+  int sec = 0;
+  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &sec) != 6) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900, tm.tm_mon -= 1, tm.tm_sec = sec;
+  return double(timegm(&tm));
+}
+
+// Parameters of a canonical configuration text, in order.
+inline std::vector<std::pair<std::string, int>> config_pairs(const std::string& config) {
+  std::vector<std::pair<std::string, int>> out;
+  std::istringstream in(config);
+  std::string pair;
+  while (in >> pair) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    int v = 0;
+    const char* first = pair.data() + eq + 1;
+    const char* last = pair.data() + pair.size();
+    if (std::from_chars(first, last, v).ec == std::errc() && first != last) {
+      out.emplace_back(pair.substr(0, eq), v);
+    }
+  }
+  return out;
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Fixed colours per bench subject, so that a subject looks the same in every chart.
+inline std::string subject_color(const std::string& subject, std::size_t fallback) {
+  static const std::map<std::string, std::string> kColors = {
+      {"tuned", "#4e79a7"},         {"default", "#f28e2b"}, {"classic", "#9c755f"},
+      {"naive", "#bab0ac"},         {"clblast", "#e15759"}, {"clblast-tuned", "#b07aa1"},
+      {"host-blas", "#59a14f"},     {"tiled", "#4e79a7"},   {"direct", "#76b7b2"},
+      {"clblast_xgemm", "#e15759"},
+  };
+  const auto it = kColors.find(subject);
+  return it != kColors.end() ? it->second : svg::palette(fallback + 5);
+}
+
+inline int subject_rank(const std::string& s) {
+  static const char* const kOrder[] = {"tuned",   "default",       "classic",  "naive",
+                                       "clblast", "clblast-tuned", "host-blas"};
+  for (int i = 0; i < int(std::size(kOrder)); ++i) {
+    if (s == kOrder[i]) return i;
+  }
+  return int(std::size(kOrder));
+}
+
+}  // namespace mmtune::report_detail

@@ -1,0 +1,90 @@
+// The report's analysis: views derived from the rows (latest bench per subject, best per
+// problem, roofs, sessions) and the sections built from them (report_view.cpp, report_device.cpp,
+// report_compare.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "report/report_data.hpp"
+#include "report/report_document.hpp"
+#include "report/report_format.hpp"
+
+namespace mmtune::report_detail {
+
+class Report {
+ public:
+  explicit Report(Data d) : d_(std::move(d)) {
+    for (const auto& b : d_.bench) {
+      const auto k = std::make_tuple(b.key, b.subject, pkey(b.p));
+      const auto it = latest_.find(k);
+      if (it == latest_.end() || it->second->id < b.id) latest_[k] = &b;
+    }
+    for (const auto& b : d_.best) {
+      if (!is_tuned_kernel(b.kernel)) continue;
+      const auto k = std::make_pair(b.key, pkey(b.p));
+      const auto it = best_of_.find(k);
+      if (it == best_of_.end() || b.median_ms < it->second->median_ms) best_of_[k] = &b;
+    }
+    for (const auto& r : d_.roof) roof_[{r.key, r.precision}] = &r;
+    for (const auto& m : d_.meas) {
+      if (m.session_id) by_session_[m.session_id].push_back(&m);
+    }
+  }
+
+  void build(Doc& doc);
+  const Data& data() const { return d_; }
+
+ private:
+  struct Tuned {
+    double gflops;
+    std::string source;  // "bench" or "tuning"
+  };
+  struct Spread {
+    std::string name;
+    std::size_t values = 0;
+    double spread = 1, best_median = 0, worst_median = 0;
+    int best_value = 0, worst_value = 0;
+  };
+  struct Importance {
+    std::string kernel;
+    GemmProblem p;
+    std::size_t measurements = 0;
+    std::vector<Spread> params;  // most influential first
+  };
+
+  std::string display_name(const DeviceRow& dev) const {
+    return dev.name + (dev.imported() ? " (imported)" : "");
+  }
+  const RoofRow* roof(const std::string& key, int precision) const {
+    const auto it = roof_.find({key, precision});
+    return it == roof_.end() ? nullptr : it->second;
+  }
+  std::vector<const BenchRow*> latest_bench(const std::string& key, int precision) const;
+  std::vector<const BestRow*> bests(const std::string& key) const;
+  std::optional<Tuned> tuned(const std::string& key, const GemmProblem& p) const;
+  Importance importance(const std::string& key) const;
+
+  void overview(Doc& doc);
+  void device_section(Doc& doc, const DeviceRow& dev, std::size_t index);
+  void performance(Doc& doc, const DeviceRow& dev, const std::string& tag);
+  void best_table(Doc& doc, const DeviceRow& dev);
+  void roofline(Doc& doc, const DeviceRow& dev, const std::string& tag);
+  void sessions(Doc& doc, const DeviceRow& dev, const std::string& tag);
+  void parameters(Doc& doc, const DeviceRow& dev, const std::string& tag);
+  void comparison(Doc& doc);
+  void implementations(Doc& doc);
+
+  Data d_;
+  std::map<std::tuple<std::string, std::string, ProblemKey>, const BenchRow*> latest_;
+  std::map<std::pair<std::string, ProblemKey>, const BestRow*> best_of_;
+  std::map<std::pair<std::string, int>, const RoofRow*> roof_;
+  std::map<std::int64_t, std::vector<const MeasRow*>> by_session_;
+};
+
+}  // namespace mmtune::report_detail

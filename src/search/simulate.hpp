@@ -1,0 +1,47 @@
+// Replay of a search strategy against recorded results, without a device: the strategy asks,
+// the table answers with the recorded time. Measures how many evaluations a strategy needs to get
+// close to the best recorded configuration, to compare strategies and tune them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/strategy.hpp"
+
+namespace mmtune {
+
+struct SimulationOptions {
+  std::size_t budget = 0;  // evaluations per run (0: the whole space)
+  std::size_t seeds = 20;  // runs, with seeds first_seed, first_seed + 1, ...
+  std::uint64_t first_seed = 1;
+  std::size_t batch = 1;    // candidates per ask
+  double tolerance = 0.05;  // the target: a time within this fraction of the best recorded time
+};
+
+struct SimulationRun {
+  std::uint64_t seed = 0;
+  // Evaluations up to and including the first within the target; nothing when the run spent
+  // its budget (or exhausted the space) without reaching it.
+  std::optional<std::size_t> evaluations;
+};
+
+struct SimulationResult {
+  std::string strategy;
+  std::size_t budget = 0;
+  double best_time = 0;    // the best recorded time
+  double target_time = 0;  // best_time * (1 + tolerance)
+  std::vector<SimulationRun> runs;
+  std::size_t reached = 0;  // runs that reached the target
+  double median = 0;        // of the runs' evaluations, counting "not reached" as budget + 1
+};
+
+// Replays `strategy` once per seed on `space`, where times[i] is the recorded time of point i
+// (nothing: it failed). Throws UsageError for an unknown strategy, a table that does not match
+// the space, or one without any successful time.
+SimulationResult simulate(const SearchSpace& space, const std::vector<std::optional<double>>& times,
+                          const std::string& strategy, const SimulationOptions& options);
+
+}  // namespace mmtune

@@ -1,0 +1,704 @@
+#include "store/store.hpp"
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Each entry migrates from version i to i + 1.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  vendor TEXT NOT NULL, name TEXT NOT NULL, driver_version TEXT NOT NULL,
+  platform TEXT NOT NULL DEFAULT '', platform_version TEXT NOT NULL DEFAULT '',
+  device_version TEXT NOT NULL DEFAULT '', opencl_c_version TEXT NOT NULL DEFAULT '',
+  type TEXT NOT NULL DEFAULT '', compute_units INTEGER, max_clock_mhz INTEGER,
+  global_mem_bytes INTEGER, local_mem_bytes INTEGER, max_work_group_size INTEGER,
+  source TEXT NOT NULL DEFAULT 'measured'
+);
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  command_line TEXT NOT NULL, strategy TEXT NOT NULL, kernels TEXT NOT NULL, space TEXT NOT NULL,
+  seed INTEGER NOT NULL, budget INTEGER NOT NULL, time_limit_s REAL NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  started_at TEXT NOT NULL, ended_at TEXT, outcome TEXT NOT NULL
+);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER REFERENCES sessions(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel TEXT NOT NULL, config TEXT NOT NULL, params TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '',
+  build_s REAL, median_ms REAL, min_ms REAL, max_ms REAL, kernel_median_ms REAL,
+  gflops REAL, kernel_gflops REAL, max_error REAL, samples TEXT NOT NULL DEFAULT '[]',
+  measured_at TEXT NOT NULL
+);
+CREATE INDEX measurements_by_problem
+  ON measurements(device_id, m, n, k, precision, layout, trans_a, trans_b, kernel);
+CREATE TABLE best (
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  config TEXT NOT NULL, median_ms REAL NOT NULL, gflops REAL NOT NULL, kernel_gflops REAL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b)
+);
+)sql",
+    // 2: provenance of sessions, for databases shared by several hosts.
+    R"sql(
+ALTER TABLE sessions ADD COLUMN host TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN mmtune_version TEXT NOT NULL DEFAULT '';
+)sql",
+    // 3: side-by-side benchmarks (mmtune bench) and measured device peaks (mmtune roofline).
+    R"sql(
+CREATE TABLE bench (
+  id INTEGER PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  run_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  kernel TEXT NOT NULL DEFAULT '', config TEXT NOT NULL DEFAULT '',
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  status TEXT NOT NULL, note TEXT NOT NULL DEFAULT '',
+  median_ms REAL, min_ms REAL, max_ms REAL, gflops REAL,
+  kernel_median_ms REAL, kernel_gflops REAL,
+  measured_at TEXT NOT NULL
+);
+CREATE INDEX bench_by_device ON bench(device_id, precision, m, n, k);
+CREATE TABLE roofline (
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  precision INTEGER NOT NULL,
+  peak_gflops REAL NOT NULL,
+  bandwidth_gbs REAL NOT NULL,
+  measured_at TEXT NOT NULL,
+  PRIMARY KEY (device_id, precision)
+);
+)sql",
+    // 4: the tuning process of a session, so that one left `running` by a process that is gone
+    // (SIGKILL, or a disk too full to record its end) can be told apart from one still running.
+    R"sql(
+ALTER TABLE sessions ADD COLUMN pid INTEGER;
+)sql",
+};
+
+static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
+}
+
+// Seconds since the epoch of an ISO 8601 UTC time as now_utc() writes it.
+std::optional<std::time_t> parse_utc(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (!end || *end) return std::nullopt;
+  return timegm(&tm);
+}
+
+// When a process of this host started (Linux: /proc), to the second; nullopt when unknown.
+std::optional<std::time_t> process_start(std::int64_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return std::nullopt;
+  // Field 2 is the command in parentheses (it may hold spaces); starttime is field 22, in clock
+  // ticks since boot.
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(line.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22; ++i) {
+    if (!(fields >> field)) return std::nullopt;
+  }
+  std::ifstream proc_stat("/proc/stat");
+  long long boot = -1;
+  while (std::getline(proc_stat, line)) {
+    if (line.rfind("btime ", 0) == 0) boot = std::atoll(line.c_str() + 6);
+  }
+  const long ticks = sysconf(_SC_CLK_TCK);
+  if (boot < 0 || ticks <= 0) return std::nullopt;
+  return std::time_t(boot + std::atoll(field.c_str()) / ticks);
+}
+
+// Whether the process that began a session is certainly gone: the session is this host's, and
+// its pid no longer exists or now belongs to a process started after the session (a reused pid,
+// e.g. after a reboot or in a new container). Sessions of other hosts cannot be checked.
+bool process_gone(const SessionRecord& s) {
+  if (s.pid <= 0 || s.host.empty() || s.host != host_name()) return false;
+  if (::kill(pid_t(s.pid), 0) != 0 && errno == ESRCH) return true;
+  const auto started = process_start(s.pid);
+  const auto session = parse_utc(s.started_at);
+  // A second of slack: both times are truncated to seconds.
+  return started && session && *started > *session + 1;
+}
+
+const char* layout_name(Layout l) {
+  return l == Layout::kRowMajor ? "row" : "col";
+}
+
+const char* kProblemMatch =
+    "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ?";
+
+std::string params_json(const std::string& kernel, const std::string& config) {
+  nlohmann::json j = nlohmann::json::object();
+  if (const auto kind = parse_kernel_kind(kernel)) {
+    std::istringstream in(config);
+    std::string pair;
+    while (in >> pair) {
+      const auto eq = pair.find('=');
+      if (eq != std::string::npos) j[pair.substr(0, eq)] = std::stoi(pair.substr(eq + 1));
+    }
+  }
+  return j.dump();
+}
+
+bool sqlite_cannot_read(const sql::Error& e) {
+  const int primary = e.code() & 0xff;
+  return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM;
+}
+
+sql::Database open(const std::string& path, Store::Access access) {
+  const bool read_only = access == Store::Access::kReadOnly;
+  if (sql::is_postgres_url(path)) {
+    try {
+      return sql::Database(path, sql::OpenMode::kReadWrite);  // the server's database must exist
+    } catch (const sql::Error& e) {
+      throw UsageError(e.what());
+    }
+  }
+  const fs::path p(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (read_only && !fs::exists(st)) {
+    throw UsageError("database '" + path + "' does not exist; tune, bench or import into it first");
+  }
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) {
+    throw UsageError("database directory '" + dir.string() + "' does not exist");
+  }
+  if (fs::is_directory(st)) throw UsageError("database path '" + path + "' is a directory");
+  // A device, pipe or socket (e.g. /dev/null) would make SQLite fail late and leave a journal
+  // beside it: refused before anything is created.
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    throw UsageError("database path '" + path + "' is not a regular file");
+  }
+  try {
+    if (!read_only) return sql::Database(path, sql::OpenMode::kCreate);
+    sql::Database db(path, sql::OpenMode::kReadOnly);
+    bool immutable = false;
+    try {
+      // A WAL database needs its -shm file, which a read-only directory cannot get.
+      db.prepare("SELECT count(*) FROM sqlite_master").step();
+    } catch (const sql::Error& e) {
+      immutable = sqlite_cannot_read(e);  // other errors: Store's checks name them
+    }
+    if (!immutable) return db;
+    return sql::Database(path, sql::OpenMode::kImmutable);
+  } catch (const sql::Error& e) {
+    throw UsageError(e.what());  // "cannot open database '<path>': <why>"
+  }
+}
+
+// A positive integer from a test-only environment variable, or 0 when unset or malformed.
+long test_switch(const char* name) {
+  const char* v = std::getenv(name);
+  long n = 0;
+  if (!v || !*v) return 0;
+  const char* end = v + std::char_traits<char>::length(v);
+  const auto [ptr, ec] = std::from_chars(v, end, n);
+  return ec == std::errc() && ptr == end && n > 0 ? n : 0;
+}
+
+}  // namespace
+
+void throw_database_error(const std::string& path, const sql::Error& e) {
+  const std::string where = path.empty() ? "the database" : "database '" + path + "'";
+  // PostgreSQL reports SQLSTATEs instead of SQLite's result codes.
+  const std::string& state = e.sqlstate();
+  if (state == "53100") {  // disk_full
+    throw StorageError(where + " is full (no space left on the server's disk): " + e.what() +
+                       "; everything committed before is kept");
+  }
+  if (state == "42501") throw UsageError(where + " is not writable (" + e.what() + ")");
+  if (state == "55P03") {  // lock_not_available (lock_timeout)
+    throw StorageError(where + " stayed locked by another process: " + e.what());
+  }
+  switch (e.code() & 0xff) {
+    case SQLITE_FULL:
+      throw StorageError(where + " is full (no space left on its disk, or its size limit): " +
+                         e.what() + "; everything committed before is kept");
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      throw UsageError(where + " is damaged (" + e.what() +
+                       "); restore it from a copy or use another --db");
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+      throw UsageError(where + " is not writable (" + e.what() + ")");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      throw StorageError(where + " stayed locked by another process: " + e.what());
+    default:
+      throw StorageError("cannot write " + where + ": " + e.what() +
+                         "; everything committed before is kept");
+  }
+}
+
+void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
+  s.bind(first, p.m).bind(first + 1, p.n).bind(first + 2, p.k);
+  s.bind(first + 3, static_cast<int>(p.precision)).bind(first + 4, layout_name(p.layout));
+  s.bind(first + 5, p.trans_a).bind(first + 6, p.trans_b);
+}
+
+GemmProblem read_problem(const sql::Statement& s, int first) {
+  GemmProblem p;
+  p.m = std::size_t(s.integer(first));
+  p.n = std::size_t(s.integer(first + 1));
+  p.k = std::size_t(s.integer(first + 2));
+  p.precision = static_cast<Precision>(s.integer(first + 3));
+  p.layout = s.text(first + 4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
+  p.trans_a = s.integer(first + 5) != 0;
+  p.trans_b = s.integer(first + 6) != 0;
+  return p;
+}
+
+std::vector<std::string> schema_migrations() {
+  return {std::begin(kMigrations), std::end(kMigrations)};
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string Store::default_path() {
+  if (const char* env = std::getenv("MMTUNE_DB"); env && *env) return env;
+  fs::path base;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    base = fs::path(home) / ".local" / "share";
+  } else {
+    throw UsageError("cannot find a place for the database: set MMTUNE_DB or HOME, or pass --db");
+  }
+  std::error_code ec;
+  fs::create_directories(base / "mmtune", ec);
+  return (base / "mmtune" / "tuning.db").string();
+}
+
+Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
+  try {
+    // A truncated or damaged file is refused before anything reads or writes it (a full scan
+    // of the b-trees; tuning databases are small). A server checks its own storage.
+    if (db_.dialect() == sql::Dialect::kSqlite) {
+      auto check = db_.prepare("PRAGMA quick_check(1)");
+      if (check.step() && check.text(0) != "ok") {
+        std::string why = check.text(0).substr(0, 200);
+        std::replace(why.begin(), why.end(), '\n', ' ');  // error messages are one line
+        throw UsageError("'" + path + "' is damaged (" + why +
+                         "); restore it from a copy or use another --db");
+      }
+    }
+    if (access == Access::kReadOnly && db_.dialect() == sql::Dialect::kSqlite) {
+      check_readable_schema(path);
+      return;
+    }
+    // Switching to WAL needs a moment without other connections; it persists in the file, so
+    // only the first opener of a new database ever has to wait here.
+    for (int attempt = 0; db_.dialect() == sql::Dialect::kSqlite; ++attempt) {
+      try {
+        db_.exec("PRAGMA journal_mode = WAL");
+        break;
+      } catch (const sql::Error& e) {
+        if ((e.code() & 0xff) != SQLITE_BUSY || attempt >= 300) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+    migrate();
+    // Test-only: a size limit in pages stands in for a full disk (PRAGMA max_page_count).
+    const long pages = test_switch("MMTUNE_TEST_DB_MAX_PAGES");
+    if (pages > 0 && db_.dialect() == sql::Dialect::kSqlite) {
+      db_.exec("PRAGMA max_page_count = " + std::to_string(pages));
+    }
+  } catch (const sql::Error& e) {
+    const int primary = e.code() & 0xff;
+    if (primary == SQLITE_NOTADB) {
+      throw UsageError("'" + path + "' is not a valid mmtune database (" + e.what() + ")");
+    }
+    if (primary == SQLITE_CORRUPT) {
+      throw UsageError("'" + path + "' is damaged (" + e.what() +
+                       "); restore it from a copy or use another --db");
+    }
+    if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM) {
+      throw UsageError("database '" + path + "' " +
+                       (access == Access::kReadOnly ? "cannot be read" : "is not writable") + " (" +
+                       e.what() + ")");
+    }
+    if (e.sqlstate() == "42501") {  // insufficient_privilege: e.g. no right to create the schema
+      throw UsageError("database '" + db_.path() + "': permission denied (" + e.what() + ")");
+    }
+    throw Error("database '" + db_.path() + "': " + e.what());
+  }
+}
+
+void Store::check_readable_schema(const std::string& path) {
+  int version = db_.schema_version();
+  if (version > kSchemaVersion) {
+    throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
+                     ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +
+                     "); upgrade mmtune");
+  }
+  if (version == kSchemaVersion) return;
+  // An older schema is upgraded once by a writer; this connection then reads the new one.
+  try {
+    Store upgrade(path, Access::kReadWrite);
+  } catch (const UsageError& e) {
+    throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
+                     ", older than this mmtune's " + std::to_string(kSchemaVersion) +
+                     ", and cannot be upgraded here: open it once with write access (" + e.what() +
+                     ")");
+  }
+  version = db_.schema_version();
+  if (version != kSchemaVersion) {
+    throw UsageError("database '" + path + "' was not upgraded to schema version " +
+                     std::to_string(kSchemaVersion));
+  }
+}
+
+void Store::migrate() {
+  // The version is read inside the write transaction: two processes opening a new database at
+  // once must not both apply the same step.
+  while (true) {
+    sql::Transaction t(db_);
+    const int version = db_.schema_version();
+    if (version > kSchemaVersion) {
+      throw UsageError("database '" + db_.path() + "' has schema version " +
+                       std::to_string(version) + ", newer than this mmtune understands (" +
+                       std::to_string(kSchemaVersion) + "); upgrade mmtune");
+    }
+    if (version == kSchemaVersion) return;  // the transaction only read: rolling back is fine
+    db_.exec(db_.ddl(kMigrations[version]));
+    db_.set_schema_version(version + 1);
+    t.commit();
+  }
+}
+
+void Store::upsert_device(const DeviceInfo& d) {
+  auto s = db_.prepare(
+      "INSERT INTO devices (key, vendor, name, driver_version, platform, platform_version, "
+      "device_version, opencl_c_version, type, compute_units, max_clock_mhz, global_mem_bytes, "
+      "local_mem_bytes, max_work_group_size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+      "ON CONFLICT(key) DO UPDATE SET platform = excluded.platform, "
+      "platform_version = excluded.platform_version, compute_units = excluded.compute_units, "
+      "max_clock_mhz = excluded.max_clock_mhz, global_mem_bytes = excluded.global_mem_bytes, "
+      "local_mem_bytes = excluded.local_mem_bytes, max_work_group_size = "
+      "excluded.max_work_group_size");
+  s.bind(1, d.key).bind(2, d.vendor).bind(3, d.name).bind(4, d.driver_version);
+  s.bind(5, d.platform_name).bind(6, d.platform_version).bind(7, d.device_version);
+  s.bind(8, d.opencl_c_version).bind(9, d.type).bind(10, std::int64_t(d.compute_units));
+  s.bind(11, std::int64_t(d.max_clock_mhz)).bind(12, std::int64_t(d.global_mem_bytes));
+  s.bind(13, std::int64_t(d.local_mem_bytes)).bind(14, d.max_work_group_size);
+  try {
+    sql::Transaction t(db_);  // IMMEDIATE: concurrent writers queue on the busy timeout
+    s.run();
+    t.commit();
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
+}
+
+std::optional<DeviceInfo> Store::device(const std::string& key) {
+  auto s = db_.prepare(
+      "SELECT vendor, name, driver_version, platform, platform_version, device_version, "
+      "opencl_c_version, type, compute_units, max_clock_mhz, global_mem_bytes, local_mem_bytes, "
+      "max_work_group_size FROM devices WHERE key = ?");
+  s.bind(1, key);
+  if (!s.step()) return std::nullopt;
+  DeviceInfo d;
+  d.key = key;
+  d.vendor = s.text(0), d.name = s.text(1), d.driver_version = s.text(2);
+  d.platform_name = s.text(3), d.platform_version = s.text(4), d.device_version = s.text(5);
+  d.opencl_c_version = s.text(6), d.type = s.text(7);
+  d.compute_units = unsigned(s.integer(8)), d.max_clock_mhz = unsigned(s.integer(9));
+  d.global_mem_bytes = std::uint64_t(s.integer(10)),
+  d.local_mem_bytes = std::uint64_t(s.integer(11));
+  d.max_work_group_size = std::size_t(s.integer(12));
+  return d;
+}
+
+std::string shown_outcome(const SessionRecord& s) {
+  return s.outcome == "running" && process_gone(s) ? "abandoned" : s.outcome;
+}
+
+std::int64_t Store::begin_session(const SessionRecord& r) {
+  auto s = db_.prepare(
+      "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
+      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome, host, "
+      "mmtune_version, pid) "
+      "VALUES ((SELECT id FROM devices WHERE key = "
+      "?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)");
+  s.bind(1, r.device_key).bind(2, r.command_line).bind(3, r.strategy).bind(4, r.kernels);
+  s.bind(5, r.space).bind(6, std::int64_t(r.seed)).bind(7, r.budget).bind(8, r.time_limit_s);
+  bind_problem(s, 9, r.problem);
+  s.bind(16, now_utc()).bind(17, host_name()).bind(18, MMTUNE_VERSION);
+  s.bind(19, std::int64_t(::getpid()));
+  try {
+    sql::Transaction t(db_);
+    s.run();
+    const std::int64_t id = db_.last_insert_id();
+    t.commit();
+    return id;
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
+}
+
+void Store::end_session(std::int64_t id, const std::string& outcome) {
+  auto s = db_.prepare("UPDATE sessions SET ended_at = ?, outcome = ? WHERE id = ?");
+  s.bind(1, now_utc()).bind(2, outcome).bind(3, id);
+  try {
+    sql::Transaction t(db_);
+    s.run();
+    t.commit();
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
+}
+
+std::size_t Store::close_abandoned_sessions() {
+  try {
+    sql::Transaction t(db_);
+    auto q = db_.prepare(
+        "SELECT id, host, pid, started_at FROM sessions WHERE outcome = 'running' AND host = ? "
+        "AND pid IS NOT NULL");
+    q.bind(1, host_name());
+    std::vector<std::int64_t> gone;
+    while (q.step()) {
+      SessionRecord r;
+      r.id = q.integer(0), r.host = q.text(1), r.pid = q.integer(2), r.started_at = q.text(3);
+      r.outcome = "running";
+      if (process_gone(r)) gone.push_back(r.id);
+    }
+    // Its end is its last sign of life: the last measurement it stored, else its start.
+    auto u = db_.prepare(
+        "UPDATE sessions SET outcome = 'abandoned', ended_at = COALESCE((SELECT MAX(measured_at) "
+        "FROM measurements WHERE session_id = ?), started_at) WHERE id = ? AND "
+        "outcome = 'running'");
+    for (const auto id : gone) {
+      u.bind(1, id).bind(2, id);
+      u.run();
+      u.reset();
+    }
+    t.commit();
+    return gone.size();
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
+}
+
+std::vector<SessionRecord> Store::sessions() {
+  auto s = db_.prepare(
+      "SELECT s.id, d.key, command_line, strategy, kernels, space, seed, budget, time_limit_s, "
+      "m, n, k, precision, layout, trans_a, trans_b, started_at, COALESCE(ended_at, ''), outcome, "
+      "host, COALESCE(pid, 0) "
+      "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
+  std::vector<SessionRecord> out;
+  while (s.step()) {
+    SessionRecord r;
+    r.id = s.integer(0), r.device_key = s.text(1), r.command_line = s.text(2);
+    r.strategy = s.text(3), r.kernels = s.text(4), r.space = s.text(5);
+    r.seed = std::uint64_t(s.integer(6)), r.budget = std::size_t(s.integer(7));
+    r.time_limit_s = s.real(8);
+    r.problem = read_problem(s, 9);
+    r.started_at = s.text(16), r.ended_at = s.text(17), r.outcome = s.text(18);
+    r.host = s.text(19), r.pid = s.integer(20);
+    r.outcome = shown_outcome(r);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::int64_t Store::add_measurement(const MeasurementRecord& m) {
+  // Test-only: SIGKILL inside the Nth measurement's transaction, between insert and commit.
+  static const long kill_at = test_switch("MMTUNE_TEST_KILL_IN_TRANSACTION");
+  static long added = 0;
+  try {
+    sql::Transaction t(db_);
+    const std::int64_t id = insert_measurement(m);
+    if (kill_at && ++added == kill_at) ::kill(::getpid(), SIGKILL);
+    t.commit();
+    return id;
+  } catch (const sql::Error& e) {
+    throw_database_error(db_.path(), e);
+  }
+}
+
+std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
+  const Measurement& r = m.result;
+  auto s = db_.prepare(
+      "INSERT INTO measurements (session_id, device_id, kernel, config, params, m, n, k, "
+      "precision, layout, trans_a, trans_b, status, message, build_s, median_ms, min_ms, max_ms, "
+      "kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at) VALUES "
+      "(?, (SELECT id FROM devices WHERE key = ?), ?,?,?, ?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?,?,?)");
+  s.bind(1, m.session_id ? std::optional<std::int64_t>(m.session_id) : std::nullopt);
+  s.bind(2, m.device_key)
+      .bind(3, m.kernel)
+      .bind(4, m.config)
+      .bind(5, params_json(m.kernel, m.config));
+  bind_problem(s, 6, m.problem);
+  const bool timed = !r.routine_ms.empty();
+  auto opt = [&](double v) { return timed ? std::optional<double>(v) : std::nullopt; };
+  s.bind(13, to_string(r.status)).bind(14, r.message).bind(15, r.build_seconds);
+  s.bind(16, opt(r.median_ms)).bind(17, opt(r.min_ms)).bind(18, opt(r.max_ms));
+  s.bind(19, opt(r.kernel_median_ms)).bind(20, opt(r.gflops)).bind(21, opt(r.kernel_gflops));
+  s.bind(22, std::isfinite(r.max_error) ? std::optional<double>(r.max_error) : std::nullopt);
+  nlohmann::json samples{{"routine_ms", r.routine_ms}, {"kernel_ms", r.kernel_ms}};
+  if (r.kernel_wall_clock) samples["kernel_clock"] = "wall";  // events are the default
+  s.bind(23, samples.dump());
+  s.bind(24, m.measured_at.empty() ? now_utc() : m.measured_at);
+  s.run();
+  const std::int64_t id = db_.last_insert_id();
+  if (r.status == Status::kOk && timed) upsert_best(id, m, true);
+  return id;
+}
+
+void Store::upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster) {
+  const Measurement& r = m.result;
+  auto b = db_.prepare(
+      std::string(
+          "INSERT INTO best (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
+          "measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
+          "((SELECT id FROM devices WHERE key = ?), ?, ?,?,?,?,?,?,?, ?,?,?,?,?,?) "
+          "ON CONFLICT (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b) "
+          "DO UPDATE SET measurement_id = excluded.measurement_id, "
+          "config = excluded.config, median_ms = excluded.median_ms, gflops = excluded.gflops, "
+          "kernel_gflops = excluded.kernel_gflops, updated_at = excluded.updated_at") +
+      (only_if_faster ? " WHERE excluded.median_ms < best.median_ms" : ""));
+  b.bind(1, m.device_key).bind(2, m.kernel);
+  bind_problem(b, 3, m.problem);
+  b.bind(10, id).bind(11, m.config).bind(12, r.median_ms).bind(13, r.gflops);
+  b.bind(14, r.kernel_gflops).bind(15, now_utc());
+  b.run();
+}
+
+void Store::set_best(const MeasurementRecord& m) {
+  sql::Transaction t(db_);
+  put_best(m);
+  t.commit();
+}
+
+void Store::put_best(const MeasurementRecord& m) {
+  if (m.id <= 0 || m.result.status != Status::kOk || m.result.routine_ms.empty()) {
+    throw UsageError("only a stored, timed Ok measurement can be a best");
+  }
+  upsert_best(m.id, m, false);
+}
+
+std::vector<MeasurementRecord> Store::measurements(const std::string& device_key,
+                                                   const GemmProblem& p,
+                                                   const std::string& kernel) {
+  auto s = db_.prepare(
+      std::string("SELECT m.id, COALESCE(m.session_id, 0), m.kernel, m.config, m.status, "
+                  "m.message, m.build_s, m.median_ms, m.min_ms, m.max_ms, m.kernel_median_ms, "
+                  "m.gflops, m.kernel_gflops, m.max_error, m.samples, m.measured_at "
+                  "FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND ") +
+      kProblemMatch + " AND (? = '' OR m.kernel = ?) ORDER BY m.id");
+  s.bind(1, device_key);
+  bind_problem(s, 2, p);
+  s.bind(9, kernel).bind(10, kernel);
+  std::vector<MeasurementRecord> out;
+  while (s.step()) {
+    MeasurementRecord r;
+    r.id = s.integer(0), r.session_id = s.integer(1), r.kernel = s.text(2), r.config = s.text(3);
+    r.device_key = device_key;
+    r.problem = p;
+    Measurement& x = r.result;
+    x.status = parse_status(s.text(4)).value_or(Status::kCrashed);
+    x.message = s.text(5);
+    x.build_seconds = s.real(6);
+    x.median_ms = s.real(7), x.min_ms = s.real(8), x.max_ms = s.real(9);
+    x.kernel_median_ms = s.real(10), x.gflops = s.real(11), x.kernel_gflops = s.real(12);
+    x.max_error = s.real(13);
+    const auto samples = nlohmann::json::parse(s.text(14), nullptr, false);
+    if (samples.is_object()) {
+      x.routine_ms = samples.value("routine_ms", std::vector<double>{});
+      x.kernel_ms = samples.value("kernel_ms", std::vector<double>{});
+      x.kernel_wall_clock = samples.value("kernel_clock", "events") == "wall";
+    }
+    r.measured_at = s.text(15);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::optional<BestRecord> Store::best(const std::string& device_key, const GemmProblem& p,
+                                      const std::string& kernel) {
+  auto s = db_.prepare(
+      std::string("SELECT b.kernel, b.config, b.median_ms, b.gflops, COALESCE(b.kernel_gflops, 0), "
+                  "b.measurement_id, COALESCE(m.session_id, 0), b.updated_at FROM best b "
+                  "JOIN devices d ON d.id = b.device_id "
+                  "JOIN measurements m ON m.id = b.measurement_id WHERE d.key = ? AND b.") +
+      "m = ? AND b.n = ? AND b.k = ? AND b.precision = ? AND b.layout = ? AND b.trans_a = ? "
+      "AND b.trans_b = ? AND (b.kernel = ? OR (? = '' AND b.kernel IN ('tiled', 'direct'))) "
+      "ORDER BY b.median_ms LIMIT 1");
+  s.bind(1, device_key);
+  bind_problem(s, 2, p);
+  s.bind(9, kernel).bind(10, kernel);
+  if (!s.step()) return std::nullopt;
+  BestRecord b;
+  b.device_key = device_key;
+  b.problem = p;
+  b.kernel = s.text(0), b.config = s.text(1);
+  b.median_ms = s.real(2), b.gflops = s.real(3), b.kernel_gflops = s.real(4);
+  b.measurement_id = s.integer(5), b.session_id = s.integer(6), b.updated_at = s.text(7);
+  return b;
+}
+
+std::vector<std::pair<std::string, std::string>> Store::top_configs_elsewhere(
+    const std::string& device_key, const GemmProblem& p, std::size_t limit) {
+  auto s = db_.prepare(
+      "SELECT m.kernel, m.config, MAX(m.gflops) AS g FROM measurements m "
+      "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.precision = ? AND m.layout = ? "
+      "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND m.kernel IN ('tiled', 'direct') "
+      "AND NOT (m.m = ? AND m.n = ? AND m.k = ?) GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT "
+      "?");
+  s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));
+  s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k).bind(9, limit);
+  std::vector<std::pair<std::string, std::string>> out;
+  while (s.step()) out.emplace_back(s.text(0), s.text(1));
+  return out;
+}
+
+}  // namespace mmtune

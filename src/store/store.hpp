@@ -1,0 +1,140 @@
+// The tuning database (a SQLite file or a PostgreSQL server shared by several hosts): devices,
+// tuning sessions, every measurement and the best configuration per device, kernel and problem.
+// Every measurement is committed on arrival. One schema and one set of statements serve both
+// backends (see sql.hpp for what differs).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/measurement.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/problem.hpp"
+#include "store/sql.hpp"
+
+namespace mmtune {
+
+// Schema version (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table).
+inline constexpr int kSchemaVersion = 4;
+
+// The SQL that migrates version i to i + 1, for each i, written for SQLite (exposed for migration
+// tests; sql::Database::ddl() turns it into the connection's dialect).
+std::vector<std::string> schema_migrations();
+
+struct SessionRecord {
+  std::int64_t id = 0;
+  std::string device_key;
+  std::string command_line, strategy, kernels, space;
+  std::uint64_t seed = 0;
+  std::size_t budget = 0;
+  double time_limit_s = 0.0;
+  // outcome: running, budget, completed, time-limit, interrupted (Ctrl-C), failed (stopped by an
+  // error, e.g. a full disk) or abandoned (its process ended without recording an outcome).
+  std::string started_at, ended_at, outcome;
+  std::string host;      // host name of the tuning process
+  std::int64_t pid = 0;  // its process id; 0 when unknown (older schemas, imports)
+  GemmProblem problem;
+};
+
+// The outcome to show for a stored session: the stored one, except that a `running` session
+// whose process on this host is gone reads as `abandoned`. Needs no write access, so readers of a
+// database that cannot be written (disk full, read-only role) see it too.
+std::string shown_outcome(const SessionRecord& s);
+
+struct MeasurementRecord {
+  std::int64_t id = 0;
+  std::int64_t session_id = 0;  // 0: none (e.g. imported)
+  std::string device_key;
+  std::string kernel;  // kernel_name()
+  std::string config;  // canonical text, see to_string(KernelConfig)
+  GemmProblem problem;
+  Measurement result;
+  std::string measured_at;
+};
+
+struct BestRecord {
+  std::string device_key, kernel, config;
+  GemmProblem problem;
+  double median_ms = 0.0, gflops = 0.0, kernel_gflops = 0.0;
+  std::int64_t measurement_id = 0, session_id = 0;
+  std::string updated_at;
+};
+
+// Throws the mmtune error for a failed database operation: StorageError (exit 4) for a full
+// disk, an I/O error or a lock held too long; UsageError (exit 2) for a damaged or read-only
+// database. `path` may be empty.
+[[noreturn]] void throw_database_error(const std::string& path, const sql::Error& e);
+
+class Store {
+ public:
+  // $MMTUNE_DB (a path or a postgresql:// URI), else $XDG_DATA_HOME/mmtune/tuning.db, else
+  // ~/.local/share/mmtune/tuning.db.
+  static std::string default_path();
+
+  // Opens or creates the database (a SQLite file, or a postgresql:// / postgres:// URI of an
+  // existing server database), migrating older schemas. Throws UsageError with a one-line reason
+  // for a missing or read-only location, a file that is not a database, a server that cannot be
+  // reached or refuses, a build without PostgreSQL support, or a schema newer than this build.
+  // kReadOnly needs no write right on the file or its directory (a database shipped under
+  // /usr/share, in a container layer, or owned by the tuning account); the file must exist and
+  // its schema be current (an older one is upgraded when it can be written, else UsageError).
+  // Any path that exists but is not a regular file (a directory, /dev/null) is refused with
+  // UsageError before anything is created.
+  enum class Access { kReadWrite, kReadOnly };
+  explicit Store(const std::string& path, Access access = Access::kReadWrite);
+
+  void upsert_device(const DeviceInfo& d);
+  std::optional<DeviceInfo> device(const std::string& key);
+
+  // Records a `running` session of this process (host name and pid are filled in here).
+  std::int64_t begin_session(const SessionRecord& s);
+  void end_session(std::int64_t id, const std::string& outcome);
+  // Stores `abandoned` for every `running` session of this host whose process is gone; returns
+  // how many. A tune calls it before its own session begins.
+  std::size_t close_abandoned_sessions();
+  // Every session, oldest first, with shown_outcome() as its outcome.
+  std::vector<SessionRecord> sessions();
+
+  // Inserts and commits one measurement; updates the best of its kernel and problem when faster.
+  std::int64_t add_measurement(const MeasurementRecord& m);
+  // The same inside a transaction the caller holds (e.g. an all-or-nothing import).
+  std::int64_t insert_measurement(const MeasurementRecord& m);
+
+  // Measurements of a device and problem (m, n, k, precision, layout, transpositions), oldest
+  // first; optionally of one kernel only.
+  std::vector<MeasurementRecord> measurements(const std::string& device_key, const GemmProblem& p,
+                                              const std::string& kernel = "");
+  // Makes a stored Ok measurement its kernel's best for its problem, faster or not (a tune's
+  // confirmation round outranks a faster single measurement). Throws UsageError otherwise.
+  void set_best(const MeasurementRecord& m);
+  // The same inside a transaction the caller holds (an import).
+  void put_best(const MeasurementRecord& m);
+  // The best Ok measurement of a kernel, or of the tiled/direct routine when kernel is empty.
+  std::optional<BestRecord> best(const std::string& device_key, const GemmProblem& p,
+                                 const std::string& kernel = "");
+
+  // The fastest distinct (kernel, config) pairs that ran Ok on this device for other shapes of
+  // the same precision, layout and transpositions: warm-start candidates for a new problem.
+  std::vector<std::pair<std::string, std::string>> top_configs_elsewhere(
+      const std::string& device_key, const GemmProblem& p, std::size_t limit);
+
+  sql::Database& db() { return db_; }
+
+ private:
+  void migrate();
+  void check_readable_schema(const std::string& path);
+  void upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster);
+  sql::Database db_;
+};
+
+std::string now_utc();  // ISO 8601, seconds
+
+// The problem columns of every table (m, n, k, precision, layout, trans_a, trans_b), bound from
+// or read at position `first` of a statement.
+void bind_problem(sql::Statement& s, int first, const GemmProblem& p);
+GemmProblem read_problem(const sql::Statement& s, int first);
+
+}  // namespace mmtune

@@ -1,0 +1,87 @@
+// Tuning: turns a problem and a device into the best configuration found, measuring in a
+// supervised worker process, searching with a strategy, and storing every measurement.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+#include "store/store.hpp"
+
+namespace mmtune {
+
+struct TuneRequest {
+  GemmProblem problem;
+  std::vector<KernelKind> kernels = {KernelKind::kTiled, KernelKind::kDirect};
+  SpaceSize space = SpaceSize::kFull;
+  std::string strategy;     // empty: default_strategy()
+  std::size_t budget = 0;   // evaluations (0: no limit but time and the space)
+  double time_limit_s = 0;  // 0: none
+  std::uint64_t seed = 1;
+  bool fresh = false;     // measure again what the store already holds
+  bool baselines = true;  // naive and classic kernels, once per device and problem
+  // Confirmation after the search: the `finalists` fastest configurations (and each searched
+  // kernel's stored best, its default configuration and the library's default for the device)
+  // measured again side by side, `confirm_rounds` times; each kernel's best becomes its finalist
+  // with the fastest median round, so a default that wins stays the best. With a time limit, the
+  // search leaves the last tenth of it to this (the first round runs even past the limit). 0: off.
+  std::size_t finalists = 4, confirm_rounds = 3;
+  std::string command_line;  // recorded with the session
+  // When set, the search runs over these configurations (of the requested kernels) instead of
+  // the kernel's space: for small targeted searches and tests.
+  std::optional<std::vector<KernelConfig>> candidates;
+};
+
+// How variants are evaluated.
+struct TuneEnvironment {
+  std::vector<std::string> worker_argv;  // the `mmtune worker` command
+  std::string kernels_dir;               // empty: embedded kernels
+  std::string program_dir;               // on-disk program cache
+  std::string scratch_dir;               // private directory for the shared reference file
+  std::size_t parallel_builds = 1;
+  double build_limit_s = 300.0;     // per build in a batch
+  double first_run_extra_s = 60.0;  // a variant's first run may include lazy compilation
+};
+
+struct TuneProgress {
+  std::size_t done = 0, budget = 0, failed = 0;
+  double elapsed_s = 0, time_limit_s = 0;
+  double best_gflops = 0;
+  std::string last;  // the latest evaluation, one line
+};
+
+struct TuneSummary {
+  std::int64_t session_id = 0;
+  std::string outcome;  // completed, budget, time-limit, interrupted
+  GemmProblem problem;
+  std::optional<MeasurementRecord> best;  // fastest tiled/direct routine stored for the problem
+  std::optional<MeasurementRecord> default_tiled, default_direct, naive, classic;
+  // The consumer library's built-in choice for this device (lookup.hpp, default_parameters), as
+  // measured in the confirmation; the defaults above are too, when they were confirmed.
+  std::optional<MeasurementRecord> library_default;
+  std::size_t evaluations = 0;  // measured in this session
+  std::size_t reused = 0;       // taken from the store instead of measured again
+  std::map<Status, std::size_t> by_status;
+  std::size_t worker_restarts = 0;
+  // Confirmation: finalists that ran Ok in every round, rounds, evaluations (in `evaluations`).
+  std::size_t confirmed = 0, confirm_rounds = 0, confirm_evaluations = 0;
+  double startup_s = 0, build_s = 0, run_s = 0, verify_s = 0, search_s = 0, store_s = 0,
+         total_s = 0;
+  std::vector<double> best_gflops_by_evaluation;  // convergence of this session
+};
+
+// Runs one tuning session. Variant failures are recorded, never thrown; setup errors throw.
+TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
+                 const TuneEnvironment& env,
+                 const std::function<void(const TuneProgress&)>& progress,
+                 const std::atomic<bool>& stop);
+
+}  // namespace mmtune

@@ -1,0 +1,128 @@
+#include "tune/worker.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "core/json.hpp"
+#include "mmtune/error.hpp"
+#include "opencl/runner.hpp"
+
+namespace mmtune {
+namespace {
+
+using nlohmann::json;
+
+class Worker {
+ public:
+  explicit Worker(std::ostream& out) : out_(out) {}
+
+  void init(const json& req) {
+    const auto devices = list_devices();
+    const std::size_t index = req.at("device_index").get<std::size_t>();
+    if (index >= devices.size() ||
+        devices[index].info.key != req.at("device_key").get<std::string>()) {
+      throw NoDeviceError("device " + std::to_string(index) + " is not the one the tuner selected");
+    }
+    device_ = devices[index];
+    const std::string dir = req.value("kernels_dir", "");
+    sources_ =
+        dir.empty() ? std::make_unique<KernelSources>() : std::make_unique<KernelSources>(dir);
+    runner_ = std::make_unique<Runner>(device_, *sources_, req.value("program_dir", ""));
+    runner_->set_problem(problem_from_json(req.at("problem")), req.at("seed").get<std::uint64_t>(),
+                         req.value("reference_file", ""));
+    send({{"op", "ready"}});
+  }
+
+  void eval(const json& req) {
+    if (!runner_) throw Error("eval before init");
+    struct Item {
+      int id;
+      KernelConfig config;
+      std::string text;
+    };
+    std::vector<Item> items;
+    for (const auto& it : req.at("items")) {
+      const auto kind = parse_kernel_kind(it.at("kernel").get<std::string>());
+      if (!kind) throw UsageError("unknown kernel in request");
+      const std::string text = it.at("config").get<std::string>();
+      items.push_back({it.at("id").get<int>(), parse_config(*kind, text), text});
+    }
+    const TimingOptions timing = timing_from_json(req.at("timing"));
+
+    // Build the whole batch first, in parallel: on a CPU device no compiler may compete with a
+    // measurement for the cores.
+    const std::size_t threads = std::min<std::size_t>(
+        items.size(), std::max<std::size_t>(1, req.value("parallel_builds", std::size_t(1))));
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < items.size(); i = next++) {
+          runner_->prepare(items[i].config);
+          send({{"op", "built"}, {"id", items[i].id}});
+        }
+      });
+    }
+    for (auto& t : pool) t.join();
+
+    // Test-only fault injection: a crash (abort) or a hang (sleep forever) on one configuration.
+    const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
+    const char* hang = std::getenv("MMTUNE_TEST_HANG_ON_CONFIG");
+    for (const auto& item : items) {
+      if (crash && *crash && item.text == crash) std::abort();
+      while (hang && *hang && item.text == hang) std::this_thread::sleep_for(std::chrono::hours(1));
+      const Measurement m = runner_->evaluate(item.config, timing, [&] {
+        send({{"op", "tick"}, {"id", item.id}});
+      });
+      send({{"op", "result"}, {"id", item.id}, {"measurement", to_json(m)}});
+    }
+  }
+
+  void send(const json& j) {
+    std::lock_guard lock(mutex_);
+    out_ << j.dump() << '\n' << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  std::mutex mutex_;
+  Device device_;
+  std::unique_ptr<KernelSources> sources_;
+  std::unique_ptr<Runner> runner_;
+};
+
+}  // namespace
+
+int run_worker(std::istream& in, std::ostream& out) {
+  Worker worker(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    json req;
+    try {
+      req = json::parse(line);
+      const std::string op = req.at("op").get<std::string>();
+      if (op == "quit") return kExitOk;
+      if (op == "init") {
+        worker.init(req);
+      } else if (op == "eval") {
+        worker.eval(req);
+      } else {
+        throw UsageError("unknown worker request '" + op + "'");
+      }
+    } catch (const Error& e) {
+      worker.send({{"op", "error"}, {"message", e.what()}, {"exit_code", e.exit_code()}});
+    } catch (const std::exception& e) {
+      worker.send({{"op", "error"}, {"message", e.what()}, {"exit_code", int(kExitFailure)}});
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace mmtune

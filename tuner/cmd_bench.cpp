@@ -1,0 +1,175 @@
+#include "cmd_bench.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "bench/bench.hpp"
+#include "bench/roofline.hpp"
+#include "core/json.hpp"
+#include "exchange/exchange.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+#include "store/store.hpp"
+
+namespace mmtune::cli {
+namespace {
+
+int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
+  BenchOptions bo;
+  bo.precision = static_cast<Precision>(o.precision);
+  std::size_t start = 0;
+  while (start <= o.sizes.size()) {
+    const std::size_t comma = std::min(o.sizes.find(',', start), o.sizes.size());
+    bo.sizes.push_back(cli::parse_size("--n", o.sizes.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  // The given CLBlast tuner results for this precision, fastest first.
+  std::vector<std::pair<double, BenchOptions::ClblastParameters>> clb;
+  for (const auto& file : o.clblast_tuned) {
+    ClblastTunerBest t;
+    try {
+      t = read_clblast_tuner_best(read_exchange_file(file), file);
+    } catch (const UsageError& e) {
+      throw UsageError("--clblast-tuned '" + file + "': " + e.what());
+    }
+    if (t.precision != o.precision) continue;
+    clb.push_back({t.time_ms, {std::filesystem::path(file).filename().string(), t.parameters}});
+  }
+  if (!o.clblast_tuned.empty() && clb.empty()) {
+    throw UsageError("--clblast-tuned: no file holds fp" + std::to_string(o.precision) +
+                     " results");
+  }
+  std::stable_sort(clb.begin(), clb.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& t : clb) bo.clblast_tuned.push_back(std::move(t.second));
+  // The device, its precision and every size are checked before the database is opened: a
+  // refused command creates nothing.
+  const auto devices = list_devices();
+  const Device& device = select_device(devices, dopt.device, dopt.platform);
+  check_bench_options(device, bo);
+  const std::string db = database_path(o.db);
+  Store store(db);
+  const ParameterLookup lookup(db);
+  spdlog::info("bench on [{}] {}: fp{}, CLBlast {}, host BLAS {}", device.info.index,
+               device.info.name, o.precision, have_clblast() ? "yes" : "no",
+               have_host_blas() ? "yes" : "no");
+  if (const std::string w = host_blas_warning(); !w.empty() && device.info.is_cpu()) {
+    spdlog::warn("host BLAS: {}", w);
+  }
+  const auto rows = run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
+    spdlog::info("{} {}: {} {:.1f} GFLOPS", r.problem.n, r.subject, r.status, r.gflops);
+  });
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows) {
+      out.push_back({{"n", r.problem.n},
+                     {"precision", o.precision},
+                     {"subject", r.subject},
+                     {"kernel", r.kernel},
+                     {"config", r.config},
+                     {"status", r.status},
+                     {"note", r.note},
+                     {"median_ms", r.median_ms},
+                     {"min_ms", r.min_ms},
+                     {"max_ms", r.max_ms},
+                     {"gflops", r.gflops},
+                     {"kernel_median_ms", r.kernel_median_ms},
+                     {"kernel_gflops", r.kernel_gflops},
+                     {"samples_ms", r.samples_ms}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf(
+      "Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event, or wall "
+      "clock around a lone run where events are unusable)\n",
+      device.info.name.c_str(), o.precision);
+  std::printf("%6s  %-13s %9s  %-19s %8s %12s  %s\n", "n", "subject", "GFLOPS", "min-max",
+              "vs tuned", "kernel only", "note");
+  double tuned = 0;
+  for (const auto& r : rows) {
+    if (r.subject == "tuned") tuned = r.status == "Ok" ? r.gflops : 0;
+    if (r.status != "Ok") {
+      std::printf("%6zu  %-13s %9s  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
+                  r.status.c_str(), "", "", "", r.note.c_str());
+      continue;
+    }
+    char range[40], ratio[16] = "", kernel[24] = "";
+    std::snprintf(range, sizeof range, "%.1f-%.1f", r.problem.flops() / (r.max_ms * 1e6),
+                  r.problem.flops() / (r.min_ms * 1e6));
+    if (tuned > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.gflops / tuned);
+    if (r.kernel_gflops > 0) std::snprintf(kernel, sizeof kernel, "%.1f", r.kernel_gflops);
+    std::printf("%6zu  %-13s %9.1f  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(), r.gflops,
+                range, ratio, kernel, r.note.c_str());
+  }
+  std::printf("Stored in %s\n", sql::redact_url(db).c_str());
+  return kExitOk;
+}
+
+int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db_opt, bool json) {
+  const std::string db = database_path(db_opt);
+  Store store(db);
+  const auto devices = list_devices();
+  const Device& device = select_device(devices, dopt.device, dopt.platform);
+  const Roofline r = measure_roofline(device, store, static_cast<Precision>(precision));
+  if (json) {
+    std::cout << nlohmann::json{{"device", device.info.name},
+                                {"precision", precision},
+                                {"peak_gflops", r.peak_gflops},
+                                {"bandwidth_gbs", r.bandwidth_gbs},
+                                {"timing", r.timing}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::printf(
+        "%s, fp%d: peak %.1f GFLOPS, memory bandwidth %.1f GB/s (ridge at %.1f FLOP/byte); "
+        "timed by %s\n",
+        device.info.name.c_str(), precision, r.peak_gflops, r.bandwidth_gbs,
+        r.peak_gflops / r.bandwidth_gbs, r.timing.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void BenchCommands::add(CLI::App& app) {
+  bench = app.add_subcommand(
+      "bench",
+      "benchmark the tuned routine against defaults, baselines, CLBlast and the host BLAS");
+  add_device_options(bench, bench_dev);
+  bench->add_option("--n", bench_opt.sizes, "square sizes, comma-separated")->capture_default_str();
+  bench->add_option("--precision", bench_opt.precision, "bits: 16, 32 or 64")
+      ->check(CLI::IsMember({16, 32, 64}))
+      ->capture_default_str();
+  bench->add_option("--db", bench_opt.db, "tuning database (tuned parameters; rows are stored)");
+  bench->add_flag("--json", bench_opt.json, "print JSON");
+  bench->add_option("--clblast-tuned", bench_opt.clblast_tuned,
+                    "clblast_tuner_xgemm JSON files: also run CLBlast with the fastest of their "
+                    "best parameters (clblast::OverrideParameters)");
+
+  roofline =
+      app.add_subcommand("roofline", "measure the device's peak GFLOPS and memory bandwidth");
+  add_device_options(roofline, roof_dev);
+  roofline->add_option("--precision", roof_precision, "bits: 16, 32 or 64")
+      ->check(CLI::IsMember({16, 32, 64}))
+      ->capture_default_str();
+  roofline->add_option("--db", roof_db, "tuning database (the roofs are stored)");
+  roofline->add_flag("--json", roof_json, "print JSON");
+}
+
+int BenchCommands::run() const {
+  if (bench->parsed()) return cmd_bench(bench_dev, bench_opt);
+  if (roofline->parsed()) return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json);
+  return -1;
+}
+
+}  // namespace mmtune::cli

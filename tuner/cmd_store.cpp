@@ -1,0 +1,206 @@
+#include "cmd_store.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/json.hpp"
+#include "exchange/exchange.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/lookup.hpp"
+#include "mmtune/problem.hpp"
+#include "search/simulate.hpp"
+#include "search/strategy.hpp"
+#include "store/store.hpp"
+#include "tune/replay.hpp"
+
+namespace mmtune::cli {
+namespace {
+
+int cmd_simulate(const SimulateOptions& o) {
+  const auto kind = parse_kernel_kind(o.kernel);
+  if (!kind || (*kind != KernelKind::kTiled && *kind != KernelKind::kDirect)) {
+    throw UsageError("--kernel must be tiled or direct");
+  }
+  std::vector<std::string> strategies;
+  if (o.strategy == "all") {
+    strategies = strategy_names();
+  } else {
+    strategies = {o.strategy};
+  }
+  Store store(existing_database_path(o.db), Store::Access::kReadOnly);
+  const DeviceInfo device = find_stored_device(store, o.device);
+  GemmProblem problem;
+  if (o.problem.given()) {
+    problem = make_problem(o.problem);
+  } else {  // the problem with the most measurements of this kernel
+    auto q = store.db().prepare(
+        "SELECT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b FROM measurements m "
+        "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
+        "GROUP BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b "
+        "ORDER BY COUNT(*) DESC LIMIT 1");
+    q.bind(1, device.key).bind(2, o.kernel);
+    if (!q.step()) throw UsageError("no " + o.kernel + " measurements stored for " + device.name);
+    problem.m = std::size_t(q.integer(0)), problem.n = std::size_t(q.integer(1)),
+    problem.k = std::size_t(q.integer(2));
+    problem.precision = static_cast<Precision>(q.integer(3));
+    problem.layout = q.text(4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
+    problem.trans_a = q.integer(5) != 0, problem.trans_b = q.integer(6) != 0;
+  }
+  // The replayed space is what was recorded: one point per distinct configuration.
+  const auto [space, times] =
+      replay_table(*kind, store.measurements(device.key, problem, o.kernel));
+  if (space.size() < 2)
+    throw UsageError("too few recorded configurations to replay for " + describe(problem));
+  SimulationOptions so;
+  so.budget = o.budget;
+  so.seeds = o.seeds;
+  nlohmann::json out = nlohmann::json::array();
+  if (!o.json) {
+    std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
+                space.size(), o.kernel.c_str(), describe(problem).c_str(), device.name.c_str(),
+                o.budget, o.seeds);
+    std::printf("%-12s %28s %10s\n", "strategy", "median evals to within 5 %", "reached");
+  }
+  for (const auto& name : strategies) {
+    const SimulationResult r = simulate(space, times, name, so);
+    if (o.json) {
+      out.push_back({{"strategy", name},
+                     {"median_evaluations", r.median},
+                     {"reached", r.reached},
+                     {"seeds", r.runs.size()},
+                     {"budget", r.budget},
+                     {"best_ms", r.best_time}});
+    } else {
+      std::printf("%-12s %28.1f %7zu/%zu\n", name.c_str(), r.median, r.reached, r.runs.size());
+    }
+  }
+  if (o.json) std::cout << out.dump(2) << "\n";
+  return kExitOk;
+}
+
+int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptions& popt) {
+  const GemmProblem problem = make_problem(popt);
+  Store store(existing_database_path(o.db), Store::Access::kReadOnly);
+  // The device may be absent from this machine: resolve it among the stored ones first.
+  DeviceInfo device;
+  try {
+    device = select_device(list_devices(), dopt.device, dopt.platform).info;
+  } catch (const NoDeviceError&) {
+    device = find_stored_device(store, dopt.device);
+  }
+  const auto b = store.best(device.key, problem, o.kernel);
+  if (!b) {
+    throw UsageError("no stored result for " + describe(problem) + " on " + device.name +
+                     (o.kernel.empty() ? "" : " with the " + o.kernel + " kernel"));
+  }
+  std::string command_line, started;
+  for (const auto& s : store.sessions()) {
+    if (s.id == b->session_id) command_line = s.command_line, started = s.started_at;
+  }
+  if (o.json) {
+    std::cout << nlohmann::json{{"device", device.name},
+                                {"device_key", device.key},
+                                {"problem", to_json(problem)},
+                                {"kernel", b->kernel},
+                                {"config", b->config},
+                                {"median_ms", b->median_ms},
+                                {"gflops", b->gflops},
+                                {"kernel_gflops", b->kernel_gflops},
+                                {"measurement_id", b->measurement_id},
+                                {"session_id", b->session_id},
+                                {"session_command_line", command_line},
+                                {"updated_at", b->updated_at}}
+                     .dump(2)
+              << "\n";
+    return kExitOk;
+  }
+  std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(),
+              b->kernel.c_str(), b->config.c_str());
+  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)\n", b->median_ms, b->gflops,
+              b->kernel_gflops);
+  std::printf("  measurement %lld of session %lld (%s, started %s), recorded %s\n",
+              static_cast<long long>(b->measurement_id), static_cast<long long>(b->session_id),
+              command_line.c_str(), started.c_str(), b->updated_at.c_str());
+  return kExitOk;
+}
+
+int cmd_history(const std::string& db, bool json) {
+  Store store(existing_database_path(db), Store::Access::kReadOnly);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : store.sessions()) {
+    auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
+    q.bind(1, s.id);
+    q.step();
+    const auto count = q.integer(0);
+    if (json) {
+      out.push_back({{"id", s.id},
+                     {"device_key", s.device_key},
+                     {"problem", to_json(s.problem)},
+                     {"strategy", s.strategy},
+                     {"kernels", s.kernels},
+                     {"seed", s.seed},
+                     {"budget", s.budget},
+                     {"started_at", s.started_at},
+                     {"ended_at", s.ended_at},
+                     {"outcome", s.outcome},
+                     {"measurements", count},
+                     {"command_line", s.command_line}});
+    } else {
+      std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s\n",
+                  static_cast<long long>(s.id), s.started_at.c_str(), s.outcome.c_str(),
+                  describe(s.problem).c_str(), s.strategy.c_str(), static_cast<long long>(count),
+                  s.command_line.c_str());
+    }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void StoreCommands::add(CLI::App& app) {
+  simulate = app.add_subcommand(
+      "simulate", "replay recorded measurements to compare search strategies (no device needed)");
+  simulate->add_option("--strategy", sim.strategy, "a strategy, or all")->capture_default_str();
+  simulate->add_option("--budget", sim.budget, "evaluations per run")
+      ->check(cli::positive_integer())
+      ->capture_default_str();
+  simulate->add_option("--seeds", sim.seeds, "runs per strategy")
+      ->check(cli::positive_integer())
+      ->capture_default_str();
+  simulate->add_option("--db", sim.db, "tuning database");
+  simulate->add_option("-d,--device", sim.device, "stored device: key or part of its name");
+  simulate->add_option("--kernel", sim.kernel, "tiled or direct")->capture_default_str();
+  add_problem_options(simulate, sim.problem);
+  simulate->add_flag("--json", sim.json, "print JSON");
+
+  best = app.add_subcommand("best", "print the stored best configuration for a problem");
+  add_device_options(best, best_dev);
+  add_problem_options(best, best_prob);
+  best->add_option("--kernel", best_opt.kernel,
+                   "tiled, direct, naive, classic (default: the routine's pick)");
+  best->add_option("--db", best_opt.db, "tuning database");
+  best->add_flag("--json", best_opt.json, "print JSON");
+
+  history = app.add_subcommand("history", "list tuning sessions");
+  history->add_option("--db", history_db, "tuning database");
+  history->add_flag("--json", history_json, "print JSON");
+}
+
+int StoreCommands::run() const {
+  if (simulate->parsed()) return cmd_simulate(sim);
+  if (best->parsed()) return cmd_best(best_opt, best_dev, best_prob);
+  if (history->parsed()) return cmd_history(history_db, history_json);
+  return -1;
+}
+
+}  // namespace mmtune::cli

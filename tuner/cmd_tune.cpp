@@ -1,0 +1,452 @@
+#include "cmd_tune.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <filesystem>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/json.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
+#include "mmtune/problem.hpp"
+#include "opencl/kernel_source.hpp"
+#include "opencl/program_cache.hpp"
+#include "search/strategy.hpp"
+#include "store/store.hpp"
+#include "tune/tuner.hpp"
+#include "tune/worker.hpp"
+
+namespace mmtune::cli {
+namespace {
+
+// "90s", "10m", "1h", "1h30m" or plain seconds.
+double parse_duration(const std::string& text) {
+  double total = 0.0;
+  std::size_t i = 0;
+  const std::string bad = "--time-limit '" + text + "' is not a duration like 90s, 10m or 1h";
+  if (text.empty()) throw UsageError(bad);
+  while (i < text.size()) {
+    std::size_t j = i;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.'))
+      ++j;
+    double v = 0.0;
+    // from_chars, not stod: "." or "1.2.3" are input errors, not exceptions from the library.
+    const auto [end, ec] = std::from_chars(text.data() + i, text.data() + j, v);
+    if (j == i || j - i > 12 || ec != std::errc() || end != text.data() + j) throw UsageError(bad);
+    double unit = 1.0;
+    if (j < text.size()) {
+      const char u = text[j++];
+      unit = u == 's' ? 1.0 : u == 'm' ? 60.0 : u == 'h' ? 3600.0 : -1.0;
+      if (unit < 0) throw UsageError(bad);
+    }
+    total += v * unit;
+    i = j;
+  }
+  if (!(total > 0.0)) throw UsageError("--time-limit must be positive");
+  return total;
+}
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_sigint(int) {
+  g_stop = true;
+  signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot find the mmtune executable for the worker: " + ec.message());
+  return p.string();
+}
+
+// A private scratch directory (mkdtemp: mode 0700, unpredictable name), removed on exit.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/mmtune-XXXXXX";
+    if (!mkdtemp(templ.data())) throw Error("cannot create a temporary directory in " + templ);
+    path = templ;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+nlohmann::json record_json(const std::optional<MeasurementRecord>& r) {
+  if (!r) return nullptr;
+  nlohmann::json j = to_json(r->result);
+  j["kernel"] = r->kernel;
+  j["config"] = r->config;
+  j["measurement_id"] = r->id;
+  j["session_id"] = r->session_id;
+  return j;
+}
+
+nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
+  nlohmann::json by_status = nlohmann::json::object();
+  for (const auto& [st, n] : s.by_status) by_status[to_string(st)] = n;
+  nlohmann::json j = {{"session_id", s.session_id},
+                      {"outcome", s.outcome},
+                      {"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
+                      {"problem", to_json(s.problem)},
+                      {"best", record_json(s.best)},
+                      {"default_tiled", record_json(s.default_tiled)},
+                      {"default_direct", record_json(s.default_direct)},
+                      {"naive", record_json(s.naive)},
+                      {"classic", record_json(s.classic)},
+                      {"evaluations", s.evaluations},
+                      {"reused", s.reused},
+                      {"by_status", by_status},
+                      {"worker_restarts", s.worker_restarts},
+                      {"confirmed",
+                       {{"finalists", s.confirmed},
+                        {"rounds", s.confirm_rounds},
+                        {"evaluations", s.confirm_evaluations}}},
+                      {"seconds",
+                       {{"total", s.total_s},
+                        {"startup", s.startup_s},
+                        {"build", s.build_s},
+                        {"run", s.run_s},
+                        {"verify", s.verify_s},
+                        {"search", s.search_s},
+                        {"store", s.store_s}}},
+                      {"best_gflops_by_evaluation", s.best_gflops_by_evaluation}};
+  if (s.best) {
+    const auto ratio = [&](const std::optional<MeasurementRecord>& r) -> nlohmann::json {
+      const bool timed =
+          r && (r->result.status == Status::kOk || r->result.status == Status::kSlowerEarlyStop);
+      if (!timed || r->result.median_ms <= 0) return nullptr;
+      return r->result.median_ms / s.best->result.median_ms;
+    };
+    j["speedup"] = {{"default_tiled", ratio(s.default_tiled)},
+                    {"default_direct", ratio(s.default_direct)},
+                    {"library_default", ratio(s.library_default)},
+                    {"naive", ratio(s.naive)},
+                    {"classic", ratio(s.classic)}};
+  }
+  return j;
+}
+
+void print_summary(const TuneSummary& s, const std::string& db) {
+  std::printf("Tuned %s: %s (session %lld)\n", describe(s.problem).c_str(), s.outcome.c_str(),
+              static_cast<long long>(s.session_id));
+  if (!s.best) {
+    std::printf("No configuration completed correctly.\n");
+  } else {
+    const Measurement& b = s.best->result;
+    std::printf("Best: %s [%s]\n", s.best->kernel.c_str(), s.best->config.c_str());
+    std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS%s\n",
+                b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops,
+                b.kernel_wall_clock
+                    ? " (by wall clock around a lone run: this device's event timestamps are "
+                      "unusable)"
+                    : "");
+    const auto line = [&](const char* what, const std::optional<MeasurementRecord>& r) {
+      if (!r) return;
+      // A reference stopped early was still timed (at least once).
+      if ((r->result.status == Status::kOk || r->result.status == Status::kSlowerEarlyStop) &&
+          r->result.median_ms > 0) {
+        std::printf("  %5.2fx faster than %s (%.1f GFLOPS)\n", r->result.median_ms / b.median_ms,
+                    what, r->result.gflops);
+      } else {
+        std::printf("  %s: %s\n", what, to_string(r->result.status));
+      }
+    };
+    line("the default tiled configuration", s.default_tiled);
+    line("the default direct configuration", s.default_direct);
+    line("the library's default for this device", s.library_default);
+    line("the naive kernel", s.naive);
+    line("the classic 16x16 kernel", s.classic);
+  }
+  std::string statuses;
+  for (const auto& [st, n] : s.by_status) {
+    statuses += (statuses.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(st);
+  }
+  std::printf("Evaluations: %zu measured, %zu reused from the database%s%s; worker restarts: %zu\n",
+              s.evaluations, s.reused, statuses.empty() ? "" : ": ", statuses.c_str(),
+              s.worker_restarts);
+  if (s.confirm_rounds > 0) {
+    std::printf(
+        "Confirmed: %zu finalists measured again side by side in %zu rounds; the best is "
+        "the one with the fastest median round\n",
+        s.confirmed, s.confirm_rounds);
+  }
+  std::printf(
+      "Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
+      "storing %.2f s (defaults, baselines and start-up %.1f s)\n",
+      s.total_s, s.build_s, s.run_s, s.verify_s, s.search_s, s.store_s, s.startup_s);
+  std::printf("Stored in %s\n", sql::redact_url(db).c_str());
+}
+
+// Progress: a bar on a terminal, log lines otherwise, nothing with -q.
+struct ProgressPrinter {
+  bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+  bool quiet = false;
+  bool drawn = false;
+  std::string label;  // "[index] " when several devices print at once (log lines, no bar)
+  void operator()(const TuneProgress& p) {
+    if (quiet) return;
+    if (!tty) {
+      spdlog::info("{}{}/{} {:.0f}s best {:.1f} GFLOPS, {} failed: {}", label, p.done, p.budget,
+                   p.elapsed_s, p.best_gflops, p.failed, p.last);
+      return;
+    }
+    const double frac_budget = p.budget ? double(p.done) / double(p.budget) : 0.0;
+    const double frac_time = p.time_limit_s > 0 ? p.elapsed_s / p.time_limit_s : 0.0;
+    const double frac = std::min(1.0, std::max(frac_budget, frac_time));
+    const int width = 30;
+    const int fill = int(frac * width);
+    const double eta = frac > 0 ? p.elapsed_s * (1.0 - frac) / frac : 0.0;
+    std::fprintf(stderr,
+                 "\r[%s%s] %zu/%zu  %.0fs elapsed, ETA %.0fs  best %.1f GFLOPS  %zu failed ",
+                 std::string(fill, '#').c_str(), std::string(width - fill, '.').c_str(), p.done,
+                 p.budget, p.elapsed_s, eta, p.best_gflops, p.failed);
+    std::fflush(stderr);
+    drawn = true;
+  }
+  void finish() {
+    if (drawn) std::fprintf(stderr, "\n");
+  }
+};
+
+// One tuning session on one device with its own worker process and scratch directory.
+TuneSummary tune_device(const GlobalOptions& g, const Device& device, Store& store,
+                        const TuneRequest& req, ProgressPrinter& printer,
+                        std::size_t parallel_builds) {
+  ScratchDir scratch;
+  TuneEnvironment env;
+  env.worker_argv = {self_exe(), "worker"};
+  if (g.quiet) env.worker_argv.insert(env.worker_argv.begin() + 1, "-q");
+  env.kernels_dir = g.kernels_dir;
+  env.program_dir = ProgramCache::default_disk_dir();
+  env.scratch_dir = scratch.path;
+  env.parallel_builds = parallel_builds;
+  return tune(
+      device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
+}
+
+// `--device all`: every device that can run the problem, each with its own worker and its own
+// connection to the one store. Devices of one hardware group (hardware_group(): all CPU devices
+// share the host's cores) are tuned one after another, so that they never disturb each other's
+// timings; the groups run at the same time.
+int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
+                 const std::string& platform, const TuneRequest& req, const TuneOptions& t,
+                 const std::string& db) {
+  validate(req.problem);
+  std::map<std::string, std::vector<const Device*>> groups;
+  for (const Device* d : select_all_devices(devices, platform)) {
+    if (!d->info.supports(req.problem.precision)) {
+      spdlog::warn("skipping [{}] {}: no fp{} support", d->info.index, d->info.name,
+                   to_string(req.problem.precision));
+      continue;
+    }
+    try {
+      check_fits(req.problem, d->info);
+    } catch (const Error& e) {
+      spdlog::warn("skipping [{}] {}: {}", d->info.index, d->info.name, e.what());
+      continue;
+    }
+    groups[hardware_group(*d)].push_back(d);
+  }
+  if (groups.empty()) throw NoDeviceError("no OpenCL device can run " + describe(req.problem));
+  // Fails early for a bad --db, and creates or migrates the schema before the threads start.
+  Store(db).upsert_device(groups.begin()->second.front()->info);
+  for (const auto& [group, members] : groups) {
+    std::string names;
+    for (const Device* d : members) names += " [" + std::to_string(d->info.index) + "]";
+    spdlog::info("tuning {} on group {} ({}):{}", describe(req.problem), group,
+                 members.size() > 1 ? "one after another" : "alone", names);
+  }
+  const std::size_t builds =
+      std::max<std::size_t>(1, std::max(1u, std::thread::hardware_concurrency()) / groups.size());
+  struct Outcome {
+    const Device* device;
+    std::optional<TuneSummary> summary;
+    std::string error;
+  };
+  std::vector<std::vector<Outcome>> outcomes(groups.size());
+  std::vector<std::thread> threads;
+  signal(SIGINT, on_sigint);
+  std::size_t gi = 0;
+  for (const auto& entry : groups) {
+    threads.emplace_back([&, members = entry.second, slot = &outcomes[gi++]] {
+      for (const Device* d : members) {
+        Outcome o{d, std::nullopt, ""};
+        if (!g_stop) {
+          try {
+            Store store(db);  // a connection per thread
+            ProgressPrinter printer;
+            printer.quiet = g.quiet;
+            printer.tty = false;  // one bar cannot show several devices
+            printer.label = "[" + std::to_string(d->info.index) + "] ";
+            o.summary = tune_device(g, *d, store, req, printer, builds);
+          } catch (const std::exception& e) {
+            o.error = e.what();
+          }
+        } else {
+          o.error = "not started: interrupted";
+        }
+        slot->push_back(std::move(o));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  signal(SIGINT, SIG_DFL);
+  int rc = kExitOk;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& group : outcomes) {
+    for (const auto& o : group) {
+      const DeviceInfo& d = o.device->info;
+      if (!o.summary) {
+        spdlog::error("[{}] {}: {}", d.index, d.name, o.error);
+        if (rc == kExitOk) rc = kExitFailure;
+        if (t.json)
+          out.push_back({{"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
+                         {"error", o.error}});
+        continue;
+      }
+      if (o.summary->outcome == "interrupted") rc = kExitInterrupted;
+      if (t.json) {
+        out.push_back(summary_json(*o.summary, d));
+      } else {
+        std::printf("== [%zu] %s ==\n", d.index, d.name.c_str());
+        print_summary(*o.summary, db);
+      }
+    }
+  }
+  if (t.json) std::cout << out.dump(2) << "\n";
+  return g_stop ? kExitInterrupted : rc;
+}
+
+int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOptions& popt,
+             const TuneOptions& t, const std::string& command_line) {
+  TuneRequest req;
+  req.problem = make_problem(popt);
+  if (t.kernel == "all") {
+    req.kernels = {KernelKind::kTiled, KernelKind::kDirect};
+  } else if (t.kernel == "tiled" || t.kernel == "direct") {
+    req.kernels = {*parse_kernel_kind(t.kernel)};
+  } else {
+    throw UsageError("unknown kernel '" + t.kernel + "' (tiled, direct or all)");
+  }
+  req.strategy = t.strategy.empty() ? default_strategy() : t.strategy;
+  const auto& names = strategy_names();
+  if (std::find(names.begin(), names.end(), req.strategy) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw UsageError("unknown strategy '" + req.strategy + "' (" + known + ")");
+  }
+  req.space = t.space == "quick" ? SpaceSize::kQuick : SpaceSize::kFull;
+  req.budget = t.budget;
+  req.time_limit_s = t.time_limit == "none" ? 0.0 : parse_duration(t.time_limit);
+  req.seed = t.seed;
+  req.fresh = t.fresh;
+  req.baselines = !t.no_baselines;
+  req.finalists = t.finalists;
+  req.confirm_rounds = t.confirm_rounds;
+  req.command_line = command_line;
+  const auto sources = load_sources(g);  // checks --kernels-dir before any work
+  const auto devices = list_devices();
+  const std::string db = database_path(t.db);
+  if (dopt.device == "all") return cmd_tune_all(g, devices, dopt.platform, req, t, db);
+  const Device& device = select_device(devices, dopt.device, dopt.platform);
+  check_fits(req.problem, device.info);
+  validate(req.problem);
+  if (!device.info.supports(req.problem.precision)) {
+    throw NoDeviceError("device '" + device.info.name + "' has no fp" +
+                        to_string(req.problem.precision) + " support");
+  }
+  Store store(db);
+  spdlog::info("tuning {} on [{}] {} with '{}', budget {} evaluations, time limit {}",
+               describe(req.problem), device.info.index, device.info.name, req.strategy, req.budget,
+               t.time_limit);
+  ProgressPrinter printer;
+  printer.quiet = g.quiet;
+  signal(SIGINT, on_sigint);
+  const TuneSummary summary = tune_device(g, device, store, req, printer,
+                                          std::max(1u, std::thread::hardware_concurrency()));
+  signal(SIGINT, SIG_DFL);
+  printer.finish();
+  if (t.json) {
+    std::cout << summary_json(summary, device.info).dump(2) << "\n";
+  } else {
+    print_summary(summary, db);
+  }
+  return summary.outcome == "interrupted" ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace
+
+void TuneCommands::add(CLI::App& app) {
+  tune = app.add_subcommand("tune", "tune a GEMM problem on a device (the default command)");
+  add_device_options(tune, tune_dev);
+  add_problem_options(tune, tune_prob);
+  tune->add_option("--kernel", tune_opt.kernel, "tiled, direct or all")->capture_default_str();
+  tune->add_option("--space", tune_opt.space, "full or quick")
+      ->check(CLI::IsMember({"full", "quick"}))
+      ->capture_default_str();
+  tune->add_option("--strategy", tune_opt.strategy,
+                   "search strategy: exhaustive, random, annealing, genetic or model (default)");
+  tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
+      ->check(cli::positive_integer())
+      ->capture_default_str();
+  tune->add_option("--time-limit", tune_opt.time_limit,
+                   "maximum tuning time, e.g. 90s, 10m, or none")
+      ->capture_default_str();
+  tune->add_option("--seed", tune_opt.seed, "seed of the search and the operands")
+      ->check(cli::non_negative_integer());
+  tune->add_option("--db", tune_opt.db,
+                   "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");
+  tune->add_option("--finalists", tune_opt.finalists,
+                   "fastest configurations measured again side by side after the search, the "
+                   "best chosen by their median round (0 or 1: none)")
+      ->check(cli::non_negative_integer())
+      ->capture_default_str();
+  tune->add_option("--confirm-rounds", tune_opt.confirm_rounds,
+                   "rounds of that confirmation (0: none)")
+      ->check(cli::non_negative_integer())
+      ->capture_default_str();
+  tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
+  tune->add_flag("--no-baselines", tune_opt.no_baselines,
+                 "skip the naive and classic reference kernels (`mmtune bench` measures them)");
+  tune->add_flag("--json", tune_opt.json, "print the summary as JSON");
+
+  worker = app.add_subcommand("worker", "internal: the supervised evaluation process");
+  worker->group("");  // hidden from --help
+  worker->group("");  // hidden from --help
+}
+
+int TuneCommands::run(const GlobalOptions& g, const std::string& command_line) const {
+  if (worker->parsed()) {
+    // -q: the OpenCL compiler's own diagnostics ("2 errors generated.") would reach the
+    // terminal past mmtune's logging; build logs and faults come back through the protocol.
+    if (g.quiet) {
+      if (const int null_fd = open("/dev/null", O_WRONLY); null_fd >= 0) {
+        dup2(null_fd, STDERR_FILENO);
+        close(null_fd);
+      }
+    }
+    return run_worker(std::cin, std::cout);
+  }
+  return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);
+}
+
+}  // namespace mmtune::cli
