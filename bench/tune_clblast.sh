@@ -54,7 +54,7 @@ cp "$work"/clblast_xgemm_*_"$precision".json "$out/"
   echo "command: clblast_tuner_xgemm ${args[*]}"
   echo "wall time: ${seconds} s"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "POCL_DEVICES: $POCL_DEVICES"
+  echo "platform: $want (index $platform), device ${DEVICE:-0}; POCL_DEVICES: $POCL_DEVICES, RUSTICL_ENABLE: $RUSTICL_ENABLE"
   grep -h -o '"best_parameters": "[^"]*"\|"best_time": "[^"]*"\|"kernel_family": "[^"]*"' \
     "$out"/clblast_xgemm_*_"$precision".json
 } >"$out/README.txt"

@@ -19,6 +19,7 @@
 #include "mmtune/problem.hpp"
 #include "search/simulate.hpp"
 #include "search/strategy.hpp"
+#include "store/queries.hpp"
 #include "store/store.hpp"
 #include "tune/replay.hpp"
 
@@ -42,18 +43,9 @@ int cmd_simulate(const SimulateOptions& o) {
   if (o.problem.given()) {
     problem = make_problem(o.problem);
   } else {  // the problem with the most measurements of this kernel
-    auto q = store.db().prepare(
-        "SELECT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b FROM measurements m "
-        "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
-        "GROUP BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b "
-        "ORDER BY COUNT(*) DESC LIMIT 1");
-    q.bind(1, device.key).bind(2, o.kernel);
-    if (!q.step()) throw UsageError("no " + o.kernel + " measurements stored for " + device.name);
-    problem.m = std::size_t(q.integer(0)), problem.n = std::size_t(q.integer(1)),
-    problem.k = std::size_t(q.integer(2));
-    problem.precision = static_cast<Precision>(q.integer(3));
-    problem.layout = q.text(4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
-    problem.trans_a = q.integer(5) != 0, problem.trans_b = q.integer(6) != 0;
+    const auto most = rows::most_measured_problem(store, device.key, o.kernel);
+    if (!most) throw UsageError("no " + o.kernel + " measurements stored for " + device.name);
+    problem = *most;
   }
   // The replayed space is what was recorded: one point per distinct configuration.
   const auto [space, times] =
@@ -137,10 +129,7 @@ int cmd_history(const std::string& db, bool json) {
   Store store(existing_database_path(db), Store::Access::kReadOnly);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : store.sessions()) {
-    auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
-    q.bind(1, s.id);
-    q.step();
-    const auto count = q.integer(0);
+    const auto count = rows::session_measurements(store, s.id);
     if (json) {
       out.push_back({{"id", s.id},
                      {"device_key", s.device_key},

@@ -1,4 +1,5 @@
 #include "bench/bench.hpp"
+#include "store/queries.hpp"
 
 #include <unistd.h>
 
@@ -80,23 +81,17 @@ void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOpt
 namespace {
 
 void store_row(Store& store, const std::string& key, const std::string& run_id, const BenchRow& r) {
-  auto s = store.db().prepare(
-      "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
-      "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
-      "kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?, "
-      "?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const bool timed = !r.samples_ms.empty();
   const auto opt = [&](double v) {
     return timed && v > 0 ? std::optional<double>(v) : std::nullopt;
   };
-  s.bind(1, key).bind(2, run_id).bind(3, r.subject).bind(4, r.kernel).bind(5, r.config);
-  bind_problem(s, 6, r.problem);
-  s.bind(13, r.status).bind(14, r.note).bind(15, opt(r.median_ms)).bind(16, opt(r.min_ms));
-  s.bind(17, opt(r.max_ms)).bind(18, opt(r.gflops)).bind(19, opt(r.kernel_median_ms));
-  s.bind(20, opt(r.kernel_gflops)).bind(21, now_utc());
-  sql::Transaction t(store.db());
-  s.run();
-  t.commit();
+  rows::Bench row;
+  row.key = key, row.run_id = run_id, row.subject = r.subject, row.kernel = r.kernel;
+  row.config = r.config, row.p = r.problem, row.status = r.status, row.note = r.note;
+  row.median_ms = opt(r.median_ms), row.min_ms = opt(r.min_ms), row.max_ms = opt(r.max_ms);
+  row.gflops = opt(r.gflops), row.kernel_median_ms = opt(r.kernel_median_ms);
+  row.kernel_gflops = opt(r.kernel_gflops);
+  rows::add_bench(store, row);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "bench/roofline.hpp"
+#include "store/queries.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -73,17 +74,10 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   r.timing = events ? "events" : "wall clock (" + calibration.events.reason + ")";
 
   store.upsert_device(d);
-  auto s = store.db().prepare(
-      "INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, measured_at) "
-      "VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) "
-      "ON CONFLICT (device_id, precision) DO UPDATE SET "
-      "peak_gflops = excluded.peak_gflops, bandwidth_gbs = excluded.bandwidth_gbs, "
-      "measured_at = excluded.measured_at");
-  s.bind(1, d.key).bind(2, static_cast<int>(precision)).bind(3, r.peak_gflops);
-  s.bind(4, r.bandwidth_gbs).bind(5, now_utc());
-  sql::Transaction t(store.db());
-  s.run();
-  t.commit();
+  rows::Roof roof;
+  roof.key = d.key, roof.precision = static_cast<int>(precision);
+  roof.peak = r.peak_gflops, roof.bandwidth = r.bandwidth_gbs;
+  rows::put_roof(store, roof);
   return r;
 }
 

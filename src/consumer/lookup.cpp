@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "mmtune/error.hpp"
+#include "store/queries.hpp"
 #include "store/store.hpp"
 
 namespace mmtune {
@@ -53,32 +54,25 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
 
 ParameterLookup::ParameterLookup(const std::string& db_path) {
   Store store(db_path, Store::Access::kReadOnly);
-  auto q = store.db().prepare(
-      "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.m, b.n, b.k, b.precision, b.layout, "
-      "b.trans_a, "
-      "b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id FROM best b "
-      "JOIN devices d ON d.id = b.device_id WHERE b.kernel IN ('tiled', 'direct') ORDER BY d.id");
-  while (q.step()) {
-    const auto kind = parse_kernel_kind(q.text(12));
+  for (const rows::LookupBest& b : rows::routine_bests(store)) {
     KernelConfig config;
     try {
-      config = parse_config(*kind, q.text(13));  // a tampered row never reaches a compiler
-    } catch (const UsageError&) {
+      config = parse_config(*parse_kernel_kind(b.kernel), b.config);  // a tampered row never
+    } catch (const UsageError&) {                                     // reaches a compiler
       continue;
     }
-    if (devices_.empty() || devices_.back().key != q.text(0)) {
-      devices_.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4)});
+    if (devices_.empty() || devices_.back().key != b.key) {
+      devices_.push_back({b.key, b.vendor, b.type, b.name, b.platform});
     }
     Entry e;
     e.device = devices_.size() - 1;
-    e.m = std::size_t(q.integer(5)), e.n = std::size_t(q.integer(6)),
-    e.k = std::size_t(q.integer(7));
+    e.m = b.p.m, e.n = b.p.n, e.k = b.p.k;
     e.log_m = std::log2(double(e.m)), e.log_n = std::log2(double(e.n)),
     e.log_k = std::log2(double(e.k));
     e.config = config;
-    e.median_ms = q.real(14), e.gflops = q.real(15), e.measurement_id = q.integer(16);
-    const Class c{int(q.integer(8)), q.text(9) == "col" ? 1 : 0, q.integer(10) != 0,
-                  q.integer(11) != 0};
+    e.median_ms = b.median_ms, e.gflops = b.gflops, e.measurement_id = b.measurement_id;
+    const Class c{int(b.p.precision), b.p.layout == Layout::kColMajor ? 1 : 0, b.p.trans_a,
+                  b.p.trans_b};
     entries_[c].push_back(std::move(e));
     ++count_;
   }

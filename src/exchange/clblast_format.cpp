@@ -12,6 +12,7 @@
 
 #include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
+#include "store/queries.hpp"
 
 namespace mmtune {
 namespace {
@@ -323,9 +324,9 @@ nlohmann::ordered_json export_clblast(Store& store, const std::string& device_ke
                      "variant");
   }
   double kernel_ms = best->median_ms;
-  auto q = store.db().prepare("SELECT kernel_median_ms FROM measurements WHERE id = ?");
-  q.bind(1, best->measurement_id);
-  if (q.step() && !q.is_null(0) && q.real(0) > 0.0) kernel_ms = q.real(0);
+  if (const auto k = rows::kernel_median_ms(store, best->measurement_id); k && *k > 0.0) {
+    kernel_ms = *k;
+  }
 
   const int bits = static_cast<int>(problem.precision);
   std::map<std::string, int> params = {{"GEMMK", 0},

@@ -11,6 +11,7 @@
 
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
+#include "store/queries.hpp"
 #include "store/store.hpp"
 
 namespace mmtune::report_detail {
@@ -26,40 +27,13 @@ inline bool is_tuned_kernel(const std::string& k) {
          std::end(kTunedKernels);
 }
 
-struct DeviceRow {
-  std::int64_t id = 0;
-  std::string key, vendor, name, driver, platform, type, source;
-  std::int64_t compute_units = 0, clock_mhz = 0, global_mem = 0;
-  bool imported() const { return source.rfind("imported:", 0) == 0; }
-};
-
-struct BenchRow {
-  std::int64_t id = 0;
-  std::string key, run_id, subject, kernel, config;
-  GemmProblem p;
-  std::string status, note;
-  Opt median_ms, min_ms, max_ms, gflops, kernel_median_ms, kernel_gflops;
-  std::string measured_at;
-};
-
-struct BestRow {
-  std::string key, kernel, config;
-  GemmProblem p;
-  std::int64_t measurement_id = 0;
-  double median_ms = 0, gflops = 0;
-  Opt kernel_gflops;
-  std::string updated_at;
-};
-
-struct MeasRow {
-  std::int64_t id = 0, session_id = 0;
-  std::string key, kernel, config;
-  GemmProblem p;
-  std::string status, message;
-  Opt build_s, median_ms, min_ms, max_ms, kernel_median_ms, gflops, kernel_gflops, max_error;
-  std::string measured_at;
-  bool ok() const { return status == "Ok" && gflops.has_value(); }
-};
+// The rows come from the store's named queries (store/queries.hpp).
+using DeviceRow = rows::Device;
+using BenchRow = rows::Bench;
+using BestRow = rows::Best;
+using MeasRow = rows::Meas;
+using SessionRow = rows::Session;
+using RoofRow = rows::Roof;
 
 // Outcome counts of one session's measurements: Ok, failures by status, best Ok GFLOPS.
 struct SessionStats {
@@ -80,18 +54,6 @@ inline SessionStats session_stats(const std::vector<const MeasRow*>& ms) {
   }
   return st;
 }
-
-struct SessionRow {
-  SessionRecord r;
-  std::string host, version;
-};
-
-struct RoofRow {
-  std::string key;
-  int precision = 0;
-  double peak = 0, bandwidth = 0;
-  std::string measured_at;
-};
 
 struct Data {
   std::string db_path;

@@ -121,6 +121,9 @@ class Store {
   std::vector<std::pair<std::string, std::string>> top_configs_elsewhere(
       const std::string& device_key, const GemmProblem& p, std::size_t limit);
 
+  const std::string& path() const { return db_.path(); }
+  // The connection, for the store's own queries (store/queries.hpp, store/export_rows.hpp,
+  // store/import.hpp) and for tests that inspect the database; nothing else writes SQL.
   sql::Database& db() { return db_; }
 
  private:

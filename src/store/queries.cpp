@@ -1,0 +1,200 @@
+#include "store/queries.hpp"
+
+namespace mmtune::rows {
+
+std::vector<Device> devices(Store& store) {
+  auto s = store.db().prepare(
+      "SELECT id, key, vendor, name, driver_version, platform, type, source, "
+      "COALESCE(compute_units, 0), COALESCE(max_clock_mhz, 0), COALESCE(global_mem_bytes, 0) "
+      "FROM devices ORDER BY id");
+  std::vector<Device> out;
+  while (s.step()) {
+    Device d;
+    d.id = s.integer(0), d.key = s.text(1), d.vendor = s.text(2), d.name = s.text(3);
+    d.driver = s.text(4), d.platform = s.text(5), d.type = s.text(6), d.source = s.text(7);
+    d.compute_units = s.integer(8), d.clock_mhz = s.integer(9), d.global_mem = s.integer(10);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<Bench> bench(Store& store) {
+  auto b = store.db().prepare(
+      "SELECT b.id, d.key, b.run_id, b.subject, b.kernel, b.config, b.m, b.n, b.k, b.precision, "
+      "b.layout, b.trans_a, b.trans_b, b.status, b.note, b.median_ms, b.min_ms, b.max_ms, "
+      "b.gflops, b.kernel_median_ms, b.kernel_gflops, b.measured_at "
+      "FROM bench b JOIN devices d ON d.id = b.device_id ORDER BY b.id");
+  std::vector<Bench> out;
+  while (b.step()) {
+    Bench r;
+    r.id = b.integer(0), r.key = b.text(1);
+    r.run_id = b.text(2), r.subject = b.text(3), r.kernel = b.text(4), r.config = b.text(5);
+    r.p = read_problem(b, 6);
+    r.status = b.text(13), r.note = b.text(14);
+    r.median_ms = b.optional_real(15), r.min_ms = b.optional_real(16);
+    r.max_ms = b.optional_real(17), r.gflops = b.optional_real(18);
+    r.kernel_median_ms = b.optional_real(19), r.kernel_gflops = b.optional_real(20);
+    r.measured_at = b.text(21);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Best> bests(Store& store) {
+  auto t = store.db().prepare(
+      "SELECT d.key, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b, "
+      "b.measurement_id, b.config, b.median_ms, b.gflops, b.kernel_gflops, b.updated_at "
+      "FROM best b JOIN devices d ON d.id = b.device_id "
+      "ORDER BY d.id, b.precision, b.m, b.n, b.k, b.kernel");
+  std::vector<Best> out;
+  while (t.step()) {
+    Best r;
+    r.key = t.text(0);
+    r.kernel = t.text(1);
+    r.p = read_problem(t, 2);
+    r.measurement_id = t.integer(9), r.config = t.text(10);
+    r.median_ms = t.real(11), r.gflops = t.real(12), r.kernel_gflops = t.optional_real(13);
+    r.updated_at = t.text(14);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Meas> measurements(Store& store) {
+  auto m = store.db().prepare(
+      "SELECT m.id, COALESCE(m.session_id, 0), d.key, m.kernel, m.config, m.m, m.n, m.k, "
+      "m.precision, m.layout, m.trans_a, m.trans_b, m.status, m.message, m.build_s, m.median_ms, "
+      "m.min_ms, m.max_ms, m.kernel_median_ms, m.gflops, m.kernel_gflops, m.max_error, "
+      "m.measured_at FROM measurements m JOIN devices d ON d.id = m.device_id ORDER BY m.id");
+  std::vector<Meas> out;
+  while (m.step()) {
+    Meas r;
+    r.id = m.integer(0), r.session_id = m.integer(1), r.key = m.text(2);
+    r.kernel = m.text(3), r.config = m.text(4);
+    r.p = read_problem(m, 5);
+    r.status = m.text(12), r.message = m.text(13);
+    r.build_s = m.optional_real(14), r.median_ms = m.optional_real(15);
+    r.min_ms = m.optional_real(16), r.max_ms = m.optional_real(17);
+    r.kernel_median_ms = m.optional_real(18), r.gflops = m.optional_real(19);
+    r.kernel_gflops = m.optional_real(20), r.max_error = m.optional_real(21);
+    r.measured_at = m.text(22);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Session> sessions(Store& store) {
+  auto s = store.db().prepare(
+      "SELECT s.id, d.key, s.command_line, s.strategy, s.kernels, s.space, s.seed, s.budget, "
+      "s.time_limit_s, s.m, s.n, s.k, s.precision, s.layout, s.trans_a, s.trans_b, s.started_at, "
+      "COALESCE(s.ended_at, ''), s.outcome, s.host, s.mmtune_version, COALESCE(s.pid, 0) "
+      "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
+  std::vector<Session> out;
+  while (s.step()) {
+    Session r;
+    SessionRecord& x = r.r;
+    x.id = s.integer(0), x.device_key = s.text(1);
+    x.command_line = s.text(2), x.strategy = s.text(3), x.kernels = s.text(4);
+    x.space = s.text(5), x.seed = std::uint64_t(s.integer(6));
+    x.budget = std::size_t(s.integer(7)), x.time_limit_s = s.real(8);
+    x.problem = read_problem(s, 9);
+    x.started_at = s.text(16), x.ended_at = s.text(17), x.outcome = s.text(18);
+    r.host = s.text(19), r.version = s.text(20);
+    x.host = r.host, x.pid = s.integer(21);
+    x.outcome = shown_outcome(x);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Roof> roofs(Store& store) {
+  auto f = store.db().prepare(
+      "SELECT d.key, r.precision, r.peak_gflops, r.bandwidth_gbs, r.measured_at "
+      "FROM roofline r JOIN devices d ON d.id = r.device_id ORDER BY d.id, r.precision");
+  std::vector<Roof> out;
+  while (f.step()) {
+    Roof r;
+    r.key = f.text(0);
+    r.precision = int(f.integer(1)), r.peak = f.real(2), r.bandwidth = f.real(3);
+    r.measured_at = f.text(4);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<LookupBest> routine_bests(Store& store) {
+  auto q = store.db().prepare(
+      "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.m, b.n, b.k, b.precision, b.layout, "
+      "b.trans_a, b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id "
+      "FROM best b JOIN devices d ON d.id = b.device_id WHERE b.kernel IN ('tiled', 'direct') "
+      "ORDER BY d.id");
+  std::vector<LookupBest> out;
+  while (q.step()) {
+    LookupBest b;
+    b.key = q.text(0), b.vendor = q.text(1), b.type = q.text(2), b.name = q.text(3);
+    b.platform = q.text(4);
+    b.p = read_problem(q, 5);
+    b.kernel = q.text(12), b.config = q.text(13);
+    b.median_ms = q.real(14), b.gflops = q.real(15), b.measurement_id = q.integer(16);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+void add_bench(Store& store, const Bench& r) {
+  auto s = store.db().prepare(
+      "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
+      "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
+      "kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?, "
+      "?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, r.key).bind(2, r.run_id).bind(3, r.subject).bind(4, r.kernel).bind(5, r.config);
+  bind_problem(s, 6, r.p);
+  s.bind(13, r.status).bind(14, r.note).bind(15, r.median_ms).bind(16, r.min_ms);
+  s.bind(17, r.max_ms).bind(18, r.gflops).bind(19, r.kernel_median_ms);
+  s.bind(20, r.kernel_gflops).bind(21, r.measured_at.empty() ? now_utc() : r.measured_at);
+  sql::Transaction t(store.db());
+  s.run();
+  t.commit();
+}
+
+void put_roof(Store& store, const Roof& r) {
+  auto s = store.db().prepare(
+      "INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, measured_at) "
+      "VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) "
+      "ON CONFLICT (device_id, precision) DO UPDATE SET "
+      "peak_gflops = excluded.peak_gflops, bandwidth_gbs = excluded.bandwidth_gbs, "
+      "measured_at = excluded.measured_at");
+  s.bind(1, r.key).bind(2, r.precision).bind(3, r.peak);
+  s.bind(4, r.bandwidth).bind(5, r.measured_at.empty() ? now_utc() : r.measured_at);
+  sql::Transaction t(store.db());
+  s.run();
+  t.commit();
+}
+
+std::optional<GemmProblem> most_measured_problem(Store& store, const std::string& device_key,
+                                                 const std::string& kernel) {
+  auto q = store.db().prepare(
+      "SELECT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b FROM measurements m "
+      "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
+      "GROUP BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b "
+      "ORDER BY COUNT(*) DESC LIMIT 1");
+  q.bind(1, device_key).bind(2, kernel);
+  if (!q.step()) return std::nullopt;
+  return read_problem(q, 0);
+}
+
+std::int64_t session_measurements(Store& store, std::int64_t session_id) {
+  auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
+  q.bind(1, session_id);
+  q.step();
+  return q.integer(0);
+}
+
+Opt kernel_median_ms(Store& store, std::int64_t measurement_id) {
+  auto q = store.db().prepare("SELECT kernel_median_ms FROM measurements WHERE id = ?");
+  q.bind(1, measurement_id);
+  if (!q.step() || q.is_null(0)) return std::nullopt;
+  return q.real(0);
+}
+
+}  // namespace mmtune::rows

@@ -1,0 +1,98 @@
+// Named queries over the tuning database for its readers and the other writers (report, bench,
+// roofline, lookup, CLBlast export, the CLI): the SQL stays in store/, the callers get rows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mmtune/problem.hpp"
+#include "store/store.hpp"
+
+namespace mmtune::rows {
+
+using Opt = std::optional<double>;
+
+struct Device {
+  std::int64_t id = 0;
+  std::string key, vendor, name, driver, platform, type, source;
+  std::int64_t compute_units = 0, clock_mhz = 0, global_mem = 0;
+  bool imported() const { return source.rfind("imported:", 0) == 0; }
+};
+
+// One subject of one `mmtune bench` run at one size.
+struct Bench {
+  std::int64_t id = 0;  // assigned by the database
+  std::string key, run_id, subject, kernel, config;
+  GemmProblem p;
+  std::string status, note;
+  Opt median_ms, min_ms, max_ms, gflops, kernel_median_ms, kernel_gflops;
+  std::string measured_at;
+};
+
+struct Best {
+  std::string key, kernel, config;
+  GemmProblem p;
+  std::int64_t measurement_id = 0;
+  double median_ms = 0, gflops = 0;
+  Opt kernel_gflops;
+  std::string updated_at;
+};
+
+struct Meas {
+  std::int64_t id = 0, session_id = 0;
+  std::string key, kernel, config;
+  GemmProblem p;
+  std::string status, message;
+  Opt build_s, median_ms, min_ms, max_ms, kernel_median_ms, gflops, kernel_gflops, max_error;
+  std::string measured_at;
+  bool ok() const { return status == "Ok" && gflops.has_value(); }
+};
+
+struct Session {
+  SessionRecord r;  // outcome as shown_outcome()
+  std::string host, version;
+};
+
+struct Roof {
+  std::string key;
+  int precision = 0;
+  double peak = 0, bandwidth = 0;
+  std::string measured_at;
+};
+
+// A stored best of the tiled or direct routine with the facts of its device that the consumer
+// lookup compares (the configuration text is parsed by the caller, the outer door).
+struct LookupBest {
+  std::string key, vendor, type, name, platform;
+  GemmProblem p;
+  std::string kernel, config;
+  double median_ms = 0, gflops = 0;
+  std::int64_t measurement_id = 0;
+};
+
+// Every row of a table, in database order (devices, bench and measurements by id; bests and
+// roofs by device, then problem).
+std::vector<Device> devices(Store& store);
+std::vector<Bench> bench(Store& store);
+std::vector<Best> bests(Store& store);
+std::vector<Meas> measurements(Store& store);
+std::vector<Session> sessions(Store& store);
+std::vector<Roof> roofs(Store& store);
+// Bests of the tiled and direct kernels, grouped by device.
+std::vector<LookupBest> routine_bests(Store& store);
+
+// Appends a bench row (its device must be stored) and commits it.
+void add_bench(Store& store, const Bench& row);
+// Stores a device's roofs for a precision, replacing earlier ones, and commits.
+void put_roof(Store& store, const Roof& roof);
+
+// The problem a device has the most measurements of for a kernel.
+std::optional<GemmProblem> most_measured_problem(Store& store, const std::string& device_key,
+                                                 const std::string& kernel);
+std::int64_t session_measurements(Store& store, std::int64_t session_id);
+// The kernel-alone median of a measurement, when it has one.
+Opt kernel_median_ms(Store& store, std::int64_t measurement_id);
+
+}  // namespace mmtune::rows
