@@ -80,7 +80,7 @@ TEST(Tuner, EveryStrategyFindsTheExhaustiveBest) {
   const auto env = environment(dir);
   const TuneSummary exhaustive = tune(dev, store, small_request("exhaustive"), env, {}, kNoStop);
   ASSERT_TRUE(exhaustive.best);
-  ASSERT_EQ(exhaustive.outcome, "budget");
+  ASSERT_EQ(std::string(to_string(exhaustive.outcome)), "budget");
   EXPECT_EQ(exhaustive.evaluations, small_space().size() + 1);  // + the default configuration
   // Every strategy replays the stored measurements (resume) and must end on the same best.
   for (const auto& name : strategy_names()) {
@@ -258,7 +258,7 @@ TEST(Tuner, BrokenVariantsAreRecordedAndTheRunCompletes) {
   const TuneSummary s = tune(dev, store, req, env, {}, kNoStop);
   unsetenv("MMTUNE_TEST_ABORT_ON_CONFIG");
 
-  EXPECT_EQ(s.outcome, "budget");
+  EXPECT_EQ(std::string(to_string(s.outcome)), "budget");
   EXPECT_GE(s.worker_restarts, 2u);
   std::map<std::string, MeasurementRecord> by_config;
   for (auto& r : store.measurements(dev.info.key, req.problem, "tiled")) by_config[r.config] = r;

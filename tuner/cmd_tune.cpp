@@ -104,7 +104,7 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
   nlohmann::json by_status = nlohmann::json::object();
   for (const auto& [st, n] : s.by_status) by_status[to_string(st)] = n;
   nlohmann::json j = {{"session_id", s.session_id},
-                      {"outcome", s.outcome},
+                      {"outcome", to_string(s.outcome)},
                       {"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
                       {"problem", to_json(s.problem)},
                       {"best", record_json(s.best)},
@@ -146,7 +146,7 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
 }
 
 void print_summary(const TuneSummary& s, const std::string& db) {
-  std::printf("Tuned %s: %s (session %lld)\n", describe(s.problem).c_str(), s.outcome.c_str(),
+  std::printf("Tuned %s: %s (session %lld)\n", describe(s.problem).c_str(), to_string(s.outcome),
               static_cast<long long>(s.session_id));
   if (!s.best) {
     std::printf("No configuration completed correctly.\n");
@@ -323,7 +323,7 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
                          {"error", o.error}});
         continue;
       }
-      if (o.summary->outcome == "interrupted") rc = kExitInterrupted;
+      if (o.summary->outcome == TuneOutcome::kInterrupted) rc = kExitInterrupted;
       if (t.json) {
         out.push_back(summary_json(*o.summary, d));
       } else {
@@ -390,7 +390,7 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   } else {
     print_summary(summary, db);
   }
-  return summary.outcome == "interrupted" ? kExitInterrupted : kExitOk;
+  return summary.outcome == TuneOutcome::kInterrupted ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace

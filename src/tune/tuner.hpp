@@ -15,6 +15,7 @@
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
 #include "store/store.hpp"
+#include "tune/stop.hpp"
 
 namespace mmtune {
 
@@ -60,7 +61,7 @@ struct TuneProgress {
 
 struct TuneSummary {
   std::int64_t session_id = 0;
-  std::string outcome;  // completed, budget, time-limit, interrupted
+  TuneOutcome outcome = TuneOutcome::kCompleted;
   GemmProblem problem;
   std::optional<MeasurementRecord> best;  // fastest tiled/direct routine stored for the problem
   std::optional<MeasurementRecord> default_tiled, default_direct, naive, classic;

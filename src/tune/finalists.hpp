@@ -1,0 +1,36 @@
+// The confirmation's pure steps: which configurations face each other again after the search,
+// and which of them wins (tune/session.cpp runs the rounds).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mmtune/gemm_kernels.hpp"
+#include "store/store.hpp"
+
+namespace mmtune {
+
+// What the store holds for a device and problem, by (kernel, configuration text).
+using KnownMeasurements = std::map<std::pair<std::string, std::string>, MeasurementRecord>;
+
+// The configurations a confirmation measures again: the `count` fastest timed Ok tiled/direct
+// measurements, each kernel's stored best (which may be an older measurement, or one timed
+// another way, and must face the others under the same conditions) and `always` (the defaults a
+// user already has: the best must beat them side by side, or be one of them).
+std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
+                                         const std::vector<std::optional<BestRecord>>& bests,
+                                         const std::vector<KernelConfig>& always,
+                                         std::size_t count);
+
+// Each finalist's median round, from its rounds (nullopt for a finalist that failed a round).
+std::vector<std::optional<MeasurementRecord>> median_rounds(
+    std::vector<std::vector<MeasurementRecord>> rounds);
+
+// Each kernel's finalist with the fastest median round.
+std::map<std::string, MeasurementRecord> confirmed_bests(
+    const std::vector<std::optional<MeasurementRecord>>& medians);
+
+}  // namespace mmtune

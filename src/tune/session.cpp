@@ -1,0 +1,485 @@
+#include "tune/session.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "mmtune/error.hpp"
+#include "mmtune/lookup.hpp"
+#include "tune/warm_start.hpp"
+
+namespace mmtune {
+namespace {
+
+// Timing for the search: enough repetitions for a stable median, few for clearly slow variants.
+TimingOptions search_timing(double best_ms) {
+  TimingOptions t;
+  t.warmup = 1;
+  t.min_reps = 3;
+  t.max_reps = 10;
+  t.stable_within = 0.03;
+  t.max_seconds = 3.0;
+  t.early_stop_ms = std::isfinite(best_ms) ? 1.5 * best_ms : 0.0;
+  return t;
+}
+
+// Baselines can be very slow: a few runs suffice to show what tuning gains.
+TimingOptions baseline_timing() {
+  TimingOptions t;
+  t.warmup = 0;
+  t.min_reps = 2;
+  t.max_reps = 5;
+  t.max_seconds = 5.0;
+  t.slow_first_run_suffices = true;
+  return t;
+}
+
+// The first line of a build log that names an error (else its first line), shortened.
+std::string first_error_line(const std::string& log) {
+  std::string first;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    const std::size_t end = std::min(log.find('\n', start), log.size());
+    const std::string line = log.substr(start, end - start);
+    if (first.empty() && !line.empty()) first = line;
+    if (line.find("error") != std::string::npos) {
+      first = line;
+      break;
+    }
+    start = end + 1;
+  }
+  if (first.size() > 200) first = first.substr(0, 200) + "...";
+  return first.empty() ? "no build log" : first;
+}
+
+EvaluatorOptions evaluator_options(const Device& device, const TuneRequest& request,
+                                   const TuneEnvironment& env) {
+  EvaluatorOptions eo;
+  eo.worker_argv = env.worker_argv;
+  eo.device_index = device.info.index;
+  eo.device_key = device.info.key;
+  eo.kernels_dir = env.kernels_dir;
+  eo.program_dir = env.program_dir;
+  if (!env.scratch_dir.empty()) eo.reference_file = env.scratch_dir + "/reference.bin";
+  eo.problem = request.problem;
+  eo.seed = request.seed;
+  eo.parallel_builds = std::max<std::size_t>(1, env.parallel_builds);
+  eo.build_limit_s = env.build_limit_s;
+  eo.first_run_extra_s = env.first_run_extra_s;
+  return eo;
+}
+
+bool is_routine_kernel(const std::string& kernel) {
+  return kernel == kernel_name(KernelKind::kTiled) || kernel == kernel_name(KernelKind::kDirect);
+}
+
+std::string describe_result(const MeasurementRecord& r) {
+  const Measurement& m = r.result;
+  char buf[96];
+  if (m.status == Status::kOk || m.status == Status::kSlowerEarlyStop) {
+    std::snprintf(buf, sizeof buf, "%s %.1f GFLOPS", to_string(m.status), m.gflops);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s", to_string(m.status));
+  }
+  return r.kernel + " [" + r.config + "] " + buf;
+}
+
+}  // namespace
+
+TuneSession::TuneSession(const Device& device, Store& store, const TuneRequest& request,
+                         const TuneEnvironment& env,
+                         const std::function<void(const TuneProgress&)>& progress,
+                         const std::atomic<bool>& stop)
+    : device_(device),
+      store_(store),
+      request_(request),
+      env_(env),
+      progress_(progress),
+      stop_(stop),
+      t0_(Clock::now()),
+      options_(evaluator_options(device, request, env)),
+      evaluator_(options_),
+      best_ms_(std::numeric_limits<double>::infinity()) {
+  summary_.problem = request.problem;
+}
+
+// A tune stopped by an error (a full disk, a lost device) records `failed`. When even that
+// cannot be written, the session reads as abandoned once this process is gone (shown_outcome).
+TuneSession::~TuneSession() {
+  if (!running_) return;
+  try {
+    store_.end_session(summary_.session_id, "failed");
+  } catch (const std::exception&) {  // the error on its way out says what went wrong
+  }
+}
+
+double TuneSession::elapsed_s() const {
+  return std::chrono::duration<double>(Clock::now() - t0_).count();
+}
+
+void TuneSession::start() {
+  // Kernels from --kernels-dir must compile before anything is stored: each tuned kernel's
+  // default configuration is built, run once and verified, and a build failure is an input error.
+  if (!env_.kernels_dir.empty()) {
+    std::vector<KernelConfig> defaults;
+    for (auto k : request_.kernels) defaults.push_back(default_config(k));
+    const auto results = evaluator_.evaluate(defaults, TimingOptions::verify_only(), 600.0, &stop_);
+    for (std::size_t i = 0; i < defaults.size(); ++i) {
+      if (results[i] && results[i]->status == Status::kBuildFailed) {
+        const char* kernel = kernel_name(kind_of(defaults[i]));
+        throw UsageError("--kernels-dir '" + env_.kernels_dir + "': the " + kernel +
+                         " kernel (gemm_" + kernel +
+                         ".cl) does not compile: " + first_error_line(results[i]->message));
+      }
+    }
+  }
+  store_.upsert_device(device_.info);
+  strategy_ = request_.strategy.empty() ? default_strategy() : request_.strategy;
+  SessionRecord session;
+  session.device_key = device_.info.key;
+  session.command_line = request_.command_line;
+  session.strategy = strategy_;
+  for (auto k : request_.kernels) {
+    session.kernels += (session.kernels.empty() ? "" : ",") + std::string(kernel_name(k));
+  }
+  session.space = request_.space == SpaceSize::kFull ? "full" : "quick";
+  session.seed = request_.seed;
+  session.budget = request_.budget;
+  session.time_limit_s = request_.time_limit_s;
+  session.problem = request_.problem;
+  store_.close_abandoned_sessions();  // earlier tunes of this host whose process is gone
+  summary_.session_id = store_.begin_session(session);
+  running_ = true;
+  // What the store already holds for this device and problem is not measured again.
+  if (!request_.fresh) {
+    for (auto& m : store_.measurements(device_.info.key, request_.problem)) {
+      known_[{m.kernel, m.config}] = std::move(m);
+    }
+  }
+}
+
+void TuneSession::report(const std::string& last) const {
+  if (!progress_) return;
+  TuneProgress p;
+  p.done = budget_done_;
+  p.budget = request_.budget;
+  p.failed = 0;
+  for (const auto& [s, n] : summary_.by_status) {
+    if (s != Status::kOk && s != Status::kSlowerEarlyStop) p.failed += n;
+  }
+  p.elapsed_s = elapsed_s();
+  p.time_limit_s = request_.time_limit_s;
+  p.best_gflops = std::isfinite(best_ms_) ? request_.problem.flops() / (best_ms_ * 1e6) : 0.0;
+  p.last = last;
+  progress_(p);
+}
+
+MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurement& m) {
+  MeasurementRecord r;
+  r.session_id = summary_.session_id;
+  r.device_key = device_.info.key;
+  r.kernel = kernel_name(kind_of(config));
+  r.config = to_string(config);
+  r.problem = request_.problem;
+  r.result = m;
+  const auto ts = Clock::now();
+  r.id = store_.add_measurement(r);
+  summary_.store_s += std::chrono::duration<double>(Clock::now() - ts).count();
+  summary_.verify_s += m.verify_seconds;
+  ++summary_.evaluations;
+  ++summary_.by_status[m.status];
+  if (m.status == Status::kOk && is_routine_kernel(r.kernel)) {
+    best_ms_ = std::min(best_ms_, m.median_ms);
+  }
+  summary_.best_gflops_by_evaluation.push_back(
+      std::isfinite(best_ms_) ? request_.problem.flops() / (best_ms_ * 1e6) : 0.0);
+  known_[{r.kernel, r.config}] = r;
+  return r;
+}
+
+std::vector<std::optional<Measurement>> TuneSession::measure(
+    const std::vector<KernelConfig>& configs, const TimingOptions& timing, bool reference) {
+  const auto ts = Clock::now();
+  // A first run beyond 4x the best (plus time for lazy compilation) is not worth finishing.
+  const bool timed = std::isfinite(best_ms_);
+  const double slow_s = !reference && timed ? 4.0 * best_ms_ / 1e3 + 5.0 : 0.0;
+  const double run_limit = timed ? std::clamp(50.0 * best_ms_ / 1e3, 5.0, 120.0) : 120.0;
+  auto results =
+      evaluator_.evaluate(configs, timing, reference ? 600.0 : run_limit, &stop_, slow_s);
+  summary_.run_s += std::chrono::duration<double>(Clock::now() - ts).count();
+  return results;
+}
+
+void TuneSession::measure_references(const std::vector<KernelConfig>& list, bool baseline) {
+  for (const auto& c : list) {
+    // A stored reference that was timed is kept; one that failed (e.g. a timeout) is retried.
+    const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
+    if (stop_ || !limit_violations(c, device_.info, request_.problem.precision).empty() ||
+        (it != known_.end() && observed_time(it->second.result))) {
+      continue;
+    }
+    const auto results = measure({c}, baseline ? baseline_timing() : search_timing(best_ms_), true);
+    if (results[0]) report(describe_result(record(c, *results[0])));
+  }
+}
+
+void TuneSession::measure_defaults() {
+  const auto ts = Clock::now();
+  std::vector<KernelConfig> defaults;
+  for (auto k : request_.kernels) defaults.push_back(default_config(k));
+  measure_references(defaults, false);
+  for (const auto& [k, r] : known_) {
+    if (r.result.status == Status::kOk && is_routine_kernel(k.first)) {
+      best_ms_ = std::min(best_ms_, r.result.median_ms);
+    }
+  }
+  summary_.startup_s = std::chrono::duration<double>(Clock::now() - ts).count();
+  // The phases after this account for the search alone.
+  startup_build_s_ = evaluator_.build_seconds();
+  startup_run_s_ = summary_.run_s;
+  startup_verify_s_ = summary_.verify_s;
+}
+
+void TuneSession::prepare_searches() {
+  const GemmProblem& problem = request_.problem;
+  for (auto k : request_.kernels) {
+    KernelSearch s;
+    s.kind = k;
+    if (request_.candidates) {
+      for (const auto& c : *request_.candidates) {
+        if (kind_of(c) == k) s.configs.push_back(c);
+      }
+    } else {
+      s.configs = enumerate(k, request_.space, &device_.info, problem.precision);
+    }
+    if (s.configs.empty()) continue;
+    std::vector<std::vector<int>> points;
+    points.reserve(s.configs.size());
+    for (const auto& c : s.configs) points.push_back(parameter_values(c));
+    if (!request_.candidates) {  // a given candidate list is searched as it is
+      const KernelConfig library = default_parameters(device_.info, problem).config;
+      const KernelConfig base = kind_of(library) == k ? library : default_config(k);
+      s.switches = switch_variants(points, parameter_values(base));
+    }
+    s.space = std::make_unique<SearchSpace>(parameter_names(k), std::move(points));
+    s.weight = k == KernelKind::kTiled ? 3.0 : 1.0;  // the tiled kernel gets most evaluations
+    searches_.push_back(std::move(s));
+  }
+  double total_weight = 0;
+  for (const auto& s : searches_) total_weight += s.weight;
+  for (auto& s : searches_) {
+    if (request_.budget) {
+      s.limit = std::max<std::size_t>(
+          1, std::size_t(std::llround(double(request_.budget) * s.weight / total_weight)));
+    }
+    s.strategy = make_strategy(strategy_, *s.space, {request_.seed, s.limit});
+  }
+}
+
+std::vector<Observation> TuneSession::observe(KernelSearch& s,
+                                              const std::vector<std::size_t>& picks) {
+  std::vector<Observation> observations;
+  std::vector<std::size_t> to_measure;
+  for (std::size_t i : picks) {
+    const auto it = known_.find({kernel_name(s.kind), to_string(s.configs[i])});
+    if (it == known_.end()) {
+      to_measure.push_back(i);
+      continue;
+    }
+    observations.push_back({i, observed_time(it->second.result)});
+    ++summary_.reused;
+  }
+  if (!to_measure.empty() && !stop_) {
+    std::vector<KernelConfig> configs;
+    for (std::size_t i : to_measure) configs.push_back(s.configs[i]);
+    const auto results = measure(configs, search_timing(best_ms_));
+    for (std::size_t j = 0; j < configs.size(); ++j) {
+      if (!results[j]) continue;  // interrupted before this one
+      const auto r = record(configs[j], *results[j]);
+      observations.push_back({to_measure[j], observed_time(r.result)});
+      report(describe_result(r));
+    }
+  }
+  s.done += observations.size();
+  budget_done_ += observations.size();
+  return observations;
+}
+
+void TuneSession::warm_start() {
+  std::vector<KernelConfig> seeds = {default_parameters(device_.info, request_.problem).config};
+  for (const auto& [kernel, config] :
+       store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)) {
+    try {
+      seeds.push_back(parse_config(*parse_kernel_kind(kernel), config));
+    } catch (const UsageError&) {  // a damaged row is not a candidate
+    }
+  }
+  for (auto& s : searches_) {
+    std::vector<std::size_t> picks;
+    const auto pick = [&](std::size_t i) {
+      if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
+    };
+    for (const auto& c : seeds) {
+      if (kind_of(c) != s.kind) continue;
+      if (const auto i = s.space->find(parameter_values(c))) pick(*i);
+    }
+    // Every code path once (warm_start.hpp), within a quarter of the kernel's budget.
+    const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
+    for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
+    s.strategy->seed(observe(s, picks));
+  }
+}
+
+void TuneSession::search() {
+  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
+  // With a time limit, the search leaves the last tenth of it to the confirmation.
+  const Interrupted interrupted(stop_);
+  const TimeLimit time_limit(confirming ? 0.9 * request_.time_limit_s : request_.time_limit_s);
+  const Budget budget(request_.budget);
+  const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
+  measured_before_search_ = summary_.evaluations;
+  const std::size_t batch_size = std::max<std::size_t>(2, 2 * options_.parallel_builds);
+  summary_.outcome = TuneOutcome::kCompleted;
+  while (true) {
+    const SearchState state{elapsed_s(), budget_done_};
+    const auto reached = std::find_if(std::begin(conditions), std::end(conditions),
+                                      [&](const StopCondition* c) { return c->reached(state); });
+    if (reached != std::end(conditions)) {
+      summary_.outcome = (*reached)->outcome();
+      break;
+    }
+    KernelSearch* next = nullptr;
+    for (auto& s : searches_) {
+      if (s.exhausted || (s.limit && s.done >= s.limit)) continue;
+      if (!next || double(s.done) / s.weight < double(next->done) / next->weight) next = &s;
+    }
+    if (!next) break;  // every search spent its share or ran out of candidates
+    std::size_t n = batch_size;
+    if (next->limit) n = std::min(n, next->limit - next->done);
+    if (request_.budget) n = std::min(n, request_.budget - budget_done_);
+
+    auto ts = Clock::now();
+    const auto picks = next->strategy->ask(n);
+    summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
+    if (picks.empty()) {
+      next->exhausted = true;
+      continue;
+    }
+    const auto observations = observe(*next, picks);
+    ts = Clock::now();
+    next->strategy->tell(observations);
+    summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
+  }
+  if (budget.reached({elapsed_s(), budget_done_}) && summary_.outcome == TuneOutcome::kCompleted) {
+    summary_.outcome = TuneOutcome::kBudget;
+  }
+}
+
+std::vector<KernelConfig> TuneSession::users_defaults() const {
+  std::vector<KernelConfig> out;
+  for (auto k : request_.kernels) out.push_back(default_config(k));
+  const KernelConfig library = default_parameters(device_.info, request_.problem).config;
+  if (std::find(request_.kernels.begin(), request_.kernels.end(), kind_of(library)) !=
+      request_.kernels.end()) {
+    out.push_back(library);
+  }
+  return out;
+}
+
+// The search ranks each configuration by one measurement, taken while the machine's speed
+// drifts (by up to a third within minutes on a shared CPU), so the fastest stored measurement is
+// partly the luckiest one. A tune that measured nothing new (a repeat) has nothing to confirm.
+void TuneSession::confirm() {
+  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
+  if (confirming && !stop_ && summary_.evaluations > measured_before_search_) {
+    std::vector<std::optional<BestRecord>> bests;
+    for (auto k : request_.kernels) {
+      bests.push_back(store_.best(device_.info.key, request_.problem, kernel_name(k)));
+    }
+    finalists_ = pick_finalists(known_, bests, users_defaults(), request_.finalists);
+    std::vector<std::vector<MeasurementRecord>> rounds(finalists_.size());
+    for (std::size_t round = 0; finalists_.size() > 1 && round < request_.confirm_rounds; ++round) {
+      // One round even past the time limit (a batch of timeouts can overrun the search's
+      // share): an unconfirmed best is the one outcome the confirmation exists to prevent.
+      if (stop_ || (round > 0 && TimeLimit(request_.time_limit_s).reached({elapsed_s(), 0}))) {
+        break;
+      }
+      // No early stop: every finalist runs its full repetitions in every round.
+      const auto results =
+          measure(finalists_, search_timing(std::numeric_limits<double>::infinity()));
+      for (std::size_t j = 0; j < finalists_.size(); ++j) {
+        if (!results[j]) continue;
+        rounds[j].push_back(record(finalists_[j], *results[j]));
+        ++summary_.confirm_evaluations;
+        report(describe_result(rounds[j].back()) + " (confirming)");
+      }
+      ++summary_.confirm_rounds;
+    }
+    confirmed_ = median_rounds(std::move(rounds));
+    summary_.confirmed = std::size_t(std::count_if(confirmed_.begin(), confirmed_.end(),
+                                                   [](const auto& r) { return r.has_value(); }));
+    for (const auto& [kernel, r] : confirmed_bests(confirmed_)) store_.set_best(r);
+  }
+  search_build_s_ = evaluator_.build_seconds();
+  search_run_s_ = summary_.run_s;
+  search_verify_s_ = summary_.verify_s;
+}
+
+// They are the summary's reference points and teach the search nothing, so they come last and
+// do not take its time.
+void TuneSession::measure_baselines() {
+  if (!request_.baselines) return;
+  const auto tb = Clock::now();
+  measure_references({NaiveConfig{}, ClassicConfig{}}, true);
+  summary_.startup_s += std::chrono::duration<double>(Clock::now() - tb).count();
+}
+
+TuneSummary TuneSession::finish() {
+  if (stop_) summary_.outcome = TuneOutcome::kInterrupted;
+  store_.end_session(summary_.session_id, to_string(summary_.outcome));
+  running_ = false;
+  summary_.worker_restarts = evaluator_.restarts();
+  summary_.build_s = search_build_s_ - startup_build_s_;
+  summary_.verify_s = search_verify_s_ - startup_verify_s_;
+  summary_.run_s = search_run_s_ - startup_run_s_;
+
+  // The summary reads back what is stored, so its figures are the database's.
+  const std::string& key = device_.info.key;
+  const auto best = store_.best(key, request_.problem);
+  for (auto& r : store_.measurements(key, request_.problem)) {
+    const bool ok = r.result.status == Status::kOk;
+    if (best && r.id == best->measurement_id) summary_.best = r;
+    const auto keep = [&](std::optional<MeasurementRecord>& slot, KernelKind k) {
+      if (r.kernel == kernel_name(k) && r.config == to_string(default_config(k)) &&
+          (!slot || (ok && slot->result.status != Status::kOk))) {
+        slot = r;
+      }
+    };
+    keep(summary_.default_tiled, KernelKind::kTiled);
+    keep(summary_.default_direct, KernelKind::kDirect);
+    keep(summary_.naive, KernelKind::kNaive);
+    keep(summary_.classic, KernelKind::kClassic);
+  }
+  // The defaults as measured side by side with the best in the confirmation, when they were:
+  // the speed-ups then compare like with like, and the best never loses to a default.
+  const auto confirmed_as = [&](const KernelConfig& c) -> std::optional<MeasurementRecord> {
+    for (std::size_t i = 0; i < finalists_.size() && i < confirmed_.size(); ++i) {
+      if (to_string(finalists_[i]) == to_string(c) && kind_of(finalists_[i]) == kind_of(c)) {
+        return confirmed_[i];
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto r = confirmed_as(default_config(KernelKind::kTiled))) summary_.default_tiled = r;
+  if (auto r = confirmed_as(default_config(KernelKind::kDirect))) summary_.default_direct = r;
+  summary_.library_default =
+      confirmed_as(default_parameters(device_.info, request_.problem).config);
+  // Evaluation wall time is building (parallel builds, as wall time), then running and
+  // verifying; start-up (worker, reference, defaults and baselines) is reported on its own.
+  summary_.run_s = std::max(0.0, summary_.run_s - summary_.build_s - summary_.verify_s);
+  summary_.total_s = elapsed_s();
+  return summary_;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,103 @@
+// One tuning session as named phases over shared state (tuner.cpp runs them in order):
+// start -> defaults -> searches and warm start -> search -> confirmation -> baselines -> finish.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "search/strategy.hpp"
+#include "tune/evaluator.hpp"
+#include "tune/finalists.hpp"
+#include "tune/stop.hpp"
+#include "tune/tuner.hpp"
+
+namespace mmtune {
+
+class TuneSession {
+ public:
+  TuneSession(const Device& device, Store& store, const TuneRequest& request,
+              const TuneEnvironment& env, const std::function<void(const TuneProgress&)>& progress,
+              const std::atomic<bool>& stop);
+  ~TuneSession();  // records `failed` for a session an error ended
+
+  // Checks --kernels-dir's kernels and records the running session.
+  void start();
+  // Each kernel's default configuration, which gives the search a time to beat.
+  void measure_defaults();
+  // One search per kernel over its space, with its share of the budget and its strategy, then
+  // the warm start: the library's default, this device's bests for other shapes and one
+  // variant per code path, which every strategy learns from.
+  void prepare_searches();
+  void warm_start();
+  // Batches from the strategies, interleaved by weight, until a stop condition is reached or
+  // every search is spent.
+  void search();
+  // The finalists measured again side by side in rounds; each kernel's best becomes its
+  // finalist with the fastest median round.
+  void confirm();
+  // The slow naive and classic kernels, once per device and problem.
+  void measure_baselines();
+  // Ends the session and reads the summary back from the store.
+  TuneSummary finish();
+
+ private:
+  struct KernelSearch {
+    KernelKind kind;
+    std::vector<KernelConfig> configs;  // candidate i is point i of the space
+    std::unique_ptr<SearchSpace> space;
+    std::unique_ptr<Strategy> strategy;
+    double weight = 1.0;                // share of the evaluations
+    std::size_t limit = 0;              // evaluations allotted (0: unlimited)
+    std::vector<std::size_t> switches;  // one configuration per code path (warm_start.hpp)
+    std::size_t done = 0;
+    bool exhausted = false;
+  };
+  using Clock = std::chrono::steady_clock;
+
+  double elapsed_s() const;
+  void report(const std::string& last) const;
+  // Stores one new measurement (committed at once) and accounts for it.
+  MeasurementRecord record(const KernelConfig& config, const Measurement& m);
+  // `reference`: a default or baseline, measured to the end (the limit only catches hangs).
+  std::vector<std::optional<Measurement>> measure(const std::vector<KernelConfig>& configs,
+                                                  const TimingOptions& timing,
+                                                  bool reference = false);
+  // Reference configurations one at a time (each default can stop early against the ones
+  // before it), skipping what the store holds. They do not count against the budget.
+  void measure_references(const std::vector<KernelConfig>& list, bool baseline);
+  // Tells a search what the store holds for `picks` and measures the rest; returns what it
+  // learned, in the order of `picks` where measured.
+  std::vector<Observation> observe(KernelSearch& s, const std::vector<std::size_t>& picks);
+  // The defaults a user of this device already has: each kernel's own and the consumer
+  // library's built-in choice (when it is one of the tuned kernels).
+  std::vector<KernelConfig> users_defaults() const;
+
+  const Device& device_;
+  Store& store_;
+  const TuneRequest& request_;
+  const TuneEnvironment& env_;
+  const std::function<void(const TuneProgress&)>& progress_;
+  const std::atomic<bool>& stop_;
+  const Clock::time_point t0_;
+  EvaluatorOptions options_;
+  Evaluator evaluator_;
+  TuneSummary summary_;
+  std::string strategy_;
+  bool running_ = false;  // a session row is recorded and not yet ended
+  KnownMeasurements known_;
+  double best_ms_;
+  std::size_t budget_done_ = 0;
+  std::size_t measured_before_search_ = 0;
+  std::vector<KernelSearch> searches_;
+  std::vector<KernelConfig> finalists_;
+  std::vector<std::optional<MeasurementRecord>> confirmed_;  // per finalist: its median round
+  // Time split: start-up (worker, reference, defaults and baselines) apart from the search.
+  double startup_build_s_ = 0, startup_run_s_ = 0, startup_verify_s_ = 0;
+  double search_build_s_ = 0, search_run_s_ = 0, search_verify_s_ = 0;
+};
+
+}  // namespace mmtune
