@@ -9,10 +9,11 @@
 #include <tuple>
 #include <vector>
 
-#include "report/report_data.hpp"
 #include "report/svg_chart.hpp"
 
 namespace mmtune::report_detail {
+
+using Opt = std::optional<double>;
 
 struct Cell {
   std::string text;

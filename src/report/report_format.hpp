@@ -12,9 +12,12 @@
 #include <tuple>
 #include <vector>
 
-#include "report/report_data.hpp"
+#include "mmtune/problem.hpp"
+#include "report/report.hpp"
 
 namespace mmtune::report_detail {
+
+using Opt = std::optional<double>;
 
 using ProblemKey = std::tuple<int, std::size_t, std::size_t, std::size_t, int, bool, bool>;
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "mmtune/device.hpp"
+#include "core/measurement.hpp"
+#include "mmtune/device_info.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
-#include "opencl/runner.hpp"
 
 namespace mmtune {
 

@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/measurement.hpp"
 #include "mmtune/gemm_kernels.hpp"
-#include "opencl/runner.hpp"
 #include "search/strategy.hpp"
 #include "store/store.hpp"
 
