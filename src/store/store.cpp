@@ -1,3 +1,4 @@
+// Devices, sessions, measurements and bests: the store's records and their statements.
 #include "store/store.hpp"
 
 #include <signal.h>
@@ -20,97 +21,10 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
+#include "store/store_detail.hpp"
 
 namespace mmtune {
 namespace {
-
-namespace fs = std::filesystem;
-
-// Each entry migrates from version i to i + 1.
-const char* const kMigrations[] = {
-    R"sql(
-CREATE TABLE devices (
-  id INTEGER PRIMARY KEY,
-  key TEXT NOT NULL UNIQUE,
-  vendor TEXT NOT NULL, name TEXT NOT NULL, driver_version TEXT NOT NULL,
-  platform TEXT NOT NULL DEFAULT '', platform_version TEXT NOT NULL DEFAULT '',
-  device_version TEXT NOT NULL DEFAULT '', opencl_c_version TEXT NOT NULL DEFAULT '',
-  type TEXT NOT NULL DEFAULT '', compute_units INTEGER, max_clock_mhz INTEGER,
-  global_mem_bytes INTEGER, local_mem_bytes INTEGER, max_work_group_size INTEGER,
-  source TEXT NOT NULL DEFAULT 'measured'
-);
-CREATE TABLE sessions (
-  id INTEGER PRIMARY KEY,
-  device_id INTEGER NOT NULL REFERENCES devices(id),
-  command_line TEXT NOT NULL, strategy TEXT NOT NULL, kernels TEXT NOT NULL, space TEXT NOT NULL,
-  seed INTEGER NOT NULL, budget INTEGER NOT NULL, time_limit_s REAL NOT NULL,
-  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
-  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
-  started_at TEXT NOT NULL, ended_at TEXT, outcome TEXT NOT NULL
-);
-CREATE TABLE measurements (
-  id INTEGER PRIMARY KEY,
-  session_id INTEGER REFERENCES sessions(id),
-  device_id INTEGER NOT NULL REFERENCES devices(id),
-  kernel TEXT NOT NULL, config TEXT NOT NULL, params TEXT NOT NULL,
-  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
-  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
-  status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '',
-  build_s REAL, median_ms REAL, min_ms REAL, max_ms REAL, kernel_median_ms REAL,
-  gflops REAL, kernel_gflops REAL, max_error REAL, samples TEXT NOT NULL DEFAULT '[]',
-  measured_at TEXT NOT NULL
-);
-CREATE INDEX measurements_by_problem
-  ON measurements(device_id, m, n, k, precision, layout, trans_a, trans_b, kernel);
-CREATE TABLE best (
-  device_id INTEGER NOT NULL REFERENCES devices(id),
-  kernel TEXT NOT NULL,
-  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
-  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
-  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
-  config TEXT NOT NULL, median_ms REAL NOT NULL, gflops REAL NOT NULL, kernel_gflops REAL,
-  updated_at TEXT NOT NULL,
-  PRIMARY KEY (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b)
-);
-)sql",
-    // 2: provenance of sessions, for databases shared by several hosts.
-    R"sql(
-ALTER TABLE sessions ADD COLUMN host TEXT NOT NULL DEFAULT '';
-ALTER TABLE sessions ADD COLUMN mmtune_version TEXT NOT NULL DEFAULT '';
-)sql",
-    // 3: side-by-side benchmarks (mmtune bench) and measured device peaks (mmtune roofline).
-    R"sql(
-CREATE TABLE bench (
-  id INTEGER PRIMARY KEY,
-  device_id INTEGER NOT NULL REFERENCES devices(id),
-  run_id TEXT NOT NULL,
-  subject TEXT NOT NULL,
-  kernel TEXT NOT NULL DEFAULT '', config TEXT NOT NULL DEFAULT '',
-  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
-  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
-  status TEXT NOT NULL, note TEXT NOT NULL DEFAULT '',
-  median_ms REAL, min_ms REAL, max_ms REAL, gflops REAL,
-  kernel_median_ms REAL, kernel_gflops REAL,
-  measured_at TEXT NOT NULL
-);
-CREATE INDEX bench_by_device ON bench(device_id, precision, m, n, k);
-CREATE TABLE roofline (
-  device_id INTEGER NOT NULL REFERENCES devices(id),
-  precision INTEGER NOT NULL,
-  peak_gflops REAL NOT NULL,
-  bandwidth_gbs REAL NOT NULL,
-  measured_at TEXT NOT NULL,
-  PRIMARY KEY (device_id, precision)
-);
-)sql",
-    // 4: the tuning process of a session, so that one left `running` by a process that is gone
-    // (SIGKILL, or a disk too full to record its end) can be told apart from one still running.
-    R"sql(
-ALTER TABLE sessions ADD COLUMN pid INTEGER;
-)sql",
-};
-
-static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 std::string host_name() {
   char buf[256] = {};
@@ -180,53 +94,7 @@ std::string params_json(const std::string& kernel, const std::string& config) {
   }
   return j.dump();
 }
-
-bool sqlite_cannot_read(const sql::Error& e) {
-  const int primary = e.code() & 0xff;
-  return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM;
-}
-
-sql::Database open(const std::string& path, Store::Access access) {
-  const bool read_only = access == Store::Access::kReadOnly;
-  if (sql::is_postgres_url(path)) {
-    try {
-      return sql::Database(path, sql::OpenMode::kReadWrite);  // the server's database must exist
-    } catch (const sql::Error& e) {
-      throw UsageError(e.what());
-    }
-  }
-  const fs::path p(path);
-  std::error_code ec;
-  const fs::file_status st = fs::status(p, ec);
-  if (read_only && !fs::exists(st)) {
-    throw UsageError("database '" + path + "' does not exist; tune, bench or import into it first");
-  }
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) {
-    throw UsageError("database directory '" + dir.string() + "' does not exist");
-  }
-  if (fs::is_directory(st)) throw UsageError("database path '" + path + "' is a directory");
-  // A device, pipe or socket (e.g. /dev/null) would make SQLite fail late and leave a journal
-  // beside it: refused before anything is created.
-  if (fs::exists(st) && !fs::is_regular_file(st)) {
-    throw UsageError("database path '" + path + "' is not a regular file");
-  }
-  try {
-    if (!read_only) return sql::Database(path, sql::OpenMode::kCreate);
-    sql::Database db(path, sql::OpenMode::kReadOnly);
-    bool immutable = false;
-    try {
-      // A WAL database needs its -shm file, which a read-only directory cannot get.
-      db.prepare("SELECT count(*) FROM sqlite_master").step();
-    } catch (const sql::Error& e) {
-      immutable = sqlite_cannot_read(e);  // other errors: Store's checks name them
-    }
-    if (!immutable) return db;
-    return sql::Database(path, sql::OpenMode::kImmutable);
-  } catch (const sql::Error& e) {
-    throw UsageError(e.what());  // "cannot open database '<path>': <why>"
-  }
-}
+}  // namespace
 
 // A positive integer from a test-only environment variable, or 0 when unset or malformed.
 long test_switch(const char* name) {
@@ -236,40 +104,6 @@ long test_switch(const char* name) {
   const char* end = v + std::char_traits<char>::length(v);
   const auto [ptr, ec] = std::from_chars(v, end, n);
   return ec == std::errc() && ptr == end && n > 0 ? n : 0;
-}
-
-}  // namespace
-
-void throw_database_error(const std::string& path, const sql::Error& e) {
-  const std::string where = path.empty() ? "the database" : "database '" + path + "'";
-  // PostgreSQL reports SQLSTATEs instead of SQLite's result codes.
-  const std::string& state = e.sqlstate();
-  if (state == "53100") {  // disk_full
-    throw StorageError(where + " is full (no space left on the server's disk): " + e.what() +
-                       "; everything committed before is kept");
-  }
-  if (state == "42501") throw UsageError(where + " is not writable (" + e.what() + ")");
-  if (state == "55P03") {  // lock_not_available (lock_timeout)
-    throw StorageError(where + " stayed locked by another process: " + e.what());
-  }
-  switch (e.code() & 0xff) {
-    case SQLITE_FULL:
-      throw StorageError(where + " is full (no space left on its disk, or its size limit): " +
-                         e.what() + "; everything committed before is kept");
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      throw UsageError(where + " is damaged (" + e.what() +
-                       "); restore it from a copy or use another --db");
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-      throw UsageError(where + " is not writable (" + e.what() + ")");
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      throw StorageError(where + " stayed locked by another process: " + e.what());
-    default:
-      throw StorageError("cannot write " + where + ": " + e.what() +
-                         "; everything committed before is kept");
-  }
 }
 
 void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
@@ -290,10 +124,6 @@ GemmProblem read_problem(const sql::Statement& s, int first) {
   return p;
 }
 
-std::vector<std::string> schema_migrations() {
-  return {std::begin(kMigrations), std::end(kMigrations)};
-}
-
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -301,118 +131,6 @@ std::string now_utc() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-std::string Store::default_path() {
-  if (const char* env = std::getenv("MMTUNE_DB"); env && *env) return env;
-  fs::path base;
-  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
-    base = xdg;
-  } else if (const char* home = std::getenv("HOME"); home && *home) {
-    base = fs::path(home) / ".local" / "share";
-  } else {
-    throw UsageError("cannot find a place for the database: set MMTUNE_DB or HOME, or pass --db");
-  }
-  std::error_code ec;
-  fs::create_directories(base / "mmtune", ec);
-  return (base / "mmtune" / "tuning.db").string();
-}
-
-Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
-  try {
-    // A truncated or damaged file is refused before anything reads or writes it (a full scan
-    // of the b-trees; tuning databases are small). A server checks its own storage.
-    if (db_.dialect() == sql::Dialect::kSqlite) {
-      auto check = db_.prepare("PRAGMA quick_check(1)");
-      if (check.step() && check.text(0) != "ok") {
-        std::string why = check.text(0).substr(0, 200);
-        std::replace(why.begin(), why.end(), '\n', ' ');  // error messages are one line
-        throw UsageError("'" + path + "' is damaged (" + why +
-                         "); restore it from a copy or use another --db");
-      }
-    }
-    if (access == Access::kReadOnly && db_.dialect() == sql::Dialect::kSqlite) {
-      check_readable_schema(path);
-      return;
-    }
-    // Switching to WAL needs a moment without other connections; it persists in the file, so
-    // only the first opener of a new database ever has to wait here.
-    for (int attempt = 0; db_.dialect() == sql::Dialect::kSqlite; ++attempt) {
-      try {
-        db_.exec("PRAGMA journal_mode = WAL");
-        break;
-      } catch (const sql::Error& e) {
-        if ((e.code() & 0xff) != SQLITE_BUSY || attempt >= 300) throw;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-    }
-    migrate();
-    // Test-only: a size limit in pages stands in for a full disk (PRAGMA max_page_count).
-    const long pages = test_switch("MMTUNE_TEST_DB_MAX_PAGES");
-    if (pages > 0 && db_.dialect() == sql::Dialect::kSqlite) {
-      db_.exec("PRAGMA max_page_count = " + std::to_string(pages));
-    }
-  } catch (const sql::Error& e) {
-    const int primary = e.code() & 0xff;
-    if (primary == SQLITE_NOTADB) {
-      throw UsageError("'" + path + "' is not a valid mmtune database (" + e.what() + ")");
-    }
-    if (primary == SQLITE_CORRUPT) {
-      throw UsageError("'" + path + "' is damaged (" + e.what() +
-                       "); restore it from a copy or use another --db");
-    }
-    if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM) {
-      throw UsageError("database '" + path + "' " +
-                       (access == Access::kReadOnly ? "cannot be read" : "is not writable") + " (" +
-                       e.what() + ")");
-    }
-    if (e.sqlstate() == "42501") {  // insufficient_privilege: e.g. no right to create the schema
-      throw UsageError("database '" + db_.path() + "': permission denied (" + e.what() + ")");
-    }
-    throw Error("database '" + db_.path() + "': " + e.what());
-  }
-}
-
-void Store::check_readable_schema(const std::string& path) {
-  int version = db_.schema_version();
-  if (version > kSchemaVersion) {
-    throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
-                     ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +
-                     "); upgrade mmtune");
-  }
-  if (version == kSchemaVersion) return;
-  // An older schema is upgraded once by a writer; this connection then reads the new one.
-  try {
-    Store upgrade(path, Access::kReadWrite);
-  } catch (const UsageError& e) {
-    throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
-                     ", older than this mmtune's " + std::to_string(kSchemaVersion) +
-                     ", and cannot be upgraded here: open it once with write access (" + e.what() +
-                     ")");
-  }
-  version = db_.schema_version();
-  if (version != kSchemaVersion) {
-    throw UsageError("database '" + path + "' was not upgraded to schema version " +
-                     std::to_string(kSchemaVersion));
-  }
-}
-
-void Store::migrate() {
-  // The version is read inside the write transaction: two processes opening a new database at
-  // once must not both apply the same step.
-  while (true) {
-    sql::Transaction t(db_);
-    const int version = db_.schema_version();
-    if (version > kSchemaVersion) {
-      throw UsageError("database '" + db_.path() + "' has schema version " +
-                       std::to_string(version) + ", newer than this mmtune understands (" +
-                       std::to_string(kSchemaVersion) + "); upgrade mmtune");
-    }
-    if (version == kSchemaVersion) return;  // the transaction only read: rolling back is fine
-    db_.exec(db_.ddl(kMigrations[version]));
-    db_.set_schema_version(version + 1);
-    t.commit();
-  }
 }
 
 void Store::upsert_device(const DeviceInfo& d) {
