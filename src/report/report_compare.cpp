@@ -86,7 +86,7 @@ void Report::implementations(Doc& doc) {
     if (!pick) continue;
     std::map<std::string, int> v;
     for (const auto& [name, value] : config_pairs(pick->config)) v[name] = value;
-    const bool tiled = pick->kernel == "tiled";
+    const bool tiled = pick->kernel == kernel_name(KernelKind::kTiled);
     const int wg = tiled ? v["MDIMC"] * v["NDIMC"] : v["MDIMCD"] * v["NDIMCD"];
     const std::string vec = tiled ? std::to_string(v["VWM"]) + " x " + std::to_string(v["VWN"])
                                   : std::to_string(v["VWMD"]) + " x " + std::to_string(v["VWND"]);

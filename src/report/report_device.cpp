@@ -202,7 +202,8 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
         place("tuned", top->kernel, top->config, top->gflops);
         for (const auto& b : d_.best) {
           if (b.key == dev.key && pkey(b.p) == pkey(*problem) &&
-              (b.kernel == "naive" || b.kernel == "classic")) {
+              (b.kernel == kernel_name(KernelKind::kNaive) ||
+               b.kernel == kernel_name(KernelKind::kClassic))) {
             place(b.kernel, b.kernel, b.config, b.gflops);
           }
         }
@@ -210,12 +211,12 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
         const std::string def = to_string(default_config(KernelKind::kTiled));
         const MeasRow* latest = nullptr;
         for (const auto& m : d_.meas) {
-          if (m.key == dev.key && pkey(m.p) == pkey(*problem) && m.kernel == "tiled" &&
-              m.config == def && m.ok()) {
+          if (m.key == dev.key && pkey(m.p) == pkey(*problem) &&
+              m.kernel == kernel_name(KernelKind::kTiled) && m.config == def && m.ok()) {
             latest = &m;
           }
         }
-        if (latest) place("default", "tiled", def, *latest->gflops);
+        if (latest) place("default", kernel_name(KernelKind::kTiled), def, *latest->gflops);
       }
     }
     std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {

@@ -50,7 +50,8 @@ Report::Importance Report::importance(const std::string& key) const {
   }
   const std::vector<const MeasRow*>* chosen = nullptr;
   auto rank = [](const std::vector<const MeasRow*>& g) {
-    return std::make_pair(g.front()->kernel == "tiled" && g.size() >= 8, g.size());
+    return std::make_pair(g.front()->kernel == kernel_name(KernelKind::kTiled) && g.size() >= 8,
+                          g.size());
   };
   for (const auto& [k, g] : groups) {
     if (!chosen || rank(g) > rank(*chosen)) chosen = &g;

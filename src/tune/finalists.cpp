@@ -12,7 +12,8 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          std::size_t count) {
   std::vector<MeasurementRecord> ok;
   for (const auto& [k, r] : known) {
-    if (r.result.status == Status::kOk && (k.first == "tiled" || k.first == "direct")) {
+    if (r.result.status == Status::kOk && (k.first == kernel_name(KernelKind::kTiled) ||
+                                           k.first == kernel_name(KernelKind::kDirect))) {
       ok.push_back(r);
     }
   }
