@@ -11,10 +11,12 @@
 #include <sstream>
 
 #include "mmtune/device.hpp"
+#include "mmtune/error.hpp"
 #include "mmtune/lookup.hpp"
 #include "store/sql.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
+#include "tune/fleet.hpp"
 
 namespace mmtune {
 namespace {
@@ -47,6 +49,38 @@ TEST(Fleet, BothPoclDevicesShareTheHostCpuGroup) {
 
 class FleetTest : public test::BackendTest {};
 MMTUNE_INSTANTIATE_BACKENDS(FleetTest);
+
+// The fleet's plan: every CPU device (both PoCL drivers and llvmpipe) in one hardware group, so
+// that they are tuned one after another; a device without the problem's precision is skipped
+// with the reason.
+TEST(Fleet, PlanGroupsTheHostCpuAndSkipsDevicesWithoutThePrecision) {
+  const auto devices = list_devices();
+  std::vector<const Device*> all;
+  for (const auto& d : devices) all.push_back(&d);
+  GemmProblem p;
+  p.m = p.n = p.k = 64;
+  p.precision = Precision::kDouble;
+  const FleetPlan plan = plan_fleet(all, p);
+  std::size_t planned = 0;
+  for (const auto& [group, members] : plan.groups) {
+    planned += members.size();
+    for (const Device* d : members) EXPECT_TRUE(d->info.fp64) << d->info.name;
+  }
+  ASSERT_EQ(plan.groups.count("host-cpu"), 1u);
+  EXPECT_GE(plan.groups.at("host-cpu").size(), 2u);  // pthread and basic
+  std::size_t without_fp64 = 0;
+  for (const auto& d : devices) without_fp64 += d.info.fp64 ? 0 : 1;
+  EXPECT_EQ(plan.skipped.size(), without_fp64);  // llvmpipe, where rusticl is enabled
+  for (const auto& [d, why] : plan.skipped) {
+    EXPECT_FALSE(d->info.fp64) << d->info.name;
+    EXPECT_NE(why.find("fp64"), std::string::npos) << why;
+  }
+  EXPECT_EQ(planned + plan.skipped.size(), devices.size());
+  EXPECT_GE(plan.parallel_builds(), 1u);
+  // Nothing can run it: the fleet refuses before opening any database.
+  FleetPlan none;
+  EXPECT_THROW(tune_fleet(none, "/nonexistent/dir/tuning.db", {}, {}), NoDeviceError);
+}
 
 TEST_P(FleetTest, DeviceAllTunesEveryDeviceIntoOneStoreThatLookupAndReportRead) {
   const std::string db = fresh_db();

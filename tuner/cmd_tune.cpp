@@ -28,6 +28,7 @@
 #include "opencl/program_cache.hpp"
 #include "search/strategy.hpp"
 #include "store/store.hpp"
+#include "tune/fleet.hpp"
 #include "tune/tuner.hpp"
 #include "tune/worker.hpp"
 
@@ -243,93 +244,50 @@ TuneSummary tune_device(const GlobalOptions& g, const Device& device, Store& sto
       device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
 }
 
-// `--device all`: every device that can run the problem, each with its own worker and its own
-// connection to the one store. Devices of one hardware group (hardware_group(): all CPU devices
-// share the host's cores) are tuned one after another, so that they never disturb each other's
-// timings; the groups run at the same time.
+// `--device all` (tune/fleet.hpp): each device with its own worker and store connection, the
+// hardware groups at the same time.
 int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
                  const std::string& platform, const TuneRequest& req, const TuneOptions& t,
                  const std::string& db) {
-  validate(req.problem);
-  std::map<std::string, std::vector<const Device*>> groups;
-  for (const Device* d : select_all_devices(devices, platform)) {
-    if (!d->info.supports(req.problem.precision)) {
-      spdlog::warn("skipping [{}] {}: no fp{} support", d->info.index, d->info.name,
-                   to_string(req.problem.precision));
-      continue;
-    }
-    try {
-      check_fits(req.problem, d->info);
-    } catch (const Error& e) {
-      spdlog::warn("skipping [{}] {}: {}", d->info.index, d->info.name, e.what());
-      continue;
-    }
-    groups[hardware_group(*d)].push_back(d);
+  const FleetPlan plan = plan_fleet(select_all_devices(devices, platform), req.problem);
+  for (const auto& [d, why] : plan.skipped) {
+    spdlog::warn("skipping [{}] {}: {}", d->info.index, d->info.name, why);
   }
-  if (groups.empty()) throw NoDeviceError("no OpenCL device can run " + describe(req.problem));
-  // Fails early for a bad --db, and creates or migrates the schema before the threads start.
-  Store(db).upsert_device(groups.begin()->second.front()->info);
-  for (const auto& [group, members] : groups) {
+  if (plan.groups.empty()) throw NoDeviceError("no OpenCL device can run " + describe(req.problem));
+  for (const auto& [group, members] : plan.groups) {
     std::string names;
     for (const Device* d : members) names += " [" + std::to_string(d->info.index) + "]";
     spdlog::info("tuning {} on group {} ({}):{}", describe(req.problem), group,
                  members.size() > 1 ? "one after another" : "alone", names);
   }
-  const std::size_t builds =
-      std::max<std::size_t>(1, std::max(1u, std::thread::hardware_concurrency()) / groups.size());
-  struct Outcome {
-    const Device* device;
-    std::optional<TuneSummary> summary;
-    std::string error;
-  };
-  std::vector<std::vector<Outcome>> outcomes(groups.size());
-  std::vector<std::thread> threads;
   signal(SIGINT, on_sigint);
-  std::size_t gi = 0;
-  for (const auto& entry : groups) {
-    threads.emplace_back([&, members = entry.second, slot = &outcomes[gi++]] {
-      for (const Device* d : members) {
-        Outcome o{d, std::nullopt, ""};
-        if (!g_stop) {
-          try {
-            Store store(db);  // a connection per thread
-            ProgressPrinter printer;
-            printer.quiet = g.quiet;
-            printer.tty = false;  // one bar cannot show several devices
-            printer.label = "[" + std::to_string(d->info.index) + "] ";
-            o.summary = tune_device(g, *d, store, req, printer, builds);
-          } catch (const std::exception& e) {
-            o.error = e.what();
-          }
-        } else {
-          o.error = "not started: interrupted";
-        }
-        slot->push_back(std::move(o));
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  const auto results = tune_fleet(plan, db, g_stop, [&](const Device& d, Store& store) {
+    ProgressPrinter printer;
+    printer.quiet = g.quiet;
+    printer.tty = false;  // one bar cannot show several devices
+    printer.label = "[" + std::to_string(d.info.index) + "] ";
+    return tune_device(g, d, store, req, printer, plan.parallel_builds());
+  });
   signal(SIGINT, SIG_DFL);
   int rc = kExitOk;
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& group : outcomes) {
-    for (const auto& o : group) {
-      const DeviceInfo& d = o.device->info;
-      if (!o.summary) {
-        spdlog::error("[{}] {}: {}", d.index, d.name, o.error);
-        if (rc == kExitOk) rc = kExitFailure;
-        if (t.json)
-          out.push_back({{"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
-                         {"error", o.error}});
-        continue;
-      }
-      if (o.summary->outcome == TuneOutcome::kInterrupted) rc = kExitInterrupted;
+  for (const auto& o : results) {
+    const DeviceInfo& d = o.device->info;
+    if (!o.summary) {
+      spdlog::error("[{}] {}: {}", d.index, d.name, o.error);
+      if (rc == kExitOk) rc = kExitFailure;
       if (t.json) {
-        out.push_back(summary_json(*o.summary, d));
-      } else {
-        std::printf("== [%zu] %s ==\n", d.index, d.name.c_str());
-        print_summary(*o.summary, db);
+        out.push_back({{"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
+                       {"error", o.error}});
       }
+      continue;
+    }
+    if (o.summary->outcome == TuneOutcome::kInterrupted) rc = kExitInterrupted;
+    if (t.json) {
+      out.push_back(summary_json(*o.summary, d));
+    } else {
+      std::printf("== [%zu] %s ==\n", d.index, d.name.c_str());
+      print_summary(*o.summary, db);
     }
   }
   if (t.json) std::cout << out.dump(2) << "\n";

@@ -1,0 +1,70 @@
+#include "tune/fleet.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+
+std::size_t FleetPlan::parallel_builds() const {
+  const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  return std::max<std::size_t>(1, threads / std::max<std::size_t>(1, groups.size()));
+}
+
+FleetPlan plan_fleet(const std::vector<const Device*>& candidates, const GemmProblem& problem) {
+  validate(problem);
+  FleetPlan plan;
+  for (const Device* d : candidates) {
+    if (!d->info.supports(problem.precision)) {
+      plan.skipped.emplace_back(d,
+                                std::string("no fp") + to_string(problem.precision) + " support");
+      continue;
+    }
+    try {
+      check_fits(problem, d->info);
+    } catch (const Error& e) {
+      plan.skipped.emplace_back(d, e.what());
+      continue;
+    }
+    plan.groups[hardware_group(*d)].push_back(d);
+  }
+  return plan;
+}
+
+std::vector<FleetResult> tune_fleet(const FleetPlan& plan, const std::string& db,
+                                    const std::atomic<bool>& stop, const TuneOne& tune_one) {
+  if (plan.groups.empty()) throw NoDeviceError("no OpenCL device can run the problem");
+  // Fails early for a bad database, and creates or migrates the schema before the threads start.
+  Store(db).upsert_device(plan.groups.begin()->second.front()->info);
+  std::vector<std::vector<FleetResult>> by_group(plan.groups.size());
+  std::vector<std::thread> threads;
+  std::size_t gi = 0;
+  for (const auto& entry : plan.groups) {
+    threads.emplace_back([&, members = entry.second, slot = &by_group[gi++]] {
+      for (const Device* d : members) {
+        FleetResult r;
+        r.device = d;
+        if (stop) {
+          r.error = "not started: interrupted";
+        } else {
+          try {
+            Store store(db);  // a connection per thread
+            r.summary = tune_one(*d, store);
+          } catch (const std::exception& e) {
+            r.error = e.what();
+          }
+        }
+        slot->push_back(std::move(r));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<FleetResult> out;
+  for (auto& group : by_group) {
+    for (auto& r : group) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace mmtune
