@@ -306,12 +306,7 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
     throw UsageError("unknown kernel '" + t.kernel + "' (tiled, direct or all)");
   }
   req.strategy = t.strategy.empty() ? default_strategy() : t.strategy;
-  const auto& names = strategy_names();
-  if (std::find(names.begin(), names.end(), req.strategy) == names.end()) {
-    std::string known;
-    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-    throw UsageError("unknown strategy '" + req.strategy + "' (" + known + ")");
-  }
+  check_strategy_name(req.strategy);  // before a session is recorded
   req.space = t.space == "quick" ? SpaceSize::kQuick : SpaceSize::kFull;
   req.budget = t.budget;
   req.time_limit_s = t.time_limit == "none" ? 0.0 : parse_duration(t.time_limit);
@@ -361,8 +356,7 @@ void TuneCommands::add(CLI::App& app) {
   tune->add_option("--space", tune_opt.space, "full or quick")
       ->check(CLI::IsMember({"full", "quick"}))
       ->capture_default_str();
-  tune->add_option("--strategy", tune_opt.strategy,
-                   "search strategy: exhaustive, random, annealing, genetic or model (default)");
+  tune->add_option("--strategy", tune_opt.strategy, "search strategy: " + describe_strategies());
   tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
       ->check(cli::positive_integer())
       ->capture_default_str();

@@ -66,6 +66,10 @@ struct StrategyOptions {
 const std::vector<std::string>& strategy_names();
 // The default strategy of `mmtune tune`.
 const char* default_strategy();
+// "exhaustive, random, annealing, genetic or model (default)": the registry's help text.
+std::string describe_strategies();
+// Throws UsageError naming the known strategies when `name` is none of them.
+void check_strategy_name(const std::string& name);
 // Throws UsageError for an unknown name. The strategy keeps a reference to `space`, which must
 // outlive it; a seed always gives the same proposals for the same results.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,

@@ -95,14 +95,31 @@ const char* default_strategy() {
   return "model";
 }
 
+std::string describe_strategies() {
+  std::string out;
+  for (std::size_t i = 0; i < std::size(kStrategies); ++i) {
+    const bool last = i + 1 == std::size(kStrategies);
+    out += std::string(i == 0 ? "" : last ? " or " : ", ") + kStrategies[i].name;
+    if (std::strcmp(kStrategies[i].name, default_strategy()) == 0) out += " (default)";
+  }
+  return out;
+}
+
+void check_strategy_name(const std::string& name) {
+  const auto& names = strategy_names();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return;
+  std::string known;
+  for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError("unknown strategy '" + name + "' (known: " + known + ")");
+}
+
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,
                                         const StrategyOptions& options) {
+  check_strategy_name(name);
   for (const auto& e : kStrategies) {
     if (name == e.name) return e.make(space, options);
   }
-  std::string known;
-  for (const auto& e : kStrategies) known += std::string(known.empty() ? "" : ", ") + e.name;
-  throw UsageError("unknown strategy '" + name + "' (known: " + known + ")");
+  return nullptr;  // not reached: the name was checked
 }
 
 }  // namespace mmtune
