@@ -106,20 +106,25 @@ TEST_P(DeviceTiming, KernelTimesArePlausible) {
   EXPECT_GE(cached.peak_gflops, runner.calibration().peak_gflops);
 }
 
-// A figure above the device's peak is recorded as a measurement error, never as a result: with
-// a peak of 1 MFLOPS every real GEMM is "too fast". On llvmpipe the kernel is timed by the wall
-// clock (events unusable) and must be judged the same way.
-TEST_P(DeviceTiming, FiguresAboveTheMeasuredPeakAreMeasurementErrors) {
-  const Device& dev = test::device_named(GetParam());
-  const KernelSources sources;
-  Runner runner(dev, sources);
+// Evaluates the default tiled configuration at n = 64 after telling the runner that the device's
+// peak is 1 MFLOPS, so that every real GEMM is "too fast"; `remeasure`: as a busy machine's
+// calibration would be (measured again), or as given (assumed).
+Measurement evaluate_under_a_tiny_peak(Runner& runner, bool remeasure) {
   GemmProblem p;
   p.m = p.n = p.k = 64;
   runner.set_problem(p);
   Calibration tiny = runner.calibration();
   tiny.peak_gflops = 0.001;
-  runner.assume_calibration(tiny);
-  const Measurement m = runner.evaluate(TiledConfig{});
+  runner.assume_calibration(tiny, remeasure);
+  return runner.evaluate(TiledConfig{});
+}
+
+// A figure above the device's peak is recorded as a measurement error, never as a result. On
+// llvmpipe the kernel is timed by the wall clock (events unusable) and is judged the same way.
+TEST_P(DeviceTiming, FiguresAboveTheMeasuredPeakAreMeasurementErrors) {
+  const KernelSources sources;
+  Runner runner(test::device_named(GetParam()), sources);
+  const Measurement m = evaluate_under_a_tiny_peak(runner, /*remeasure=*/false);
   EXPECT_EQ(m.status, Status::kMeasurementError) << m.message;
   EXPECT_NE(m.message.find("measurement error"), std::string::npos) << m.message;
   runner.assume_calibration(Calibration{});  // no peak known: no bound
@@ -129,16 +134,9 @@ TEST_P(DeviceTiming, FiguresAboveTheMeasuredPeakAreMeasurementErrors) {
 // A peak measured while the machine was busy is too low: a faster GEMM makes the runner measure
 // the peak again, and the GEMM is a result after all.
 TEST_P(DeviceTiming, AFigureAboveAPeakMeasuredTooLowMakesTheRunnerMeasureItAgain) {
-  const Device& dev = test::device_named(GetParam());
   const KernelSources sources;
-  Runner runner(dev, sources);
-  GemmProblem p;
-  p.m = p.n = p.k = 64;
-  runner.set_problem(p);
-  Calibration low = runner.calibration();
-  low.peak_gflops = 0.001;
-  runner.assume_calibration(low, /*remeasure=*/true);
-  const Measurement m = runner.evaluate(TiledConfig{});
+  Runner runner(test::device_named(GetParam()), sources);
+  const Measurement m = evaluate_under_a_tiny_peak(runner, /*remeasure=*/true);
   EXPECT_EQ(m.status, Status::kOk) << m.message;
   EXPECT_GT(runner.calibration().peak_gflops, 1.0);
   EXPECT_LE(m.gflops, runner.calibration().plausible_gflops());
