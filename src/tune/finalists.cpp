@@ -10,36 +10,41 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always,
                                          std::size_t count) {
-  std::vector<MeasurementRecord> ok;
-  for (const auto& [k, r] : known) {
-    if (r.result.status == Status::kOk && (k.first == kernel_name(KernelKind::kTiled) ||
-                                           k.first == kernel_name(KernelKind::kDirect))) {
-      ok.push_back(r);
+  std::vector<const KnownMeasurement*> ok;
+  for (const auto& [k, m] : known) {
+    if (m.config && m.record.result.status == Status::kOk &&
+        (k.first == kernel_name(KernelKind::kTiled) ||
+         k.first == kernel_name(KernelKind::kDirect))) {
+      ok.push_back(&m);
     }
   }
-  std::sort(ok.begin(), ok.end(),
-            [](const auto& x, const auto& y) { return x.result.median_ms < y.result.median_ms; });
-  std::vector<std::pair<std::string, std::string>> picked;
-  const auto pick = [&](const std::string& kernel, const std::string& config) {
-    if (std::find(picked.begin(), picked.end(), std::pair(kernel, config)) == picked.end()) {
-      picked.emplace_back(kernel, config);
-    }
+  std::sort(ok.begin(), ok.end(), [](const auto* x, const auto* y) {
+    return x->record.result.median_ms < y->record.result.median_ms;
+  });
+  std::vector<KernelConfig> out;
+  const auto pick = [&](const KernelConfig& c) {
+    const auto same = [&](const KernelConfig& o) {
+      return kind_of(o) == kind_of(c) && to_string(o) == to_string(c);
+    };
+    if (std::none_of(out.begin(), out.end(), same)) out.push_back(c);
   };
-  for (const auto& r : ok) {
-    if (picked.size() == count) break;
-    pick(r.kernel, r.config);
+  for (const KnownMeasurement* m : ok) {
+    if (out.size() == count) break;
+    pick(*m->config);
   }
   for (const auto& b : bests) {
-    if (b) pick(b->kernel, b->config);
-  }
-  for (const auto& c : always) pick(kernel_name(kind_of(c)), to_string(c));
-  std::vector<KernelConfig> out;
-  for (const auto& [kernel, config] : picked) {
-    try {
-      out.push_back(parse_config(*parse_kernel_kind(kernel), config));
+    if (!b) continue;
+    if (const auto it = known.find({b->kernel, b->config});
+        it != known.end() && it->second.config) {
+      pick(*it->second.config);
+      continue;
+    }
+    try {  // a best the session has not read (--fresh): a stored row, parsed at this door
+      pick(parse_config(*parse_kernel_kind(b->kernel), b->config));
     } catch (const UsageError&) {  // a damaged stored row is not a finalist
     }
   }
+  for (const auto& c : always) pick(c);
   return out;
 }
 

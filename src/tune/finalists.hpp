@@ -13,8 +13,14 @@
 
 namespace mmtune {
 
-// What the store holds for a device and problem, by (kernel, configuration text).
-using KnownMeasurements = std::map<std::pair<std::string, std::string>, MeasurementRecord>;
+// A measurement the session knows of, with its configuration in typed form: parsed once where
+// the row came from the store (nullopt for a row that does not parse), kept as measured otherwise.
+struct KnownMeasurement {
+  MeasurementRecord record;
+  std::optional<KernelConfig> config;
+};
+// What the store holds for a device and problem, by (kernel, canonical configuration text).
+using KnownMeasurements = std::map<std::pair<std::string, std::string>, KnownMeasurement>;
 
 // The configurations a confirmation measures again: the `count` fastest timed Ok tiled/direct
 // measurements, each kernel's stored best (which may be an older measurement, or one timed

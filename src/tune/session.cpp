@@ -154,7 +154,13 @@ void TuneSession::start() {
   // What the store already holds for this device and problem is not measured again.
   if (!request_.fresh) {
     for (auto& m : store_.measurements(device_.info.key, request_.problem)) {
-      known_[{m.kernel, m.config}] = std::move(m);
+      KnownMeasurement k;
+      try {  // the configuration text of a stored row is parsed here, once
+        if (const auto kind = parse_kernel_kind(m.kernel)) k.config = parse_config(*kind, m.config);
+      } catch (const UsageError&) {  // a damaged row: known, never a finalist
+      }
+      k.record = std::move(m);
+      known_[{k.record.kernel, k.record.config}] = std::move(k);
     }
   }
 }
@@ -194,7 +200,7 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
   }
   summary_.best_gflops_by_evaluation.push_back(
       std::isfinite(best_ms_) ? request_.problem.flops() / (best_ms_ * 1e6) : 0.0);
-  known_[{r.kernel, r.config}] = r;
+  known_[{r.kernel, r.config}] = {r, config};
   return r;
 }
 
@@ -216,7 +222,7 @@ void TuneSession::measure_references(const std::vector<KernelConfig>& list, bool
     // A stored reference that was timed is kept; one that failed (e.g. a timeout) is retried.
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
     if (stop_ || !limit_violations(c, device_.info, request_.problem.precision).empty() ||
-        (it != known_.end() && observed_time(it->second.result))) {
+        (it != known_.end() && observed_time(it->second.record.result))) {
       continue;
     }
     const auto results = measure({c}, baseline ? baseline_timing() : search_timing(best_ms_), true);
@@ -229,9 +235,9 @@ void TuneSession::measure_defaults() {
   std::vector<KernelConfig> defaults;
   for (auto k : request_.kernels) defaults.push_back(default_config(k));
   measure_references(defaults, false);
-  for (const auto& [k, r] : known_) {
-    if (r.result.status == Status::kOk && is_routine_kernel(k.first)) {
-      best_ms_ = std::min(best_ms_, r.result.median_ms);
+  for (const auto& [k, m] : known_) {
+    if (m.record.result.status == Status::kOk && is_routine_kernel(k.first)) {
+      best_ms_ = std::min(best_ms_, m.record.result.median_ms);
     }
   }
   summary_.startup_s = std::chrono::duration<double>(Clock::now() - ts).count();
@@ -287,7 +293,7 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
       to_measure.push_back(i);
       continue;
     }
-    observations.push_back({i, observed_time(it->second.result)});
+    observations.push_back({i, observed_time(it->second.record.result)});
     ++summary_.reused;
   }
   if (!to_measure.empty() && !stop_) {
