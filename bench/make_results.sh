@@ -152,4 +152,8 @@ devices_json=$("$mmtune" devices --json)
   done
   echo "- $(uname -srm); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
 } >"$out/README.md"
+# Paths of this machine become repository-relative in every committed text (the bench tables'
+# "Stored in" lines, the report's header, the sessions' command lines).
+grep -rlF "$root/" "$out" --include='*.txt' --include='*.md' --include='*.csv' --include='*.html' \
+  --include='*.json' --exclude-dir=.work | while read -r f; do sed -i "s|$root/||g" "$f"; done
 echo "results written to $out" >&2
