@@ -66,6 +66,9 @@ TEST(Cli, BadOptionsAreUsageErrors) {
   expect_usage_error({"--n", "64", "--strategy", "magic"}, "strategy");
   expect_usage_error({"--n", "64", "--time-limit", "soon"}, "not a duration");
   expect_usage_error({"--n", "64", "--kernel", "fastest"}, "unknown kernel");
+  expect_usage_error({"--n", "64", "--strategy", "annealing", "--strategy-option", "heat=1"},
+                     "has no option 'heat'");
+  expect_usage_error({"--n", "64", "--strategy-option", "kappa=much"}, "not NAME=NUMBER");
   expect_usage_error({"run", "--n", "64", "--config", "MWG=3"}, "MWG");
   expect_usage_error({"run", "--n", "64", "--config", "MWG=64 -DEVIL=1"}, "unknown parameter");
 }

@@ -107,7 +107,10 @@ std::vector<NamedConfig> llvmpipe_configs() {
   auto out = matrix_configs();
   for (auto& c : out) {
     c.device = "llvmpipe";
-    if (auto* t = std::get_if<TiledConfig>(&c.config); t && t->VWM == 16) t->VWM = 8;
+    if (auto t = c.config.as<TiledConfig>(); t && t->VWM == 16) {
+      t->VWM = 8;
+      c.config = *t;
+    }
   }
   return out;
 }

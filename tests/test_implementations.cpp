@@ -212,7 +212,7 @@ TEST(LlvmpipeLookup, AnotherImplementationOfTheSameHardwareIsNotSimilar) {
   // The default follows the device's preferred vector width, not its type: llvmpipe is a CPU
   // device that prefers scalars (work-items on SIMD lanes).
   EXPECT_EQ(other.config, KernelConfig(TiledConfig{}));
-  EXPECT_EQ(std::get<TiledConfig>(default_parameters(pthread, p).config).VWM,
+  EXPECT_EQ(get<TiledConfig>(default_parameters(pthread, p).config).VWM,
             int(pthread.preferred.float_));
 }
 

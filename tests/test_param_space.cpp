@@ -10,7 +10,7 @@
 namespace mmtune {
 namespace {
 
-constexpr KernelKind kAllKinds[] = {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive,
+const KernelKind kAllKinds[] = {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive,
                                     KernelKind::kClassic};
 
 TEST(ParamSpace, EnumeratedConfigurationsSatisfyEveryConstraint) {
@@ -119,7 +119,7 @@ TEST(ParamSpace, DeviceLimitsComeFromTheDeviceInfo) {
   const auto fit = enumerate(KernelKind::kTiled, SpaceSize::kQuick, &small, Precision::kSingle);
   EXPECT_LT(fit.size(), all.size());
   for (const auto& c : fit) {
-    const auto& tc = std::get<TiledConfig>(c);
+    const auto& tc = get<TiledConfig>(c);
     EXPECT_LE(tc.MDIMC * tc.NDIMC, 64);
     EXPECT_LE(local_memory_bytes(c, Precision::kSingle), 4096u);
   }
@@ -132,7 +132,7 @@ TEST(ParamSpace, ImageParameterKeepsStoredTextsAndItsRules) {
       "MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=4 VWN=4 KWI=2 SA=1 SB=1 MDIMA=8 NDIMB=8 STRM=0 "
       "STRN=0";
   const auto old = parse_config(KernelKind::kTiled, old_text);
-  EXPECT_EQ(std::get<TiledConfig>(old).IMG, 0);
+  EXPECT_EQ(get<TiledConfig>(old).IMG, 0);
   EXPECT_EQ(to_string(old), old_text);
   EXPECT_EQ(old, KernelConfig(TiledConfig{}));
   EXPECT_EQ(parse_config(KernelKind::kTiled, old_text + " IMG=0"), old);
@@ -163,7 +163,7 @@ TEST(ParamSpace, ImageParameterKeepsStoredTextsAndItsRules) {
   // The quick space leaves images out; the full one has them.
   for (const auto& c :
        enumerate(KernelKind::kTiled, SpaceSize::kQuick, nullptr, Precision::kSingle)) {
-    EXPECT_EQ(std::get<TiledConfig>(c).IMG, 0);
+    EXPECT_EQ(get<TiledConfig>(c).IMG, 0);
   }
 }
 
@@ -192,7 +192,7 @@ TEST(WarmStart, OneVariantPerSwitchNearestToTheBase) {
   }
   EXPECT_LE(picks.size(), 7u);
   bool image = false;
-  for (std::size_t i : picks) image = image || std::get<TiledConfig>(configs[i]).IMG == 1;
+  for (std::size_t i : picks) image = image || get<TiledConfig>(configs[i]).IMG == 1;
   EXPECT_TRUE(image) << "IMG=1 is under 2 % of the space, yet measured";
 }
 

@@ -355,3 +355,70 @@ TEST(Simulation, ModelNeedsFarFewerEvaluationsThanRandom) {
 
 }  // namespace
 }  // namespace mmtune
+
+namespace mmtune {
+namespace {
+
+// The proposals of a strategy over the whole small table, told the table's times.
+std::vector<std::size_t> proposals(const std::string& name, const StrategyOptions& options) {
+  const Table t = small_table();
+  const auto s = make_strategy(name, t.space, options);
+  std::vector<std::size_t> out;
+  for (auto picks = s->ask(3); !picks.empty() && out.size() < 120; picks = s->ask(3)) {
+    std::vector<Observation> told;
+    for (auto i : picks) told.push_back({i, t.times[i]});
+    s->tell(told);
+    out.insert(out.end(), picks.begin(), picks.end());
+  }
+  return out;
+}
+
+TEST(StrategyOptions, DefaultsAreTheStrategyAndEachOptionChangesIt) {
+  // Changed values that every search below reaches within 120 proposals.
+  const std::map<std::string, std::map<std::string, double>> changed = {
+      {"annealing", {{"start_temperature", 2.0}, {"end_temperature", 1.0}, {"horizon", 5}}},
+      {"genetic", {{"tournament", 1}, {"mutation", 1.0}, {"population", 8}}},
+      {"model", {{"trees", 2}, {"initial_fraction", 0.5}, {"random_fraction", 0.9}, {"kappa", 50}}},
+  };
+  const std::string help = describe_strategy_options();
+  for (const auto& name : strategy_names()) {
+    EXPECT_NE(help.find(name + ": "), std::string::npos) << help;
+    // Annealing plans over its horizon only without a budget.
+    const std::size_t budget = name == "annealing" ? 0 : 100;
+    const auto plain = proposals(name, {7, budget, {}});
+    const auto it = changed.find(name);
+    if (it == changed.end()) {  // exhaustive and random have no options
+      EXPECT_THROW(proposals(name, {7, budget, {{"horizon", 5}}}), UsageError) << name;
+      continue;
+    }
+    for (const auto& [option, value] : it->second) {
+      EXPECT_NE(help.find("  " + option + "="), std::string::npos) << option;
+      // Its default given explicitly is the strategy as it is; another value changes it.
+      const auto def = help.find("  " + option + "=", help.find(name + ": "));
+      const double dflt = std::stod(help.substr(help.find('=', def) + 1));
+      EXPECT_EQ(proposals(name, {7, budget, {{option, dflt}}}), plain) << name << " " << option;
+      EXPECT_NE(proposals(name, {7, budget, {{option, value}}}), plain) << name << " " << option;
+    }
+  }
+}
+
+TEST(StrategyOptions, UnknownOrOutOfRangeSettingsAreUsageErrors) {
+  const Table t = small_table();
+  try {
+    make_strategy("annealing", t.space, {1, 0, {{"temperature", 1}}});
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("start_temperature"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_strategy("genetic", t.space, {1, 0, {{"mutation", 1.5}}}), UsageError);
+  EXPECT_THROW(check_strategy_settings("model", {{"trees", 0}}), UsageError);
+  std::map<std::string, double> settings;
+  parse_strategy_setting("kappa=0.5", settings);
+  EXPECT_EQ(settings.at("kappa"), 0.5);
+  for (const char* bad : {"kappa", "=1", "kappa=", "kappa=x", "kappa=1x", "kappa=nan"}) {
+    EXPECT_THROW(parse_strategy_setting(bad, settings), UsageError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace mmtune

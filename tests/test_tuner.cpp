@@ -245,7 +245,7 @@ TEST(Tuner, BrokenVariantsAreRecordedAndTheRunCompletes) {
   // The hanging variant goes last, when a best time bounds the run limit.
   auto& c = *req.candidates;
   const auto is = [](const KernelConfig& k, int vwm, int mdimc, int sb) {
-    const auto& t = std::get<TiledConfig>(k);
+    const auto& t = get<TiledConfig>(k);
     return t.VWM == vwm && t.MDIMC == mdimc && t.SB == sb;
   };
   std::stable_partition(c.begin(), c.end(),

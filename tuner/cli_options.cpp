@@ -108,4 +108,19 @@ KernelSources load_sources(const GlobalOptions& g) {
   return g.kernels_dir.empty() ? KernelSources() : KernelSources(g.kernels_dir);
 }
 
+std::vector<KernelKind> searched_kernels(const std::string& name) {
+  std::vector<KernelKind> all;
+  std::string names;
+  for (const auto& k : FamilyRegistry::builtin().all()) {
+    if (k->role() != FamilyRole::kSearched) continue;
+    all.push_back(k);
+    names += kernel_name(k) + ", ";
+  }
+  if (name == "all") return all;
+  for (const auto& k : all) {
+    if (kernel_name(k) == name) return {k};
+  }
+  throw UsageError("unknown kernel '" + name.substr(0, 40) + "' (" + names + "or all)");
+}
+
 }  // namespace mmtune::cli

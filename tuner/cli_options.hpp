@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
+#include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
 #include "opencl/kernel_source.hpp"
 
@@ -51,5 +53,8 @@ std::string existing_database_path(const std::string& db);
 
 // --n alone means a square problem. Throws UsageError when no size was given.
 GemmProblem make_problem(const ProblemOptions& o);
+
+// --kernel: one searched family by name, or "all" of them; UsageError naming them otherwise.
+std::vector<KernelKind> searched_kernels(const std::string& name);
 
 }  // namespace mmtune::cli

@@ -100,7 +100,7 @@ int cmd_space(const std::string& kernel, const std::string& space, const std::st
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("%s kernel, %s space\n", kernel_name(s.kernel), space.c_str());
+  std::printf("%s kernel, %s space\n", kernel_name(s.kernel).c_str(), space.c_str());
   for (const auto& p : s.params) {
     std::string vals;
     for (int v : p.values) vals += (vals.empty() ? "" : " ") + std::to_string(v);
@@ -140,7 +140,7 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
                         {"measurement", to_json(m)}};
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("%s %s [%s] on %s\n", kernel_name(*kind), describe(problem).c_str(),
+    std::printf("%s %s [%s] on %s\n", kernel_name(*kind).c_str(), describe(problem).c_str(),
                 to_string(config).c_str(), device.info.name.c_str());
     if (m.status == Status::kOk) {
       std::printf(

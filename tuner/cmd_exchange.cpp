@@ -38,9 +38,12 @@ void ExchangeCommands::add(CLI::App& app) {
   add_problem_options(export_cmd, problem, "clblast: ");
 
   import_cmd = app.add_subcommand(
-      "import", "merge an mmtune export or a clblast_tuner_xgemm JSON file into the database");
+      "import",
+      "merge an mmtune export, a clblast_tuner_xgemm JSON file or a Kernel Tuner cache file into "
+      "the database");
   import_cmd->add_option("file", file, "the file to import")->required();
   import_cmd->add_option("--db", db, "tuning database");
+  add_problem_options(import_cmd, import_problem, "Kernel Tuner cache: ");
 }
 
 int ExchangeCommands::run() const {
@@ -66,7 +69,12 @@ int ExchangeCommands::run() const {
   }
   if (import_cmd && import_cmd->parsed()) {
     Store store(database_path(db));
-    const ImportSummary s = import_file(store, file);
+    std::optional<GemmProblem> p;
+    if (import_problem.given()) {
+      p = make_problem(import_problem);
+      validate(*p);
+    }
+    const ImportSummary s = import_file(store, file, p);
     std::printf(
         "Imported %s (%s): %zu devices added (%zu known), %zu sessions added (%zu known), "
         "%zu measurements added (%zu already stored)\n",

@@ -17,7 +17,8 @@ struct ExchangeCommands {
   CLI::App* export_cmd = nullptr;
   CLI::App* import_cmd = nullptr;
   std::string format = "json", device, db, out;
-  ProblemOptions problem;  // --format clblast
+  ProblemOptions problem;         // --format clblast
+  ProblemOptions import_problem;  // a Kernel Tuner cache file's problem
   std::string file;
 };
 

@@ -26,13 +26,12 @@
 namespace mmtune::cli {
 namespace {
 
+const std::vector<std::size_t> kCurveCheckpoints = {25, 50, 100, 200, 400};
+
 int cmd_simulate(const SimulateOptions& o) {
-  const auto kind = parse_kernel_kind(o.kernel);
-  if (!kind || (*kind != KernelKind::kTiled && *kind != KernelKind::kDirect)) {
-    throw UsageError("--kernel must be tiled or direct");
-  }
   std::vector<std::string> strategies;
   if (o.strategy == "all") {
+    if (!o.strategy_options.empty()) throw UsageError("--strategy-option needs one --strategy");
     strategies = strategy_names();
   } else {
     strategies = {o.strategy};
@@ -48,32 +47,54 @@ int cmd_simulate(const SimulateOptions& o) {
     problem = *most;
   }
   // The replayed space is what was recorded: one point per distinct configuration.
-  const auto [space, times] =
-      replay_table(*kind, store.measurements(device.key, problem, o.kernel));
+  const Landscape landscape =
+      load_landscape(o.kernel, store.measurements(device.key, problem, o.kernel));
+  const SearchSpace& space = landscape.table.space;
+  const auto& times = landscape.table.times;
   if (space.size() < 2)
     throw UsageError("too few recorded configurations to replay for " + describe(problem));
   SimulationOptions so;
+  for (const auto& pair : o.strategy_options) parse_strategy_setting(pair, so.settings);
   so.budget = o.budget;
   so.seeds = o.seeds;
+  if (o.curve) so.checkpoints = kCurveCheckpoints;
   nlohmann::json out = nlohmann::json::array();
   if (!o.json) {
     std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
                 space.size(), o.kernel.c_str(), describe(problem).c_str(), device.name.c_str(),
                 o.budget, o.seeds);
-    std::printf("%-12s %28s %10s\n", "strategy", "median evals to within 5 %", "reached");
+    if (o.curve) std::printf("%-12s fraction of the optimum after N evaluations\n", "");
+    std::printf("%-12s", "strategy");
+    for (const auto c : so.checkpoints) std::printf(" %6s", ("N=" + std::to_string(c)).c_str());
+    std::printf(" %28s %10s\n", "median evals to within 5 %", "reached");
   }
+  std::optional<double> random_expected;
   for (const auto& name : strategies) {
     const SimulationResult r = simulate(space, times, name, so);
+    random_expected = r.random_expected_evaluations;
     if (o.json) {
-      out.push_back({{"strategy", name},
-                     {"median_evaluations", r.median},
-                     {"reached", r.reached},
-                     {"seeds", r.runs.size()},
-                     {"budget", r.budget},
-                     {"best_ms", r.best_time}});
+      nlohmann::json row = {{"strategy", name},          {"median_evaluations", r.median},
+                            {"reached", r.reached},       {"seeds", r.runs.size()},
+                            {"budget", r.budget},         {"best_ms", r.best_time},
+                            {"configurations", space.size()},
+                            {"random_expected_evaluations", r.random_expected_evaluations}};
+      if (o.curve) {
+        nlohmann::json curve = nlohmann::json::object();
+        for (std::size_t c = 0; c < so.checkpoints.size(); ++c) {
+          curve[std::to_string(so.checkpoints[c])] = r.mean_fraction[c];
+        }
+        row["mean_fraction"] = curve;
+      }
+      out.push_back(row);
     } else {
-      std::printf("%-12s %28.1f %7zu/%zu\n", name.c_str(), r.median, r.reached, r.runs.size());
+      std::printf("%-12s", name.c_str());
+      for (const double f : r.mean_fraction) std::printf(" %6.3f", f);
+      std::printf(" %28.1f %7zu/%zu\n", r.median, r.reached, r.runs.size());
     }
+  }
+  if (!o.json && random_expected) {
+    std::printf("random sampling needs (N+1)/(k+1) = %.1f evaluations on average\n",
+                *random_expected);
   }
   if (o.json) std::cout << out.dump(2) << "\n";
   return kExitOk;
@@ -160,6 +181,8 @@ void StoreCommands::add(CLI::App& app) {
   simulate = app.add_subcommand(
       "simulate", "replay recorded measurements to compare search strategies (no device needed)");
   simulate->add_option("--strategy", sim.strategy, "a strategy, or all")->capture_default_str();
+  simulate->add_option("--strategy-option", sim.strategy_options,
+                       "NAME=VALUE, repeatable: an option of the strategy (see tune --help)");
   simulate->add_option("--budget", sim.budget, "evaluations per run")
       ->check(cli::positive_integer())
       ->capture_default_str();
@@ -168,9 +191,14 @@ void StoreCommands::add(CLI::App& app) {
       ->capture_default_str();
   simulate->add_option("--db", sim.db, "tuning database");
   simulate->add_option("-d,--device", sim.device, "stored device: key or part of its name");
-  simulate->add_option("--kernel", sim.kernel, "tiled or direct")->capture_default_str();
+  simulate->add_option("--kernel", sim.kernel,
+                       "a searched kernel (tiled, direct) or a recorded one (kt:NAME)")
+      ->capture_default_str();
   add_problem_options(simulate, sim.problem);
   simulate->add_flag("--json", sim.json, "print JSON");
+  simulate->add_flag("--curve", sim.curve,
+                     "also the mean fraction of the optimum after 25, 50, 100, 200 and 400 "
+                     "evaluations (every run spends 400)");
 
   best = app.add_subcommand("best", "print the stored best configuration for a problem");
   add_device_options(best, best_dev);

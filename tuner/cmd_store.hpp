@@ -12,6 +12,8 @@ namespace mmtune::cli {
 
 struct SimulateOptions {
   std::string strategy = "all", db, device, kernel = "tiled";
+  std::vector<std::string> strategy_options;  // NAME=VALUE
+  bool curve = false;
   std::size_t budget = 100, seeds = 20;
   ProblemOptions problem;
   bool json = false;

@@ -298,15 +298,10 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
              const TuneOptions& t, const std::string& command_line) {
   TuneRequest req;
   req.problem = make_problem(popt);
-  if (t.kernel == "all") {
-    req.kernels = {KernelKind::kTiled, KernelKind::kDirect};
-  } else if (t.kernel == "tiled" || t.kernel == "direct") {
-    req.kernels = {*parse_kernel_kind(t.kernel)};
-  } else {
-    throw UsageError("unknown kernel '" + t.kernel + "' (tiled, direct or all)");
-  }
+  req.kernels = searched_kernels(t.kernel);
   req.strategy = t.strategy.empty() ? default_strategy() : t.strategy;
-  check_strategy_name(req.strategy);  // before a session is recorded
+  for (const auto& pair : t.strategy_options) parse_strategy_setting(pair, req.strategy_settings);
+  check_strategy_settings(req.strategy, req.strategy_settings);  // before a session is recorded
   req.space = t.space == "quick" ? SpaceSize::kQuick : SpaceSize::kFull;
   req.budget = t.budget;
   req.time_limit_s = t.time_limit == "none" ? 0.0 : parse_duration(t.time_limit);
@@ -357,6 +352,9 @@ void TuneCommands::add(CLI::App& app) {
       ->check(CLI::IsMember({"full", "quick"}))
       ->capture_default_str();
   tune->add_option("--strategy", tune_opt.strategy, "search strategy: " + describe_strategies());
+  tune->add_option("--strategy-option", tune_opt.strategy_options,
+                   "NAME=VALUE, repeatable: an option of the strategy\n" +
+                       describe_strategy_options());
   tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
       ->check(cli::positive_integer())
       ->capture_default_str();

@@ -12,6 +12,7 @@ namespace mmtune::cli {
 
 struct TuneOptions {
   std::string kernel = "all", space = "full", strategy, time_limit = "8m", db;
+  std::vector<std::string> strategy_options;  // NAME=VALUE
   std::size_t budget = 160, finalists = 4, confirm_rounds = 3;
   std::uint64_t seed = 1;
   bool json = false, fresh = false, no_baselines = false;

@@ -179,7 +179,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
 
     const TunedParameters tuned = lookup.lookup(device.info, p);
     struct Subject {
-      const char* name;
+      std::string name;
       KernelConfig config;
       std::string note;
     };
@@ -193,8 +193,8 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
                         : " (" + std::to_string(tuned.m) + "x" + std::to_string(tuned.n) + "x" +
                               std::to_string(tuned.k) + ")")},
         {"default", default_config(KernelKind::kTiled), "the tiled kernel's #ifndef defaults"},
-        {"naive", NaiveConfig{}, ""},
-        {"classic", ClassicConfig{16}, ""},
+        {kernel_name(KernelKind::kNaive), NaiveConfig{}, ""},
+        {kernel_name(KernelKind::kClassic), ClassicConfig{16}, ""},
     };
     // mmtune's subjects and the host BLAS are timed together, in rounds (time_side_by_side).
     std::vector<BenchRow> mine(ours.size());

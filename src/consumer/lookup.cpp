@@ -52,13 +52,16 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   return t;
 }
 
-ParameterLookup::ParameterLookup(const std::string& db_path) {
+ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistry& families) {
   Store store(db_path, Store::Access::kReadOnly);
+  store.set_routine_kernels(families.searched_names());
   for (const rows::LookupBest& b : rows::routine_bests(store)) {
     KernelConfig config;
     try {
-      config = parse_config(*parse_kernel_kind(b.kernel), b.config);  // a tampered row never
-    } catch (const UsageError&) {                                     // reaches a compiler
+      const auto kind = parse_kernel_kind(b.kernel, families);
+      if (!kind) continue;
+      config = parse_config(*kind, b.config);  // a tampered row never reaches a compiler
+    } catch (const UsageError&) {
       continue;
     }
     if (devices_.empty() || devices_.back().key != b.key) {

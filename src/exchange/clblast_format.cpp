@@ -176,7 +176,7 @@ std::optional<TiledConfig> tiled_from_clblast(const std::map<std::string, int>& 
   if (p["MDIMC"] > 0 && p["VWM"] > 0 && p["MWG"] / p["MDIMC"] == p["VWM"]) p["STRM"] = 0;
   if (p["NDIMC"] > 0 && p["VWN"] > 0 && p["NWG"] / p["NDIMC"] == p["VWN"]) p["STRN"] = 0;
   try {
-    return std::get<TiledConfig>(parse_config(KernelKind::kTiled, parameters_text(p)));
+    return parse_config(KernelKind::kTiled, parameters_text(p)).as<TiledConfig>();
   } catch (const UsageError&) {
     return std::nullopt;
   }
@@ -317,7 +317,7 @@ nlohmann::ordered_json export_clblast(Store& store, const std::string& device_ke
     throw UsageError("no stored tiled result for " + describe(problem) + " on " + device->name);
   }
   // The stored text is validated again before it is handed to another tool.
-  const auto config = std::get<TiledConfig>(parse_config(KernelKind::kTiled, best->config));
+  const auto config = *parse_config(KernelKind::kTiled, best->config).as<TiledConfig>();
   if (config.IMG) {
     throw UsageError("the best for " + describe(problem) + " on " + device->name +
                      " reads its operands through images (IMG=1): CLBlast's Xgemm has no such "

@@ -371,7 +371,7 @@ ImportData read_mmtune_export(const json& j) {
 }
 
 ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
-                          const std::string& timestamp) {
+                          const std::string& timestamp, const std::optional<GemmProblem>& problem) {
   ImportData data;
   try {
     const json j = parse_exchange_json(text);
@@ -379,8 +379,10 @@ ImportSummary import_text(Store& store, const std::string& text, const std::stri
       data = read_mmtune_export(j);
     } else if (is_clblast_tuner_file(j)) {
       data = read_clblast_tuner_file(j, name, timestamp.empty() ? now_utc() : timestamp);
+    } else if (is_kerneltuner_cache(j)) {
+      data = read_kerneltuner_cache(j, name, timestamp.empty() ? now_utc() : timestamp, problem);
     } else {
-      throw UsageError("neither an mmtune export nor a CLBlast tuner file");
+      throw UsageError("neither an mmtune export, a CLBlast tuner file nor a Kernel Tuner cache");
     }
   } catch (const UsageError& e) {
     throw UsageError("cannot import '" + name + "': " + e.what());
@@ -406,8 +408,9 @@ std::string read_exchange_file(const std::string& path) {
   return text;
 }
 
-ImportSummary import_file(Store& store, const std::string& path) {
-  return import_text(store, read_exchange_file(path), path, file_timestamp(path));
+ImportSummary import_file(Store& store, const std::string& path,
+                          const std::optional<GemmProblem>& problem) {
+  return import_text(store, read_exchange_file(path), path, file_timestamp(path), problem);
 }
 
 }  // namespace mmtune

@@ -50,14 +50,17 @@ std::string export_header(Store& store, const std::string& device_key = "");
 
 // Reads, validates and stores a file in one transaction: everything or nothing. Throws
 // UsageError with a one-line reason for anything malformed, hostile or out of range.
-ImportSummary import_file(Store& store, const std::string& path);
+// `problem`: the problem a Kernel Tuner cache file was measured for (its files name none).
+ImportSummary import_file(Store& store, const std::string& path,
+                          const std::optional<GemmProblem>& problem = std::nullopt);
 // A regular file's text within the import size limit; UsageError otherwise.
 std::string read_exchange_file(const std::string& path);
 // The same for text already read. `name` names the input in messages and in the session of a
 // CLBlast file; `timestamp` (ISO 8601) dates a CLBlast file's session and results, which carry no
 // time of their own (import_file uses the file's modification time; empty: now).
 ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
-                          const std::string& timestamp = "");
+                          const std::string& timestamp = "",
+                          const std::optional<GemmProblem>& problem = std::nullopt);
 
 // Parses JSON text with the size and depth limits above; UsageError when malformed.
 nlohmann::json parse_exchange_json(const std::string& text);
@@ -67,6 +70,10 @@ ImportData read_mmtune_export(const nlohmann::json& j);
 bool is_clblast_tuner_file(const nlohmann::json& j);
 ImportData read_clblast_tuner_file(const nlohmann::json& j, const std::string& name,
                                    const std::string& timestamp);
+bool is_kerneltuner_cache(const nlohmann::json& j);
+ImportData read_kerneltuner_cache(const nlohmann::json& j, const std::string& name,
+                                  const std::string& timestamp,
+                                  const std::optional<GemmProblem>& problem);
 
 // ---- CLBlast helpers ------------------------------------------------------------------------
 

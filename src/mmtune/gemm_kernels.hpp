@@ -1,5 +1,5 @@
-// The GEMM kernel family: each kernel's typed configuration, its parameter space (values,
-// constraints, device limits), its -D build options and its launch geometry.
+// The built-in GEMM kernel families' typed configurations and spaces, and the operations on any
+// family's configuration (kernel_family.hpp): text, parsing, build options, limits, spaces.
 #pragma once
 
 #include <array>
@@ -7,16 +7,13 @@
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "mmtune/device_info.hpp"
+#include "mmtune/kernel_family.hpp"
 #include "mmtune/param_space.hpp"
 
 namespace mmtune {
-
-enum class KernelKind { kTiled, kDirect, kNaive, kClassic };
-enum class SpaceSize { kFull, kQuick };
 
 // gemm_tiled.cl (see the kernel for the meaning of each parameter).
 struct TiledConfig {
@@ -43,11 +40,40 @@ struct ClassicConfig {
   auto operator<=>(const ClassicConfig&) const = default;
 };
 
-using KernelConfig = std::variant<TiledConfig, DirectConfig, NaiveConfig, ClassicConfig>;
+// The typed spaces.
+const ParamSpace<TiledConfig>& tiled_space(SpaceSize s);
+const ParamSpace<DirectConfig>& direct_space(SpaceSize s);
+const ParamSpace<ClassicConfig>& classic_space(SpaceSize s);
+const ParamSpace<NaiveConfig>& naive_space(SpaceSize s);
 
-const char* kernel_name(KernelKind k);  // "tiled", "direct", "naive", "classic"
-std::optional<KernelKind> parse_kernel_kind(const std::string& name);
-KernelKind kind_of(const KernelConfig& c);
+template <>
+struct ConfigTraits<TiledConfig> {
+  static KernelKind kind() { return KernelKind::kTiled; }
+  static const ParamSpace<TiledConfig>& space() { return tiled_space(SpaceSize::kFull); }
+};
+template <>
+struct ConfigTraits<DirectConfig> {
+  static KernelKind kind() { return KernelKind::kDirect; }
+  static const ParamSpace<DirectConfig>& space() { return direct_space(SpaceSize::kFull); }
+};
+template <>
+struct ConfigTraits<NaiveConfig> {
+  static KernelKind kind() { return KernelKind::kNaive; }
+  static const ParamSpace<NaiveConfig>& space() { return naive_space(SpaceSize::kFull); }
+};
+template <>
+struct ConfigTraits<ClassicConfig> {
+  static KernelKind kind() { return KernelKind::kClassic; }
+  static const ParamSpace<ClassicConfig>& space() { return classic_space(SpaceSize::kFull); }
+};
+
+// The family's name ("tiled", ...) and the family of a name, among `families`.
+std::string kernel_name(KernelKind k);
+std::optional<KernelKind> parse_kernel_kind(
+    std::string_view name, const FamilyRegistry& families = FamilyRegistry::builtin());
+inline KernelKind kind_of(const KernelConfig& c) {
+  return c.kind();
+}
 KernelConfig default_config(KernelKind k);  // the kernel's #ifndef defaults
 
 // Canonical text, parameters in space order: "MWG=64 NWG=64 ...". Empty for the naive kernel.
@@ -59,9 +85,11 @@ KernelConfig parse_config(KernelKind k, const std::string& text);
 
 // Parameter names of a kernel, in space order, and a configuration's values in that order.
 std::vector<std::string> parameter_names(KernelKind k);
-std::vector<int> parameter_values(const KernelConfig& c);
+inline const std::vector<int>& parameter_values(const KernelConfig& c) {
+  return c.values();
+}
 
-// OpenCL build options: "-DPRECISION=32 -DMWG=64 ...".
+// OpenCL build options: "-DPRECISION=32 -DMWG=64 ..." (without the family's extra options).
 std::string build_options(const KernelConfig& c, Precision p);
 
 // Why this configuration cannot run on this device (empty: it can): work-group size and shape,
@@ -72,12 +100,6 @@ std::vector<std::string> constraint_violations(const KernelConfig& c);
 
 // Local memory one work-group uses, in bytes.
 std::size_t local_memory_bytes(const KernelConfig& c, Precision p);
-
-// The typed spaces.
-const ParamSpace<TiledConfig>& tiled_space(SpaceSize s);
-const ParamSpace<DirectConfig>& direct_space(SpaceSize s);
-const ParamSpace<ClassicConfig>& classic_space(SpaceSize s);
-const ParamSpace<NaiveConfig>& naive_space(SpaceSize s);
 
 // All valid configurations of a kernel; with a device, also within its limits.
 std::vector<KernelConfig> enumerate(KernelKind k, SpaceSize s, const DeviceInfo* d, Precision p);

@@ -10,6 +10,7 @@
 
 #include "mmtune/device_info.hpp"
 #include "mmtune/gemm_kernels.hpp"
+#include "mmtune/kernel_family.hpp"
 #include "mmtune/problem.hpp"
 
 namespace mmtune {
@@ -42,8 +43,10 @@ class ParameterLookup {
  public:
   ParameterLookup() = default;  // no database: defaults only
   // Reads the database without writing it (a read-only file or directory is fine). Throws
-  // UsageError when it does not exist, is not a regular file or not an mmtune database.
-  explicit ParameterLookup(const std::string& db_path);
+  // UsageError when it does not exist, is not a regular file or not an mmtune database. Stored
+  // bests of the searched families of `families` are used; rows of other kernels are skipped.
+  explicit ParameterLookup(const std::string& db_path,
+                           const FamilyRegistry& families = FamilyRegistry::builtin());
 
   // Never fails: falls back to defaults. Skips stored entries that the device cannot run.
   TunedParameters lookup(const DeviceInfo& device, const GemmProblem& problem) const;

@@ -8,18 +8,10 @@
 namespace mmtune {
 namespace {
 
-const char* source_file(KernelKind k) {
-  switch (k) {
-    case KernelKind::kTiled:
-      return "gemm_tiled.cl";
-    case KernelKind::kDirect:
-      return "gemm_direct.cl";
-    case KernelKind::kNaive:
-      return "gemm_naive.cl";
-    case KernelKind::kClassic:
-      return "gemm_classic.cl";
-  }
-  return "";
+// The family's program: a kernels/ file or its own text after common.cl.
+std::string program_text(const KernelSources& sources, const KernelFamily& family) {
+  const std::string own = family.source_text();
+  return own.empty() ? sources.program(family.source_file()) : sources.file("common.cl") + own;
 }
 
 std::size_t round_up(std::size_t x, std::size_t m) {
@@ -77,25 +69,20 @@ GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,
     : sources_(sources), cache_(cache), device_(device) {}
 
 std::string GemmRoutine::options(const KernelConfig& config, const GemmProblem& problem) {
-  std::string o = build_options(config, problem.precision);
-  if (kind_of(config) == KernelKind::kDirect) {
-    const ColMajorProblem cp = to_col_major(problem);
-    o += std::string(" -DTRANS_A=") + (cp.trans_a ? "1" : "0") +
-         " -DTRANS_B=" + (cp.trans_b ? "1" : "0");
-  }
-  return o;
+  return build_options(config, problem.precision) +
+         config.kind()->extra_build_options(config, to_col_major(problem));
 }
 
 GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, const GemmProblem& problem) {
   Prepared out;
-  const KernelKind kind = kind_of(config);
-  const auto main = cache_.build(sources_.program(source_file(kind)), options(config, problem));
+  const KernelFamily& family = config.kind().family();
+  const auto main = cache_.build(program_text(sources_, family), options(config, problem));
   out.build_seconds += main->seconds;
   if (!main->ok) {
     out.log = main->log;
     return out;
   }
-  if (kind == KernelKind::kTiled) {
+  if (family.arguments() == KernelArguments::kPackedPanels) {
     const auto copy = cache_.build(sources_.program("copy.cl"),
                                    std::string("-DPRECISION=") + to_string(problem.precision));
     out.build_seconds += copy->seconds;
@@ -111,10 +98,10 @@ GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, const Gem
 cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& problem) {
   const std::string opts = options(config, problem);
   if (auto it = kernels_.find(opts); it != kernels_.end()) return it->second;
-  const KernelKind kind = kind_of(config);
-  const auto built = cache_.build(sources_.program(source_file(kind)), opts);
+  const KernelFamily& family = config.kind().family();
+  const auto built = cache_.build(program_text(sources_, family), opts);
   if (!built->ok) throw Error("kernel was not built: " + built->log);
-  const std::string name = std::string("gemm_") + kernel_name(kind);
+  const std::string name = "gemm_" + std::string(family.name());
   return kernels_.emplace(opts, cl::Kernel(built->program, name.c_str())).first->second;
 }
 
@@ -255,93 +242,90 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   }
 
   cl::Kernel& k = kernel(config, problem);
-  if (const auto* t = std::get_if<TiledConfig>(&config)) {
-    const std::size_t mp = round_up(cp.m, t->MWG), np = round_up(cp.n, t->NWG),
-                      kp = round_up(cp.k, t->KWG);
-    CopyKernels& copies = this->copies(prec);
-    // The scratch buffers are this routine's: a call waits until the previous one, on any
-    // queue, is done with them.
-    if (scratch_busy_()) first_wait.push_back(scratch_busy_);
-    // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and spares
-    // the kernel a new page and cache set per k row, which caps large sizes on CPUs
-    // (docs/kernels.md).
-    const auto pack = [&](Operand src, int rows, int cols, int si, int sj, cl::Buffer& dst,
-                          std::size_t rows_p, std::size_t cols_p, int panel) {
-      const bool by_rows = sj == 1;
-      cl::Kernel& kern = by_rows ? copies.pack_rows : copies.pack_cols;
-      set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p), panel);
-      launch_one(kern,
-                 by_rows ? cl::NDRange(panel, rows_p, cols_p / panel)
-                         : cl::NDRange(rows_p, cols_p / panel),
-                 cl::NullRange);
-    };
-    // A: K x M with m contiguous in panels of MWG, from the column-major form (transposed or not);
-    // B: K x N with n contiguous in panels of NWG. Images (IMG=1) are one panel each: plain
-    // K x M and K x N matrices of float4 texels, packed straight into the image.
-    const bool img = t->IMG != 0;
-    const int a_panel = img ? i32(mp) : t->MWG, b_panel = img ? i32(np) : t->NWG;
-    const int lda = i32(cp.lda), ldb = i32(cp.ldb);
-    const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
-    const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
-    const bool c_direct = mp == cp.m && np == cp.n;
-    const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
-    set_args(k, 0, i32(mp), i32(np), i32(kp));
-    set_real(k, 3, problem.alpha, prec);
-    set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
-    set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
-    if (img) {
-      if (!copies.pack_image()) throw Error("IMG=1 needs fp32 and a device with images");
-      const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
-                                  std::size_t width) {
-        cl::Image2D& dst = image(slot, width, kp);
-        set_args(copies.pack_image, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst);
-        launch_one(copies.pack_image, cl::NDRange(width, kp), cl::NullRange);
-        return dst;
+  const KernelFamily& family = config.kind().family();
+  const KernelLaunch l = family.launch(config, cp);
+  const cl::NDRange global(l.global[0], l.global[1]);
+  const cl::NDRange local =
+      l.local[0] ? cl::NDRange(l.local[0], l.local[1]) : cl::NDRange(cl::NullRange);
+  switch (family.arguments()) {
+    case KernelArguments::kPackedPanels: {
+      const std::size_t mp = round_up(cp.m, l.pad_m), np = round_up(cp.n, l.pad_n),
+                        kp = round_up(cp.k, l.pad_k);
+      CopyKernels& copies = this->copies(prec);
+      // The scratch buffers are this routine's: a call waits until the previous one, on any
+      // queue, is done with them.
+      if (scratch_busy_()) first_wait.push_back(scratch_busy_);
+      // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and
+      // spares the kernel a new page and cache set per k row, which caps large sizes on CPUs
+      // (docs/kernels.md).
+      const auto pack = [&](Operand src, int rows, int cols, int si, int sj, cl::Buffer& dst,
+                            std::size_t rows_p, std::size_t cols_p, int panel) {
+        const bool by_rows = sj == 1;
+        cl::Kernel& kern = by_rows ? copies.pack_rows : copies.pack_cols;
+        set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p),
+                 panel);
+        launch_one(kern,
+                   by_rows ? cl::NDRange(panel, rows_p, cols_p / panel)
+                           : cl::NDRange(rows_p, cols_p / panel),
+                   cl::NullRange);
       };
-      set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
-      set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
-    } else {
-      cl::Buffer& as = scratch(0, kp * mp * es);
-      pack(a, K, M, sia, sja, as, kp, mp, a_panel);
-      cl::Buffer& bs = scratch(1, kp * np * es);
-      pack(b, K, N, sib, sjb, bs, kp, np, b_panel);
-      set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel);
+      // A: K x M with m contiguous in panels of pad_m, from the column-major form (transposed
+      // or not); B: K x N with n contiguous in panels of pad_n. Images are one panel each:
+      // plain K x M and K x N matrices of float4 texels, packed straight into the image.
+      const int a_panel = l.images ? i32(mp) : i32(l.pad_m);
+      const int b_panel = l.images ? i32(np) : i32(l.pad_n);
+      const int lda = i32(cp.lda), ldb = i32(cp.ldb);
+      const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
+      const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
+      const bool c_direct = mp == cp.m && np == cp.n;
+      const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
+      set_args(k, 0, i32(mp), i32(np), i32(kp));
+      set_real(k, 3, problem.alpha, prec);
+      set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
+      set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
+      if (l.images) {
+        if (!copies.pack_image()) throw Error("images need fp32 and a device with images");
+        const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
+                                    std::size_t width) {
+          cl::Image2D& dst = image(slot, width, kp);
+          set_args(copies.pack_image, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst);
+          launch_one(copies.pack_image, cl::NDRange(width, kp), cl::NullRange);
+          return dst;
+        };
+        set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
+        set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
+      } else {
+        cl::Buffer& as = scratch(0, kp * mp * es);
+        pack(a, K, M, sia, sja, as, kp, mp, a_panel);
+        cl::Buffer& bs = scratch(1, kp * np * es);
+        pack(b, K, N, sib, sjb, bs, kp, np, b_panel);
+        set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel);
+      }
+      launch_main(k, global, local);
+      if (!c_direct) {
+        set_args(copies.unpad, 0, N, M);
+        set_real(copies.unpad, 2, problem.beta, prec);
+        set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
+        launch_one(copies.unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
+      }
+      scratch_busy_ = out.events.back();
+      return out;
     }
-    launch_main(k, cl::NDRange(mp / t->MWG * t->MDIMC, np / t->NWG * t->NDIMC),
-                cl::NDRange(t->MDIMC, t->NDIMC));
-    if (!c_direct) {
-      set_args(copies.unpad, 0, N, M);
-      set_real(copies.unpad, 2, problem.beta, prec);
-      set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
-      launch_one(copies.unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
-    }
-    scratch_busy_ = out.events.back();
-    return out;
-  }
-
-  cl::NDRange global, local = cl::NullRange;
-  if (const auto* d = std::get_if<DirectConfig>(&config)) {
-    global = cl::NDRange(round_up(cp.m, d->WGD) / d->WGD * d->MDIMCD,
-                         round_up(cp.n, d->WGD) / d->WGD * d->NDIMCD);
-    local = cl::NDRange(d->MDIMCD, d->NDIMCD);
-    set_args(k, 0, M, N, K);
-    set_real(k, 3, problem.alpha, prec);
-    set_real(k, 4, problem.beta, prec);
-    set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), *b.buffer, i32(b.offset), i32(cp.ldb),
-             *c.buffer, i32(c.offset), i32(cp.ldc));
-  } else {
-    // Naive and classic take the transpositions as arguments.
-    if (const auto* tile = std::get_if<ClassicConfig>(&config)) {
-      global = cl::NDRange(round_up(cp.m, tile->TILE), round_up(cp.n, tile->TILE));
-      local = cl::NDRange(tile->TILE, tile->TILE);
-    } else {
-      global = cl::NDRange(cp.m, cp.n);
-    }
-    set_args(k, 0, M, N, K);
-    set_real(k, 3, problem.alpha, prec);
-    set_real(k, 4, problem.beta, prec);
-    set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), cp.trans_a ? 1 : 0, *b.buffer,
-             i32(b.offset), i32(cp.ldb), cp.trans_b ? 1 : 0, *c.buffer, i32(c.offset), i32(cp.ldc));
+    case KernelArguments::kBuffers:
+      set_args(k, 0, M, N, K);
+      set_real(k, 3, problem.alpha, prec);
+      set_real(k, 4, problem.beta, prec);
+      set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), *b.buffer, i32(b.offset),
+               i32(cp.ldb), *c.buffer, i32(c.offset), i32(cp.ldc));
+      break;
+    case KernelArguments::kBuffersAndTranspositions:
+      set_args(k, 0, M, N, K);
+      set_real(k, 3, problem.alpha, prec);
+      set_real(k, 4, problem.beta, prec);
+      set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), cp.trans_a ? 1 : 0, *b.buffer,
+               i32(b.offset), i32(cp.ldb), cp.trans_b ? 1 : 0, *c.buffer, i32(c.offset),
+               i32(cp.ldc));
+      break;
   }
   launch_main(k, global, local);
   return out;

@@ -161,16 +161,8 @@ double arithmetic_intensity(const GemmProblem& p, const KernelConfig& config) {
   const double mnk = m * n * k;
   const double c_elements = (p.beta != 0.0 ? 2.0 : 1.0) * m * n;
   const auto tiles = [&](double tm, double tn) { return mnk * (1.0 / tm + 1.0 / tn); };
-  double ab_elements = 0;
-  if (const auto* t = std::get_if<TiledConfig>(&config)) {
-    ab_elements = tiles(t->MWG, t->NWG);
-  } else if (const auto* d = std::get_if<DirectConfig>(&config)) {
-    ab_elements = tiles(d->WGD, d->WGD);
-  } else if (const auto* c = std::get_if<ClassicConfig>(&config)) {
-    ab_elements = tiles(c->TILE, c->TILE);
-  } else {
-    ab_elements = 2.0 * mnk;  // naive: every product reads both operands
-  }
+  const auto block = config.kind()->reuse_block(config);
+  const double ab_elements = tiles(block[0], block[1]);
   const double bytes = double(p.element_size()) * (ab_elements + c_elements);
   return p.flops() / bytes;
 }

@@ -12,19 +12,27 @@
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
 #include "store/queries.hpp"
+#include "exchange/exchange.hpp"
 #include "store/store.hpp"
 
 namespace mmtune::report_detail {
 
 using Opt = std::optional<double>;
 
-// Kernels whose stored bests are tuning results (CLBlast imports that do not map onto the tiled
-// kernel are stored under their own name and still count as a device's recorded result).
-inline const char* const kTunedKernels[] = {"tiled", "direct", "clblast_xgemm"};
+// Kernels whose stored bests are tuning results: the searched families, and CLBlast imports
+// that do not map onto the tiled kernel (stored under their own name, still a device's recorded
+// result).
+inline const std::vector<std::string>& tuned_kernels() {
+  static const std::vector<std::string> k = [] {
+    auto names = FamilyRegistry::builtin().searched_names();
+    names.emplace_back(kClblastKernel);
+    return names;
+  }();
+  return k;
+}
 
 inline bool is_tuned_kernel(const std::string& k) {
-  return std::find(std::begin(kTunedKernels), std::end(kTunedKernels), k) !=
-         std::end(kTunedKernels);
+  return std::find(tuned_kernels().begin(), tuned_kernels().end(), k) != tuned_kernels().end();
 }
 
 // The rows come from the store's named queries (store/queries.hpp).

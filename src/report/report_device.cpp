@@ -60,7 +60,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
         if (r->gflops) add(r->subject, r->subject, r->p, *r->gflops);
       }
     } else {
-      for (const char* kernel : kTunedKernels) {
+      for (const std::string& kernel : tuned_kernels()) {
         for (const auto& b : d_.best) {
           if (b.key == dev.key && int(b.p.precision) == prec && b.kernel == kernel) {
             add("best " + b.kernel, b.kernel, b.p, b.gflops);
@@ -175,7 +175,9 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     const auto place = [&](const std::string& subject, std::string kernel, std::string config,
                            double g) {
       if (kernel.empty()) {
-        kernel = subject == "naive" ? "naive" : subject == "classic" ? "classic" : "tiled";
+        // A bench subject without a kernel: the baselines are named after their kernels.
+        const auto baseline = parse_kernel_kind(subject);
+        kernel = kernel_name(baseline ? *baseline : KernelKind::kTiled);
       }
       const auto kind = parse_kernel_kind(kernel);
       if (config.empty() && kind) config = to_string(default_config(*kind));

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct SimulationOptions {
   std::uint64_t first_seed = 1;
   std::size_t batch = 1;    // candidates per ask
   double tolerance = 0.05;  // the target: a time within this fraction of the best recorded time
+  std::map<std::string, double> settings{};  // the strategy's options (StrategyOptions::settings)
+  // The curve: the mean fraction of the optimum (best time / best time found) after each of
+  // these evaluation counts. With checkpoints, every run spends max(budget, checkpoints).
+  std::vector<std::size_t> checkpoints{};
 };
 
 struct SimulationRun {
@@ -36,6 +41,10 @@ struct SimulationResult {
   std::vector<SimulationRun> runs;
   std::size_t reached = 0;  // runs that reached the target
   double median = 0;        // of the runs' evaluations, counting "not reached" as budget + 1
+  std::vector<double> mean_fraction;  // per checkpoint, over the runs
+  // Random sampling without repetition needs (N + 1) / (k + 1) evaluations on average to find
+  // one of the k points within the target among N.
+  double random_expected_evaluations = 0;
 };
 
 // Replays `strategy` once per seed on `space`, where times[i] is the recorded time of point i

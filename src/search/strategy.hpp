@@ -5,9 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -56,10 +59,27 @@ class Strategy {
   virtual void seed(const std::vector<Observation>& results) { (void)results; }
 };
 
+// One tunable of a strategy, declared in the strategy's own table (its file), which also makes
+// the help text: name, default, allowed range and a one-line meaning.
+struct StrategyOption {
+  const char* name;
+  double value;  // the default
+  double min, max;
+  const char* help;
+};
+
 struct StrategyOptions {
   std::uint64_t seed = 1;
   std::size_t budget = 0;  // evaluations the caller intends to spend (0: unknown)
+  // Settings of the strategy's options by name (parsed at the CLI's door); make_strategy checks
+  // each against the strategy's table.
+  std::map<std::string, double> settings{};
 };
+
+// The value of option `name` of `table`: its setting, else its default. Read when a strategy is
+// made, never while it searches.
+double option_value(std::span<const StrategyOption> table, const StrategyOptions& options,
+                    std::string_view name);
 
 // Names of the registered strategies, e.g. "exhaustive", "random", "annealing", "genetic",
 // "model".
@@ -68,9 +88,18 @@ const std::vector<std::string>& strategy_names();
 const char* default_strategy();
 // "exhaustive, random, annealing, genetic or model (default)": the registry's help text.
 std::string describe_strategies();
+// Every strategy with its one-line description and its options table (name=default, range,
+// meaning): the help text of --strategy-option.
+std::string describe_strategy_options();
+// Parses "name=value" into `settings`; throws UsageError for a malformed pair.
+void parse_strategy_setting(const std::string& pair, std::map<std::string, double>& settings);
 // Throws UsageError naming the known strategies when `name` is none of them.
 void check_strategy_name(const std::string& name);
-// Throws UsageError for an unknown name. The strategy keeps a reference to `space`, which must
+// Throws UsageError for an unknown strategy, or a setting it does not have or out of range.
+void check_strategy_settings(const std::string& name,
+                             const std::map<std::string, double>& settings);
+// Throws UsageError for an unknown name, or a setting the strategy does not have or outside its
+// range. The strategy keeps a reference to `space`, which must
 // outlive it; a seed always gives the same proposals for the same results.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,
                                         const StrategyOptions& options);

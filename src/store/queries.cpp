@@ -126,8 +126,10 @@ std::vector<LookupBest> routine_bests(Store& store) {
   auto q = store.db().prepare(
       "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.m, b.n, b.k, b.precision, b.layout, "
       "b.trans_a, b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id "
-      "FROM best b JOIN devices d ON d.id = b.device_id WHERE b.kernel IN ('tiled', 'direct') "
-      "ORDER BY d.id");
+      "FROM best b JOIN devices d ON d.id = b.device_id WHERE b.kernel IN (" +
+      placeholders(store.routine_kernels().size()) + ") ORDER BY d.id");
+  for (std::size_t i = 0; i < store.routine_kernels().size(); ++i)
+    q.bind(int(1 + i), store.routine_kernels()[i]);
   std::vector<LookupBest> out;
   while (q.step()) {
     LookupBest b;

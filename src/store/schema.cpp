@@ -110,6 +110,12 @@ CREATE TABLE roofline (
     R"sql(
 ALTER TABLE sessions ADD COLUMN pid INTEGER;
 )sql",
+    // 5: an import looks each measurement up by its configuration; a recorded landscape holds
+    // thousands per kernel and problem, which the problem index alone scans one by one.
+    R"sql(
+CREATE INDEX measurements_by_config
+  ON measurements(device_id, m, n, k, precision, layout, trans_a, trans_b, kernel, config);
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

@@ -381,6 +381,12 @@ std::vector<MeasurementRecord> Store::measurements(const std::string& device_key
   return out;
 }
 
+std::string placeholders(std::size_t n) {
+  std::string s = "?";
+  for (std::size_t i = 1; i < n; ++i) s += ", ?";
+  return s;
+}
+
 std::optional<BestRecord> Store::best(const std::string& device_key, const GemmProblem& p,
                                       const std::string& kernel) {
   auto s = db_.prepare(
@@ -389,11 +395,12 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
                   "JOIN devices d ON d.id = b.device_id "
                   "JOIN measurements m ON m.id = b.measurement_id WHERE d.key = ? AND b.") +
       "m = ? AND b.n = ? AND b.k = ? AND b.precision = ? AND b.layout = ? AND b.trans_a = ? "
-      "AND b.trans_b = ? AND (b.kernel = ? OR (? = '' AND b.kernel IN ('tiled', 'direct'))) "
-      "ORDER BY b.median_ms LIMIT 1");
+      "AND b.trans_b = ? AND (b.kernel = ? OR (? = '' AND b.kernel IN (" +
+      placeholders(routine_kernels_.size()) + "))) ORDER BY b.median_ms LIMIT 1");
   s.bind(1, device_key);
   bind_problem(s, 2, p);
   s.bind(9, kernel).bind(10, kernel);
+  for (std::size_t i = 0; i < routine_kernels_.size(); ++i) s.bind(int(11 + i), routine_kernels_[i]);
   if (!s.step()) return std::nullopt;
   BestRecord b;
   b.device_key = device_key;
@@ -409,11 +416,15 @@ std::vector<std::pair<std::string, std::string>> Store::top_configs_elsewhere(
   auto s = db_.prepare(
       "SELECT m.kernel, m.config, MAX(m.gflops) AS g FROM measurements m "
       "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.precision = ? AND m.layout = ? "
-      "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND m.kernel IN ('tiled', 'direct') "
-      "AND NOT (m.m = ? AND m.n = ? AND m.k = ?) GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT "
-      "?");
+      "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND NOT (m.m = ? AND m.n = ? AND "
+      "m.k = ?) AND m.kernel IN (" +
+      placeholders(routine_kernels_.size()) +
+      ") GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT ?");
   s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));
-  s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k).bind(9, limit);
+  s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k);
+  int next = 9;
+  for (const auto& k : routine_kernels_) s.bind(next++, k);
+  s.bind(next, limit);
   std::vector<std::pair<std::string, std::string>> out;
   while (s.step()) out.emplace_back(s.text(0), s.text(1));
   return out;

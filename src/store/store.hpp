@@ -12,13 +12,14 @@
 
 #include "core/measurement.hpp"
 #include "mmtune/device.hpp"
+#include "mmtune/kernel_family.hpp"
 #include "mmtune/problem.hpp"
 #include "store/sql.hpp"
 
 namespace mmtune {
 
 // Schema version (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table).
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // The SQL that migrates version i to i + 1, for each i, written for SQLite (exposed for migration
 // tests; sql::Database::ddl() turns it into the connection's dialect).
@@ -122,6 +123,11 @@ class Store {
       const std::string& device_key, const GemmProblem& p, std::size_t limit);
 
   const std::string& path() const { return db_.path(); }
+  // The kernels whose best is a routine's best (best() without a kernel, top_configs_elsewhere,
+  // the lookup's routine bests): the searched families of the program's FamilyRegistry.
+  void set_routine_kernels(std::vector<std::string> names) { routine_kernels_ = std::move(names); }
+  const std::vector<std::string>& routine_kernels() const { return routine_kernels_; }
+
   // The connection, for the store's own queries (store/queries.hpp, store/export_rows.hpp,
   // store/import.hpp) and for tests that inspect the database; nothing else writes SQL.
   sql::Database& db() { return db_; }
@@ -131,7 +137,11 @@ class Store {
   void check_readable_schema(const std::string& path);
   void upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster);
   sql::Database db_;
+  std::vector<std::string> routine_kernels_ = FamilyRegistry::builtin().searched_names();
 };
+
+// "?, ?, ..." for an IN list of n values (n >= 1).
+std::string placeholders(std::size_t n);
 
 std::string now_utc();  // ISO 8601, seconds
 

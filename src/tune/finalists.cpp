@@ -9,12 +9,11 @@ namespace mmtune {
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always,
-                                         std::size_t count) {
+                                         std::size_t count, const FamilyRegistry& families) {
   std::vector<const KnownMeasurement*> ok;
   for (const auto& [k, m] : known) {
     if (m.config && m.record.result.status == Status::kOk &&
-        (k.first == kernel_name(KernelKind::kTiled) ||
-         k.first == kernel_name(KernelKind::kDirect))) {
+        m.config->kind()->role() == FamilyRole::kSearched) {
       ok.push_back(&m);
     }
   }
@@ -24,7 +23,7 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
   std::vector<KernelConfig> out;
   const auto pick = [&](const KernelConfig& c) {
     const auto same = [&](const KernelConfig& o) {
-      return kind_of(o) == kind_of(c) && to_string(o) == to_string(c);
+      return o == c;
     };
     if (std::none_of(out.begin(), out.end(), same)) out.push_back(c);
   };
@@ -40,7 +39,8 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
       continue;
     }
     try {  // a best the session has not read (--fresh): a stored row, parsed at this door
-      pick(parse_config(*parse_kernel_kind(b->kernel), b->config));
+      if (const auto kind = parse_kernel_kind(b->kernel, families))
+        pick(parse_config(*kind, b->config));
     } catch (const UsageError&) {  // a damaged stored row is not a finalist
     }
   }

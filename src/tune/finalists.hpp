@@ -22,14 +22,14 @@ struct KnownMeasurement {
 // What the store holds for a device and problem, by (kernel, canonical configuration text).
 using KnownMeasurements = std::map<std::pair<std::string, std::string>, KnownMeasurement>;
 
-// The configurations a confirmation measures again: the `count` fastest timed Ok tiled/direct
-// measurements, each kernel's stored best (which may be an older measurement, or one timed
+// The configurations a confirmation measures again: the `count` fastest timed Ok measurements of
+// searched families, each kernel's stored best (which may be an older measurement, or one timed
 // another way, and must face the others under the same conditions) and `always` (the defaults a
 // user already has: the best must beat them side by side, or be one of them).
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always,
-                                         std::size_t count);
+                                         std::size_t count, const FamilyRegistry& families);
 
 // Each finalist's median round, from its rounds (nullopt for a finalist that failed a round).
 std::vector<std::optional<MeasurementRecord>> median_rounds(

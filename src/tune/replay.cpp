@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "family/recorded.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -24,6 +25,23 @@ ReplayTable replay_table(KernelKind kind, const std::vector<MeasurementRecord>& 
     times.push_back(time);
   }
   return {SearchSpace(parameter_names(kind), std::move(points)), std::move(times)};
+}
+
+Landscape load_landscape(const std::string& kernel, const std::vector<MeasurementRecord>& records) {
+  Landscape out;
+  if (const auto kind = parse_kernel_kind(kernel)) {
+    if ((*kind)->role() != FamilyRole::kSearched) {
+      throw UsageError("the " + kernel + " kernel is a reference, not searched: nothing to replay");
+    }
+    out.table = replay_table(*kind, records);
+    return out;
+  }
+  if (records.empty()) throw UsageError("no " + kernel.substr(0, 60) + " measurements stored");
+  std::vector<std::string> texts;
+  for (const auto& r : records) texts.push_back(r.config);
+  out.recorded = RecordedFamily::from_texts(kernel, texts);
+  out.table = replay_table(*out.recorded, records);
+  return out;
 }
 
 }  // namespace mmtune

@@ -70,8 +70,8 @@ EvaluatorOptions evaluator_options(const Device& device, const TuneRequest& requ
   return eo;
 }
 
-bool is_routine_kernel(const std::string& kernel) {
-  return kernel == kernel_name(KernelKind::kTiled) || kernel == kernel_name(KernelKind::kDirect);
+bool is_searched(const std::optional<KernelConfig>& c) {
+  return c && c->kind()->role() == FamilyRole::kSearched;
 }
 
 std::string describe_result(const MeasurementRecord& r) {
@@ -127,13 +127,14 @@ void TuneSession::start() {
     const auto results = evaluator_.evaluate(defaults, TimingOptions::verify_only(), 600.0, &stop_);
     for (std::size_t i = 0; i < defaults.size(); ++i) {
       if (results[i] && results[i]->status == Status::kBuildFailed) {
-        const char* kernel = kernel_name(kind_of(defaults[i]));
-        throw UsageError("--kernels-dir '" + env_.kernels_dir + "': the " + kernel +
-                         " kernel (gemm_" + kernel +
-                         ".cl) does not compile: " + first_error_line(results[i]->message));
+        const KernelFamily& f = defaults[i].kind().family();
+        throw UsageError("--kernels-dir '" + env_.kernels_dir + "': the " +
+                         std::string(f.name()) + " kernel (" + f.source_file() +
+                         ") does not compile: " + first_error_line(results[i]->message));
       }
     }
   }
+  store_.set_routine_kernels(request_.families->searched_names());
   store_.upsert_device(device_.info);
   strategy_ = request_.strategy.empty() ? default_strategy() : request_.strategy;
   SessionRecord session;
@@ -156,7 +157,8 @@ void TuneSession::start() {
     for (auto& m : store_.measurements(device_.info.key, request_.problem)) {
       KnownMeasurement k;
       try {  // the configuration text of a stored row is parsed here, once
-        if (const auto kind = parse_kernel_kind(m.kernel)) k.config = parse_config(*kind, m.config);
+        if (const auto kind = parse_kernel_kind(m.kernel, *request_.families))
+          k.config = parse_config(*kind, m.config);
       } catch (const UsageError&) {  // a damaged row: known, never a finalist
       }
       k.record = std::move(m);
@@ -195,7 +197,7 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
   summary_.verify_s += m.verify_seconds;
   ++summary_.evaluations;
   ++summary_.by_status[m.status];
-  if (m.status == Status::kOk && is_routine_kernel(r.kernel)) {
+  if (m.status == Status::kOk && is_searched(config)) {
     best_ms_ = std::min(best_ms_, m.median_ms);
   }
   summary_.best_gflops_by_evaluation.push_back(
@@ -236,7 +238,7 @@ void TuneSession::measure_defaults() {
   for (auto k : request_.kernels) defaults.push_back(default_config(k));
   measure_references(defaults, false);
   for (const auto& [k, m] : known_) {
-    if (m.record.result.status == Status::kOk && is_routine_kernel(k.first)) {
+    if (m.record.result.status == Status::kOk && is_searched(m.config)) {
       best_ms_ = std::min(best_ms_, m.record.result.median_ms);
     }
   }
@@ -269,7 +271,7 @@ void TuneSession::prepare_searches() {
       s.switches = switch_variants(points, parameter_values(base));
     }
     s.space = std::make_unique<SearchSpace>(parameter_names(k), std::move(points));
-    s.weight = k == KernelKind::kTiled ? 3.0 : 1.0;  // the tiled kernel gets most evaluations
+    s.weight = k->search_weight();
     searches_.push_back(std::move(s));
   }
   double total_weight = 0;
@@ -279,7 +281,8 @@ void TuneSession::prepare_searches() {
       s.limit = std::max<std::size_t>(
           1, std::size_t(std::llround(double(request_.budget) * s.weight / total_weight)));
     }
-    s.strategy = make_strategy(strategy_, *s.space, {request_.seed, s.limit});
+    s.strategy =
+        make_strategy(strategy_, *s.space, {request_.seed, s.limit, request_.strategy_settings});
   }
 }
 
@@ -317,7 +320,8 @@ void TuneSession::warm_start() {
   for (const auto& [kernel, config] :
        store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)) {
     try {
-      seeds.push_back(parse_config(*parse_kernel_kind(kernel), config));
+      if (const auto kind = parse_kernel_kind(kernel, *request_.families))
+        seeds.push_back(parse_config(*kind, config));
     } catch (const UsageError&) {  // a damaged row is not a candidate
     }
   }
@@ -403,7 +407,8 @@ void TuneSession::confirm() {
     for (auto k : request_.kernels) {
       bests.push_back(store_.best(device_.info.key, request_.problem, kernel_name(k)));
     }
-    finalists_ = pick_finalists(known_, bests, users_defaults(), request_.finalists);
+    finalists_ =
+        pick_finalists(known_, bests, users_defaults(), request_.finalists, *request_.families);
     std::vector<std::vector<MeasurementRecord>> rounds(finalists_.size());
     for (std::size_t round = 0; finalists_.size() > 1 && round < request_.confirm_rounds; ++round) {
       // One round even past the time limit (a batch of timeouts can overrun the search's

@@ -46,7 +46,7 @@ class TuneSession {
 
  private:
   struct KernelSearch {
-    KernelKind kind;
+    KernelKind kind = KernelKind::kTiled;
     std::vector<KernelConfig> configs;  // candidate i is point i of the space
     std::unique_ptr<SearchSpace> space;
     std::unique_ptr<Strategy> strategy;

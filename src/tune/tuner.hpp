@@ -22,8 +22,12 @@ namespace mmtune {
 struct TuneRequest {
   GemmProblem problem;
   std::vector<KernelKind> kernels = {KernelKind::kTiled, KernelKind::kDirect};
+  // The families known by name (stored rows, the warm start); the worker (TuneEnvironment) must
+  // know the same ones. Its searched families' bests are the routine's best.
+  const FamilyRegistry* families = &FamilyRegistry::builtin();
   SpaceSize space = SpaceSize::kFull;
   std::string strategy;     // empty: default_strategy()
+  std::map<std::string, double> strategy_settings;  // its options (search/strategy.hpp)
   std::size_t budget = 0;   // evaluations (0: no limit but time and the space)
   double time_limit_s = 0;  // 0: none
   std::uint64_t seed = 1;

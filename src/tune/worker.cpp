@@ -21,7 +21,7 @@ using nlohmann::json;
 
 class Worker {
  public:
-  explicit Worker(std::ostream& out) : out_(out) {}
+  Worker(std::ostream& out, const FamilyRegistry& families) : out_(out), families_(families) {}
 
   void init(const json& req) {
     const auto devices = list_devices();
@@ -49,7 +49,7 @@ class Worker {
     };
     std::vector<Item> items;
     for (const auto& it : req.at("items")) {
-      const auto kind = parse_kernel_kind(it.at("kernel").get<std::string>());
+      const auto kind = parse_kernel_kind(it.at("kernel").get<std::string>(), families_);
       if (!kind) throw UsageError("unknown kernel in request");
       const std::string text = it.at("config").get<std::string>();
       items.push_back({it.at("id").get<int>(), parse_config(*kind, text), text});
@@ -92,6 +92,7 @@ class Worker {
 
  private:
   std::ostream& out_;
+  const FamilyRegistry& families_;
   std::mutex mutex_;
   Device device_;
   std::unique_ptr<KernelSources> sources_;
@@ -100,8 +101,8 @@ class Worker {
 
 }  // namespace
 
-int run_worker(std::istream& in, std::ostream& out) {
-  Worker worker(out);
+int run_worker(std::istream& in, std::ostream& out, const FamilyRegistry& families) {
+  Worker worker(out, families);
   std::string line;
   while (std::getline(in, line)) {
     json req;

@@ -13,9 +13,13 @@
 
 #include <iosfwd>
 
+#include "mmtune/kernel_family.hpp"
+
 namespace mmtune {
 
-// Serves requests until "quit" or end of input; returns the process exit code.
-int run_worker(std::istream& in, std::ostream& out);
+// Serves requests until "quit" or end of input; returns the process exit code. Kernels are
+// named by the families of `families`.
+int run_worker(std::istream& in, std::ostream& out,
+               const FamilyRegistry& families = FamilyRegistry::builtin());
 
 }  // namespace mmtune

@@ -1,5 +1,5 @@
 // libFuzzer target: the configuration parser (parse_config), the gate between text from files
-// and databases and the OpenCL compiler. The first byte picks the kernel, the rest is the text.
+// and databases and the OpenCL compiler. The first byte picks the family, the rest is the text.
 // Rejected text must be a UsageError; accepted text must round-trip through its canonical form
 // and produce build options made of -DNAME=NUMBER only.
 #include <cctype>
@@ -33,7 +33,8 @@ bool is_define(const std::string& option) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const auto kind = static_cast<mmtune::KernelKind>(data[0] % 4);
+  const auto& families = mmtune::FamilyRegistry::builtin().all();
+  const mmtune::KernelKind kind = families[data[0] % families.size()];
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   mmtune::KernelConfig config;
   try {

@@ -18,10 +18,11 @@ using strategies::Rng;
 using strategies::uniform_index;
 using strategies::uniform_real;
 
-constexpr double kStartTemperature = 0.05;
-constexpr double kEndTemperature = 0.002;
-// Evaluations to plan for when the caller did not say.
-constexpr std::size_t kDefaultHorizon = 1000;
+constexpr StrategyOption kOptions[] = {
+    {"start_temperature", 0.05, 1e-6, 10, "temperature at the start (a relative slowdown)"},
+    {"end_temperature", 0.002, 1e-6, 10, "temperature when the budget is spent"},
+    {"horizon", 1000, 1, 1e9, "evaluations to cool over when no budget is given"},
+};
 
 class Annealing : public Strategy {
  public:
@@ -29,7 +30,11 @@ class Annealing : public Strategy {
       : space_(space),
         rng_(options.seed),
         proposed_(space.size()),
-        horizon_(options.budget ? options.budget : std::min(space.size(), kDefaultHorizon)),
+        horizon_(options.budget ? options.budget
+                                : std::min(space.size(), std::size_t(option_value(
+                                                             kOptions, options, "horizon")))),
+        start_temperature_(option_value(kOptions, options, "start_temperature")),
+        end_temperature_(option_value(kOptions, options, "end_temperature")),
         patience_(4 * space.dimensions() + 8) {}
 
   std::vector<std::size_t> ask(std::size_t n) override {
@@ -104,7 +109,7 @@ class Annealing : public Strategy {
  private:
   double temperature() const {
     const double progress = std::min(1.0, static_cast<double>(told_) / horizon_);
-    return kStartTemperature * std::pow(kEndTemperature / kStartTemperature, progress);
+    return start_temperature_ * std::pow(end_temperature_ / start_temperature_, progress);
   }
 
   void propose(std::size_t i, std::vector<std::size_t>& out) {
@@ -123,6 +128,7 @@ class Annealing : public Strategy {
   Rng rng_;
   Proposed proposed_;
   std::size_t horizon_;
+  double start_temperature_, end_temperature_;
   std::size_t patience_;  // evaluations without a better point before a walk restarts
   std::size_t told_ = 0;
   std::unordered_map<std::size_t, std::size_t> walk_of_;  // pending proposal -> its walk
@@ -135,9 +141,11 @@ class Annealing : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_annealing_strategy(const SearchSpace& space,
-                                                  const StrategyOptions& options) {
-  return std::make_unique<Annealing>(space, options);
-}
+const StrategyInfo kAnnealingStrategy{
+    "annealing", "simulated annealing over neighbouring configurations, restarting when stuck",
+    kOptions,
+    [](const SearchSpace& space, const StrategyOptions& options) -> std::unique_ptr<Strategy> {
+      return std::make_unique<Annealing>(space, options);
+    }};
 
 }  // namespace mmtune

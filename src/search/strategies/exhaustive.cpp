@@ -22,9 +22,10 @@ class Exhaustive : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_exhaustive_strategy(const SearchSpace& space,
-                                                   const StrategyOptions&) {
-  return std::make_unique<Exhaustive>(space);
-}
+const StrategyInfo kExhaustiveStrategy{
+    "exhaustive", "every configuration once, in the space's order", {},
+    [](const SearchSpace& space, const StrategyOptions&) -> std::unique_ptr<Strategy> {
+      return std::make_unique<Exhaustive>(space);
+    }};
 
 }  // namespace mmtune

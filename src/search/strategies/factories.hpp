@@ -1,21 +1,25 @@
-// One factory per strategy file; registry.cpp maps the names onto them in an explicit table.
+// One strategy per file, each described by one StrategyInfo (name, meaning, options table,
+// factory); registry.cpp lists them in order.
 #pragma once
 
 #include <memory>
+#include <span>
 
 #include "search/strategy.hpp"
 
 namespace mmtune {
 
-std::unique_ptr<Strategy> make_exhaustive_strategy(const SearchSpace& space,
-                                                   const StrategyOptions& options);
-std::unique_ptr<Strategy> make_random_strategy(const SearchSpace& space,
-                                               const StrategyOptions& options);
-std::unique_ptr<Strategy> make_annealing_strategy(const SearchSpace& space,
-                                                  const StrategyOptions& options);
-std::unique_ptr<Strategy> make_genetic_strategy(const SearchSpace& space,
-                                                const StrategyOptions& options);
-std::unique_ptr<Strategy> make_model_strategy(const SearchSpace& space,
-                                              const StrategyOptions& options);
+struct StrategyInfo {
+  const char* name;
+  const char* help;  // one line
+  std::span<const StrategyOption> options;
+  std::unique_ptr<Strategy> (*make)(const SearchSpace&, const StrategyOptions&);
+};
+
+extern const StrategyInfo kExhaustiveStrategy;
+extern const StrategyInfo kRandomStrategy;
+extern const StrategyInfo kAnnealingStrategy;
+extern const StrategyInfo kGeneticStrategy;
+extern const StrategyInfo kModelStrategy;
 
 }  // namespace mmtune

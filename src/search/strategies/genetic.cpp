@@ -16,9 +16,17 @@ using strategies::Rng;
 using strategies::uniform_index;
 using strategies::uniform_real;
 
-constexpr std::size_t kTournament = 3;
-constexpr double kMutation = 0.25;
+constexpr StrategyOption kOptions[] = {
+    {"tournament", 3, 1, 64, "members drawn per parent choice; the fittest is the parent"},
+    {"mutation", 0.25, 0, 1, "probability that a child takes one step to a neighbour"},
+    {"population", 0, 0, 1024, "members kept (0: a tenth of the budget, within 8-32; 16)"},
+};
 constexpr int kAttempts = 10;  // crossovers tried before falling back to a step from the best
+
+std::size_t population(const StrategyOptions& options) {
+  if (const auto set = std::size_t(option_value(kOptions, options, "population"))) return set;
+  return options.budget ? std::clamp<std::size_t>(options.budget / 10, 8, 32) : 16;
+}
 
 class Genetic : public Strategy {
  public:
@@ -26,8 +34,9 @@ class Genetic : public Strategy {
       : space_(space),
         rng_(options.seed),
         proposed_(space.size()),
-        population_size_(options.budget ? std::clamp<std::size_t>(options.budget / 10, 8, 32)
-                                        : 16) {}
+        tournament_(std::size_t(option_value(kOptions, options, "tournament"))),
+        mutation_(option_value(kOptions, options, "mutation")),
+        population_size_(population(options)) {}
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
@@ -74,7 +83,7 @@ class Genetic : public Strategy {
 
   const Member& tournament() {
     const Member* best = &population_[uniform_index(rng_, population_.size())];
-    for (std::size_t k = 1; k < kTournament; ++k) {
+    for (std::size_t k = 1; k < tournament_; ++k) {
       const Member& m = population_[uniform_index(rng_, population_.size())];
       if (m.fitness < best->fitness) best = &m;
     }
@@ -97,7 +106,7 @@ class Genetic : public Strategy {
       const auto found = space_.find(child);
       if (!found) continue;  // the mix violates the space's constraints
       // A child equal to a point already tried gets a mutation too: it must be new.
-      if (uniform_real(rng_) < kMutation || proposed_.contains(*found)) {
+      if (uniform_real(rng_) < mutation_ || proposed_.contains(*found)) {
         if (const auto moved = step(*found)) return *moved;
         continue;
       }
@@ -113,15 +122,18 @@ class Genetic : public Strategy {
   const SearchSpace& space_;
   Rng rng_;
   Proposed proposed_;
+  std::size_t tournament_;
+  double mutation_;
   std::size_t population_size_;
   std::vector<Member> population_;
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_genetic_strategy(const SearchSpace& space,
-                                                const StrategyOptions& options) {
-  return std::make_unique<Genetic>(space, options);
-}
+const StrategyInfo kGeneticStrategy{
+    "genetic", "a population bred by tournament, crossover and mutation", kOptions,
+    [](const SearchSpace& space, const StrategyOptions& options) -> std::unique_ptr<Strategy> {
+      return std::make_unique<Genetic>(space, options);
+    }};
 
 }  // namespace mmtune

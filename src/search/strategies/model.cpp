@@ -26,18 +26,20 @@ using strategies::uniform_index;
 using strategies::uniform_real;
 
 // The forest: small, so that refitting on every result stays cheap.
-constexpr std::size_t kTrees = 24;
 constexpr int kMaxDepth = 10;
 constexpr std::size_t kMinLeaf = 1;
 constexpr double kSubset = 0.67;       // fraction of the features tried at each split
 constexpr std::size_t kMaxBins = 256;  // parameters with more values are binned by rank
 // The search.
 constexpr std::size_t kMinInitial = 8;
-constexpr double kInitialFraction = 0.02;      // of the budget: random points before the model
+constexpr StrategyOption kOptions[] = {
+    {"trees", 24, 1, 1000, "regression trees in the forest"},
+    {"initial_fraction", 0.02, 0, 1, "share of the budget sampled at random before the model"},
+    {"random_fraction", 0.12, 0, 1, "share of proposals drawn at random (exploration)"},
+    {"kappa", 0.3, 0, 100, "weight of the trees' spread in a candidate's score (exploration)"},
+};
 constexpr std::size_t kMaxCandidates = 20000;  // scored per ask in large spaces
 constexpr std::size_t kTopPoints = 5;          // whose unvisited neighbours are always scored
-constexpr double kRandomFraction = 0.12;
-constexpr double kKappa = 0.3;          // weight of the spread across trees (exploration)
 constexpr double kFailedPenalty = 1.0;  // log-time above the slowest success (e times slower)
 
 using Bin = std::uint8_t;
@@ -53,12 +55,13 @@ struct Node {
 class Forest {
  public:
   // bins: per feature, the number of values it takes.
-  explicit Forest(std::vector<std::size_t> bins) : bins_(std::move(bins)) {}
+  Forest(std::vector<std::size_t> bins, std::size_t trees)
+      : bins_(std::move(bins)), tree_count_(trees) {}
 
   // x: n rows of one bin per feature; y: n targets.
   void fit(const std::vector<Bin>& x, const std::vector<double>& y, Rng& rng) {
     const std::size_t n = y.size();
-    trees_.assign(kTrees, {});
+    trees_.assign(tree_count_, {});
     std::vector<std::uint32_t> rows(n);
     for (auto& tree : trees_) {
       for (auto& r : rows) r = static_cast<std::uint32_t>(uniform_index(rng, n));  // bootstrap
@@ -144,6 +147,7 @@ class Forest {
   }
 
   std::vector<std::size_t> bins_;
+  std::size_t tree_count_;
   std::vector<std::vector<Node>> trees_;
   std::vector<std::size_t> order_;  // scratch for split search
   std::vector<std::size_t> count_;
@@ -166,10 +170,13 @@ class ModelGuided : public Strategy {
         proposed_(space.size()),
         initial_(std::max(
             kMinInitial,
-            static_cast<std::size_t>(kInitialFraction * static_cast<double>(options.budget)))),
+            static_cast<std::size_t>(option_value(kOptions, options, "initial_fraction") *
+                                     static_cast<double>(options.budget)))),
+        random_fraction_(option_value(kOptions, options, "random_fraction")),
+        kappa_(option_value(kOptions, options, "kappa")),
         bins_(space.size() * dims_),
         mark_(space.size(), 0),
-        forest_(bin_counts(space)) {
+        forest_(bin_counts(space), std::size_t(option_value(kOptions, options, "trees"))) {
     // The bins of every point, computed once: scoring then never searches the value sets.
     const auto counts = bin_counts(space);
     for (std::size_t i = 0; i < space.size(); ++i) {
@@ -197,7 +204,7 @@ class ModelGuided : public Strategy {
     std::size_t next = 0;
     while (out.size() < n && proposed_.remaining() > 0) {
       while (next < ranked.size() && proposed_.contains(ranked[next])) ++next;  // taken at random
-      if (next == ranked.size() || uniform_real(rng_) < kRandomFraction) {
+      if (next == ranked.size() || uniform_real(rng_) < random_fraction_) {
         propose(*proposed_.random_unvisited(rng_), out);
       } else {
         propose(ranked[next++], out);
@@ -277,7 +284,7 @@ class ModelGuided : public Strategy {
     for (std::size_t k = 0; k < c.size(); ++k) {
       double mean, sd;
       forest_.predict(&bins_[c[k] * dims_], mean, sd);
-      score[k] = mean - kKappa * sd;
+      score[k] = mean - kappa_ * sd;
     }
     std::vector<std::size_t> order(c.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -294,6 +301,7 @@ class ModelGuided : public Strategy {
   Rng rng_;
   Proposed proposed_;
   std::size_t initial_;     // random points before the model is used
+  double random_fraction_, kappa_;
   std::vector<Bin> bins_;   // size() rows of dims_ parameter bins
   std::vector<char> mark_;  // scratch: candidate already collected
   Forest forest_;
@@ -307,9 +315,11 @@ class ModelGuided : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_model_strategy(const SearchSpace& space,
-                                              const StrategyOptions& options) {
-  return std::make_unique<ModelGuided>(space, options);
-}
+const StrategyInfo kModelStrategy{
+    "model", "a random forest of the measured times proposes the most promising configurations",
+    kOptions,
+    [](const SearchSpace& space, const StrategyOptions& options) -> std::unique_ptr<Strategy> {
+      return std::make_unique<ModelGuided>(space, options);
+    }};
 
 }  // namespace mmtune

@@ -35,9 +35,10 @@ class RandomSearch : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_random_strategy(const SearchSpace& space,
-                                               const StrategyOptions& options) {
-  return std::make_unique<RandomSearch>(space, options);
-}
+const StrategyInfo kRandomStrategy{
+    "random", "configurations in a seeded random order, none twice", {},
+    [](const SearchSpace& space, const StrategyOptions& options) -> std::unique_ptr<Strategy> {
+      return std::make_unique<RandomSearch>(space, options);
+    }};
 
 }  // namespace mmtune

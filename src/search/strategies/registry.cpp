@@ -1,5 +1,8 @@
 // SearchSpace and the table of strategies by name.
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -17,19 +20,24 @@ std::string encode(const std::vector<int>& point) {
   return key;
 }
 
-using Factory = std::unique_ptr<Strategy> (*)(const SearchSpace&, const StrategyOptions&);
-
-struct Entry {
-  const char* name;
-  Factory make;
-};
-
 // Every strategy, in the order `strategy_names()` lists them.
-constexpr Entry kStrategies[] = {
-    {"exhaustive", make_exhaustive_strategy}, {"random", make_random_strategy},
-    {"annealing", make_annealing_strategy},   {"genetic", make_genetic_strategy},
-    {"model", make_model_strategy},
-};
+constexpr const StrategyInfo* kStrategies[] = {&kExhaustiveStrategy, &kRandomStrategy,
+                                               &kAnnealingStrategy, &kGeneticStrategy,
+                                               &kModelStrategy};
+
+const StrategyInfo& info(const std::string& name) {
+  for (const auto* e : kStrategies) {
+    if (name == e->name) return *e;
+  }
+  check_strategy_name(name);  // throws
+  throw std::logic_error("unreachable");
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 }  // namespace
 
@@ -85,7 +93,7 @@ std::vector<std::size_t> SearchSpace::neighbours(std::size_t i) const {
 const std::vector<std::string>& strategy_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
-    for (const auto& e : kStrategies) n.emplace_back(e.name);
+    for (const auto* e : kStrategies) n.emplace_back(e->name);
     return n;
   }();
   return names;
@@ -99,8 +107,8 @@ std::string describe_strategies() {
   std::string out;
   for (std::size_t i = 0; i < std::size(kStrategies); ++i) {
     const bool last = i + 1 == std::size(kStrategies);
-    out += std::string(i == 0 ? "" : last ? " or " : ", ") + kStrategies[i].name;
-    if (std::strcmp(kStrategies[i].name, default_strategy()) == 0) out += " (default)";
+    out += std::string(i == 0 ? "" : last ? " or " : ", ") + kStrategies[i]->name;
+    if (std::strcmp(kStrategies[i]->name, default_strategy()) == 0) out += " (default)";
   }
   return out;
 }
@@ -113,13 +121,64 @@ void check_strategy_name(const std::string& name) {
   throw UsageError("unknown strategy '" + name + "' (known: " + known + ")");
 }
 
+std::string describe_strategy_options() {
+  std::string out;
+  for (const auto* e : kStrategies) {
+    out += std::string(e->name) + ": " + e->help + "\n";
+    for (const auto& o : e->options) {
+      out += "  " + std::string(o.name) + "=" + format_number(o.value) + "  [" +
+             format_number(o.min) + ", " + format_number(o.max) + "] " + o.help + "\n";
+    }
+  }
+  return out;
+}
+
+void parse_strategy_setting(const std::string& pair, std::map<std::string, double>& settings) {
+  const auto eq = pair.find('=');
+  double v = 0;
+  const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
+  const char* e = pair.data() + pair.size();
+  if (!b || eq == 0 || b == e || std::from_chars(b, e, v).ptr != e || !std::isfinite(v)) {
+    throw UsageError("strategy option '" + pair.substr(0, 80) + "' is not NAME=NUMBER");
+  }
+  settings[pair.substr(0, eq)] = v;
+}
+
+double option_value(std::span<const StrategyOption> table, const StrategyOptions& options,
+                    std::string_view name) {
+  for (const auto& o : table) {
+    if (name != o.name) continue;
+    const auto it = options.settings.find(o.name);
+    return it == options.settings.end() ? o.value : it->second;
+  }
+  throw std::logic_error("strategy option '" + std::string(name) + "' is not in its table");
+}
+
+void check_strategy_settings(const std::string& name,
+                             const std::map<std::string, double>& settings) {
+  const StrategyInfo& s = info(name);
+  for (const auto& setting : settings) {
+    const std::string& key = setting.first;
+    const double value = setting.second;
+    const auto it = std::find_if(s.options.begin(), s.options.end(),
+                                 [&](const StrategyOption& o) { return key == o.name; });
+    if (it == s.options.end()) {
+      std::string known;
+      for (const auto& o : s.options) known += (known.empty() ? "" : ", ") + std::string(o.name);
+      throw UsageError("strategy " + name + " has no option '" + key.substr(0, 40) + "' (" +
+                       (known.empty() ? "it has none" : "known: " + known) + ")");
+    }
+    if (value < it->min || value > it->max) {
+      throw UsageError("strategy option " + key + "=" + format_number(value) + " is outside [" +
+                       format_number(it->min) + ", " + format_number(it->max) + "]");
+    }
+  }
+}
+
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,
                                         const StrategyOptions& options) {
-  check_strategy_name(name);
-  for (const auto& e : kStrategies) {
-    if (name == e.name) return e.make(space, options);
-  }
-  return nullptr;  // not reached: the name was checked
+  check_strategy_settings(name, options.settings);
+  return info(name).make(space, options);
 }
 
 }  // namespace mmtune

@@ -8,10 +8,7 @@ namespace mmtune {
 
 SimulationResult simulate(const SearchSpace& space, const std::vector<std::optional<double>>& times,
                           const std::string& strategy, const SimulationOptions& options) {
-  const auto& names = strategy_names();
-  if (std::find(names.begin(), names.end(), strategy) == names.end()) {
-    make_strategy(strategy, space, {});  // throws the usual UsageError
-  }
+  check_strategy_settings(strategy, options.settings);
   if (times.size() != space.size()) {
     throw UsageError("replay table has " + std::to_string(times.size()) + " times for " +
                      std::to_string(space.size()) + " configurations");
@@ -29,26 +26,51 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
   result.target_time = *best * (1 + options.tolerance);
   const std::size_t batch = std::max<std::size_t>(1, options.batch);
 
+  std::size_t within = 0;  // points within the target: random search's expectation
+  for (const auto& t : times) within += t && *t <= result.target_time;
+  result.random_expected_evaluations = double(space.size() + 1) / double(within + 1);
+  // With checkpoints every run spends the whole budget; otherwise it stops at the target.
+  std::size_t horizon = result.budget;
+  for (const auto c : options.checkpoints) horizon = std::max(horizon, c);
+  result.mean_fraction.assign(options.checkpoints.size(), 0.0);
+
   std::vector<double> counts;  // per run, for the median
   for (std::size_t s = 0; s < options.seeds; ++s) {
     SimulationRun run{options.first_seed + s, std::nullopt};
-    const auto search = make_strategy(strategy, space, {run.seed, result.budget});
+    const auto search =
+        make_strategy(strategy, space, {run.seed, horizon, options.settings});
     std::size_t spent = 0;
-    while (!run.evaluations && spent < result.budget) {
-      const auto picks = search->ask(std::min(batch, result.budget - spent));
+    std::optional<double> found;  // the best time so far
+    std::vector<double> fraction(options.checkpoints.size(), 0.0);
+    const auto note = [&] {
+      for (std::size_t c = 0; c < options.checkpoints.size(); ++c) {
+        if (spent <= options.checkpoints[c]) fraction[c] = found ? *best / *found : 0.0;
+      }
+    };
+    const bool to_target_only = options.checkpoints.empty();
+    while ((!to_target_only || !run.evaluations) && spent < horizon) {
+      const auto picks = search->ask(std::min(batch, horizon - spent));
       if (picks.empty()) break;  // the strategy has nothing left
       std::vector<Observation> told;
       told.reserve(picks.size());
       for (const std::size_t i : picks) {
         ++spent;
         told.push_back({i, times[i]});
-        if (!run.evaluations && times[i] && *times[i] <= result.target_time) {
+        if (times[i] && (!found || *times[i] < *found)) found = times[i];
+        if (!run.evaluations && times[i] && *times[i] <= result.target_time &&
+            spent <= result.budget) {
           run.evaluations = spent;
         }
+        note();
       }
       search->tell(told);
     }
-    result.reached += run.evaluations.has_value();
+    // A strategy that ran out of points has seen all it will: later checkpoints keep its best.
+    for (std::size_t c = 0; c < options.checkpoints.size(); ++c) {
+      if (spent < options.checkpoints[c]) fraction[c] = found ? *best / *found : 0.0;
+      result.mean_fraction[c] += fraction[c] / double(options.seeds);
+    }
+    if (run.evaluations) ++result.reached;
     counts.push_back(static_cast<double>(run.evaluations.value_or(result.budget + 1)));
     result.runs.push_back(run);
   }

@@ -1,0 +1,241 @@
+// Kernel Tuner cache files (docs/exchange.md): a recorded landscape, every configuration of a
+// space with its time. CLBlast's Xgemm maps onto the tiled kernel where its values fit the tiled
+// space; any other kernel is stored as a recorded kernel "kt:<kernel_name>" with its own
+// parameters (family/recorded.hpp).
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+
+#include "exchange/exchange.hpp"
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxEntries = 1'000'000;
+constexpr std::size_t kMaxParameters = 64;
+constexpr std::size_t kNameMax = 60;
+const char* const kSource = "imported:kerneltuner";
+const char* const kRecordedPrefix = "kt:";
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw UsageError(where + ": " + what);
+}
+
+std::string name_text(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) bad(key, "expected a string");
+  const auto& s = it->get_ref<const std::string&>();
+  if (s.empty() || s.size() > 200) bad(key, "empty or longer than 200 bytes");
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) bad(key, "control character in text");
+  }
+  return s;
+}
+
+// A parameter or kernel name: letters, digits and underscores.
+bool is_identifier(const std::string& s) {
+  return !s.empty() && s.size() <= kNameMax && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+         std::all_of(s.begin(), s.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// Kernel Tuner records configurations that failed with a string in place of the time.
+std::optional<Status> failure_status(const std::string& s) {
+  if (s == "CompilationFailedConfig") return Status::kBuildFailed;
+  if (s == "RuntimeFailedConfig") return Status::kLaunchFailed;
+  if (s == "InvalidConfig") return Status::kExceedsLimits;
+  return std::nullopt;
+}
+
+struct Space {
+  std::vector<std::string> keys;
+  std::vector<std::vector<int>> values;  // per key, the file's tune_params
+};
+
+Space read_space(const json& j) {
+  Space s;
+  const auto keys = j.find("tune_params_keys");
+  if (keys == j.end() || !keys->is_array() || keys->empty() || keys->size() > kMaxParameters) {
+    bad("tune_params_keys", "expected an array of 1 to 64 names");
+  }
+  const auto params = j.find("tune_params");
+  if (params == j.end() || !params->is_object()) bad("tune_params", "expected an object");
+  for (const auto& k : *keys) {
+    if (!k.is_string() || !is_identifier(k.get<std::string>())) {
+      bad("tune_params_keys", "names must be identifiers of at most 60 characters");
+    }
+    const std::string key = k.get<std::string>();
+    if (std::find(s.keys.begin(), s.keys.end(), key) != s.keys.end()) {
+      bad("tune_params_keys", key + " is listed twice");
+    }
+    const auto v = params->find(key);
+    if (v == params->end() || !v->is_array() || v->empty()) {
+      bad("tune_params." + key, "expected a non-empty array");
+    }
+    std::vector<int> values;
+    for (const auto& x : *v) {
+      if (!x.is_number_integer()) {
+        bad("tune_params." + key, "only integer parameter values are supported");
+      }
+      const auto i = x.get<std::int64_t>();
+      if (i < -1'000'000'000 || i > 1'000'000'000) bad("tune_params." + key, "out of range");
+      values.push_back(int(i));
+    }
+    s.keys.push_back(key);
+    s.values.push_back(std::move(values));
+  }
+  return s;
+}
+
+// "16,16,32,..." in tune_params_keys order, each value one of its parameter's.
+std::vector<int> read_key(const std::string& key, const Space& s) {
+  std::vector<int> out;
+  const char* p = key.data();
+  const char* end = p + key.size();
+  while (out.size() < s.keys.size()) {
+    int v = 0;
+    const auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc()) break;
+    const auto& allowed = s.values[out.size()];
+    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+      bad("cache[\"" + key.substr(0, 80) + "\"]", s.keys[out.size()] + "=" + std::to_string(v) +
+                                                     " is not in tune_params");
+    }
+    out.push_back(v);
+    p = next;
+    if (p == end || *p != ',') break;
+    ++p;
+  }
+  if (out.size() != s.keys.size() || p != end) {
+    bad("cache[\"" + key.substr(0, 80) + "\"]",
+        "the key is not the " + std::to_string(s.keys.size()) + " values of tune_params_keys");
+  }
+  return out;
+}
+
+bool is_xgemm(const std::string& kernel, const Space& s) {
+  if (kernel != "Xgemm") return false;
+  try {
+    std::string text;
+    for (std::size_t i = 0; i < s.keys.size(); ++i) {
+      text += s.keys[i] + "=" + std::to_string(s.values[i].front()) + " ";
+    }
+    canonical_clblast_parameters(text);  // every name one of Xgemm's
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+bool is_kerneltuner_cache(const json& j) {
+  return j.is_object() && j.contains("tune_params_keys") && j.contains("cache");
+}
+
+ImportData read_kerneltuner_cache(const json& j, const std::string& name,
+                                  const std::string& timestamp,
+                                  const std::optional<GemmProblem>& problem) {
+  if (!is_kerneltuner_cache(j)) bad("top level", "not a Kernel Tuner cache file");
+  const std::string kernel = name_text(j, "kernel_name");
+  const Space space = read_space(j);
+  const bool xgemm = is_xgemm(kernel, space);
+  if (!xgemm && !is_identifier(kernel)) {
+    bad("kernel_name", "must be an identifier of at most 60 characters");
+  }
+  if (!problem) {
+    throw UsageError("a Kernel Tuner cache file names no problem size: give --n (and --m, --k)");
+  }
+  GemmProblem p = *problem;
+  if (xgemm) {  // CLBlast's layout, as read_clblast_tuner_file stores it
+    p.layout = Layout::kColMajor, p.trans_a = false, p.trans_b = true;
+  }
+
+  ImportedDevice dev;
+  DeviceInfo& d = dev.info;
+  d.name = name_text(j, "device_name");
+  d.vendor = "unknown (Kernel Tuner cache)";
+  d.type = "unknown";
+  d.key = device_key(d.vendor, d.name, d.driver_version);
+  dev.source = kSource;
+
+  const auto cache = j.find("cache");
+  if (!cache->is_object()) bad("cache", "expected an object");
+  if (cache->size() > kMaxEntries) bad("cache", "too many entries");
+  ImportData data;
+  data.format = "kerneltuner";
+  data.devices.push_back(dev);
+  ImportedSession session;
+  session.mmtune_version = MMTUNE_VERSION;
+  SessionRecord& s = session.record;
+  s.id = 1;
+  s.device_key = d.key;
+  const std::string file = std::filesystem::path(name).filename().string();
+  s.command_line = "Kernel Tuner (imported from " + file.substr(0, 1000) + ")";
+  s.strategy = "kerneltuner";
+  s.kernels = kernel;
+  s.space = "recorded";
+  s.budget = cache->size();
+  s.problem = p;
+  s.started_at = s.ended_at = timestamp;
+  s.outcome = "imported";
+  data.sessions.push_back(session);
+
+  for (const auto& [key, entry] : cache->items()) {
+    const std::string where = "cache[\"" + key.substr(0, 80) + "\"]";
+    const std::vector<int> values = read_key(key, space);
+    if (!entry.is_object() || !entry.contains("time")) bad(where, "expected an object with a time");
+    MeasurementRecord m;
+    m.session_id = s.id;
+    m.device_key = d.key;
+    m.problem = p;
+    std::string text;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      text += (i ? " " : "") + space.keys[i] + "=" + std::to_string(values[i]);
+    }
+    if (xgemm) {
+      std::map<std::string, int> params;
+      for (std::size_t i = 0; i < values.size(); ++i) params[space.keys[i]] = values[i];
+      if (params.count("PRECISION") && params["PRECISION"] != int(p.precision)) {
+        bad(where, "PRECISION differs from the problem's precision");
+      }
+      if (const auto tiled = tiled_from_clblast(params)) {
+        m.kernel = kernel_name(KernelKind::kTiled);
+        m.config = to_string(KernelConfig(*tiled));
+      } else {
+        m.kernel = kClblastKernel;
+        m.config = canonical_clblast_parameters(text);
+      }
+    } else {
+      m.kernel = kRecordedPrefix + kernel;
+      m.config = text;
+    }
+    Measurement& x = m.result;
+    const json& t = entry["time"];
+    if (t.is_string()) {
+      const auto st = failure_status(t.get<std::string>());
+      if (!st) bad(where + ".time", "neither a number nor a Kernel Tuner failure");
+      x.status = *st;
+      x.message = t.get<std::string>();
+    } else {
+      if (!t.is_number()) bad(where + ".time", "expected a number");
+      const double ms = t.get<double>();
+      if (!std::isfinite(ms) || ms <= 0.0 || ms > 1e9) bad(where + ".time", "out of range");
+      x.status = Status::kOk;
+      x.routine_ms = x.kernel_ms = {ms};
+      x.median_ms = x.min_ms = x.max_ms = x.kernel_median_ms = ms;
+      // GEMM's FLOP count is known; a recorded kernel's is not (0: no figure).
+      x.gflops = x.kernel_gflops = xgemm ? p.flops() / (ms * 1e6) : 0.0;
+    }
+    x.max_error = std::numeric_limits<double>::quiet_NaN();  // not recorded
+    m.measured_at = timestamp;
+    data.measurements.push_back(std::move(m));
+  }
+  return data;
+}
+
+}  // namespace mmtune

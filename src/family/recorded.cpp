@@ -1,0 +1,58 @@
+#include "family/recorded.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+#include <stdexcept>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+
+RecordedFamily::RecordedFamily(std::string name, std::vector<ParameterInfo> params)
+    : name_(std::move(name)), params_(std::move(params)) {}
+
+std::unique_ptr<RecordedFamily> RecordedFamily::from_texts(const std::string& name,
+                                                           const std::vector<std::string>& texts) {
+  std::vector<ParameterInfo> params;
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    std::istringstream in(texts[t]);
+    std::string pair;
+    std::size_t i = 0;
+    while (in >> pair) {
+      const auto eq = pair.find('=');
+      int v = 0;
+      const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
+      const char* e = pair.data() + pair.size();
+      if (!b || std::from_chars(b, e, v).ptr != e || b == e) {
+        throw UsageError("recorded " + name + " configuration '" + texts[t].substr(0, 200) +
+                         "' is not NAME=INTEGER pairs");
+      }
+      const std::string pname = pair.substr(0, eq);
+      if (t == 0) params.push_back({pname, "recorded parameter", {}, std::nullopt});
+      if (i >= params.size() || params[i].name != pname) {
+        throw UsageError("recorded " + name + " configurations name different parameters");
+      }
+      auto& vals = params[i].values;
+      const auto it = std::lower_bound(vals.begin(), vals.end(), v);
+      if (it == vals.end() || *it != v) vals.insert(it, v);
+      ++i;
+    }
+    if (i != params.size()) {
+      throw UsageError("recorded " + name + " configurations name different parameters");
+    }
+  }
+  return std::make_unique<RecordedFamily>(name, std::move(params));
+}
+
+KernelConfig RecordedFamily::default_config() const {
+  std::vector<int> v;
+  for (const auto& p : params_) v.push_back(p.values.empty() ? 0 : p.values.front());
+  return KernelConfig(*this, std::move(v));
+}
+
+KernelLaunch RecordedFamily::launch(const KernelConfig&, const ColMajorProblem&) const {
+  throw std::logic_error("a recorded kernel cannot be launched");
+}
+
+}  // namespace mmtune
