@@ -35,10 +35,11 @@ export OPENBLAS_NUM_THREADS=1
 [ -f /etc/OpenCL/vendors/pocl.icd ] && export OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd
 
 # Anchored: BadInputCli.Bench* and the FaultsCli disk-full tests are wanted.
-# Llvmpipe*: rusticl is off in this build (tests/CMakeLists.txt). BenchCli.FlagsAHostBlas...:
+# Llvmpipe*: rusticl is off in this build (tests/CMakeLists.txt). ReplayBenchmark.*: pure
+# arithmetic replaying GPU landscapes (40 s here, ten times that under ASan). BenchCli.FlagsAHostBlas...:
 # LeakSanitizer's tracer crashes at exit now and then while OpenBLAS's threads wind down
 # (google/sanitizers#1353); the bench path it runs is covered by the other BenchCli tests.
-slow='Llvmpipe|^BenchCli\.FlagsAHostBlasOnGenericKernels$|^ConsumerPackage$|^Tuner\.|^TunerCli\.|^FaultsCli\.(Sigkill|Interrupt|Broken|FourTunes)|^Bench\.|Roofline|StoreTest\.Sigkill'
+slow='Llvmpipe|^ReplayBenchmark\.|^BenchCli\.FlagsAHostBlasOnGenericKernels$|^ConsumerPackage$|^Tuner\.|^TunerCli\.|^FaultsCli\.(Sigkill|Interrupt|Broken|FourTunes)|^Bench\.|Roofline|StoreTest\.Sigkill'
 [ "${MMTUNE_SANITIZE_ALL:-0}" = 1 ] && slow='Llvmpipe|^ConsumerPackage$'
 exclude=(-E "$slow")
 cd "$build"

@@ -422,3 +422,30 @@ TEST(StrategyOptions, UnknownOrOutOfRangeSettingsAreUsageErrors) {
 
 }  // namespace
 }  // namespace mmtune
+
+namespace mmtune {
+namespace {
+
+// The curve: after N evaluations, the best time divided by the best time found so far; a run
+// that exhausts the space keeps its best for the later checkpoints.
+TEST(Simulate, CurveIsTheFractionOfTheOptimumAfterEachCheckpoint) {
+  const SearchSpace s({"X"}, {{1}, {2}, {3}, {4}, {5}});
+  const std::vector<std::optional<double>> times = {5.0, 4.0, std::nullopt, 2.0, 1.0};
+  SimulationOptions o;
+  o.seeds = 2;
+  o.checkpoints = {1, 3, 4, 5, 10};
+  const auto r = simulate(s, times, "exhaustive", o);  // asks 0, 1, 2, 3, 4
+  ASSERT_EQ(r.mean_fraction.size(), 5u);
+  EXPECT_DOUBLE_EQ(r.mean_fraction[0], 1.0 / 5.0);
+  EXPECT_DOUBLE_EQ(r.mean_fraction[1], 1.0 / 4.0);  // the failure teaches nothing
+  EXPECT_DOUBLE_EQ(r.mean_fraction[2], 1.0 / 2.0);
+  EXPECT_DOUBLE_EQ(r.mean_fraction[3], 1.0);
+  EXPECT_DOUBLE_EQ(r.mean_fraction[4], 1.0);
+  // One point within 5 % of the best among five: random needs (5 + 1) / (1 + 1) on average.
+  EXPECT_DOUBLE_EQ(r.random_expected_evaluations, 3.0);
+  EXPECT_EQ(r.reached, 2u);
+  EXPECT_EQ(r.median, 5.0);
+}
+
+}  // namespace
+}  // namespace mmtune

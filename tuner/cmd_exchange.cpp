@@ -29,13 +29,15 @@ void write_output(const std::string& path, const std::string& text) {
 void ExchangeCommands::add(CLI::App& app) {
   export_cmd = app.add_subcommand(
       "export", "write stored results as JSON, as a CLBlast tuner file or as a C++ header");
-  export_cmd->add_option("--format", format, "json (everything), clblast or header")
-      ->check(CLI::IsMember({"json", "clblast", "header"}))
+  export_cmd->add_option("--format", format, "json (everything), clblast, kerneltuner or header")
+      ->check(CLI::IsMember({"json", "clblast", "kerneltuner", "header"}))
+      ->capture_default_str();
+  export_cmd->add_option("--kernel", kernel, "kerneltuner: the kernel (tiled, direct, kt:NAME)")
       ->capture_default_str();
   export_cmd->add_option("-d,--device", device, "stored device: key or part of its name");
   export_cmd->add_option("--db", db, "tuning database");
   export_cmd->add_option("-o,--out", out, "output file (default: standard output)");
-  add_problem_options(export_cmd, problem, "clblast: ");
+  add_problem_options(export_cmd, problem, "clblast, kerneltuner: ");
 
   import_cmd = app.add_subcommand(
       "import",
@@ -49,14 +51,17 @@ void ExchangeCommands::add(CLI::App& app) {
 int ExchangeCommands::run() const {
   if (export_cmd && export_cmd->parsed()) {
     Store store(existing_database_path(db), Store::Access::kReadOnly);
-    if (format == "clblast") {
+    if (format == "clblast" || format == "kerneltuner") {
       if (!problem.given()) {
-        throw UsageError("--format clblast needs the problem: --n N (square) or --m M --n N --k K");
+        throw UsageError("--format " + format +
+                         " needs the problem: --n N (square) or --m M --n N --k K");
       }
       const GemmProblem p = make_problem(problem);
       validate(p);
       const DeviceInfo d = find_stored_device(store, device);
-      write_output(out, export_clblast(store, d.key, p).dump(2) + "\n");
+      const auto j = format == "clblast" ? export_clblast(store, d.key, p)
+                                         : export_kerneltuner(store, d.key, p, kernel);
+      write_output(out, j.dump(2) + "\n");
       return kExitOk;
     }
     const std::string key = device.empty() ? "" : find_stored_device(store, device).key;

@@ -16,7 +16,7 @@ struct ExchangeCommands {
 
   CLI::App* export_cmd = nullptr;
   CLI::App* import_cmd = nullptr;
-  std::string format = "json", device, db, out;
+  std::string format = "json", device, db, out, kernel = "tiled";
   ProblemOptions problem;         // --format clblast
   ProblemOptions import_problem;  // a Kernel Tuner cache file's problem
   std::string file;

@@ -43,6 +43,12 @@ nlohmann::json export_json(Store& store, const std::string& device_key = "");
 nlohmann::ordered_json export_clblast(Store& store, const std::string& device_key,
                                       const GemmProblem& problem);
 
+// The measurements of one kernel (a searched family or a recorded kt:NAME one) for a device and
+// problem as a Kernel Tuner cache file: the fastest time per configuration, failures as Kernel
+// Tuner's failure strings. Throws UsageError when none are stored.
+nlohmann::ordered_json export_kerneltuner(Store& store, const std::string& device_key,
+                                          const GemmProblem& problem, const std::string& kernel);
+
 // A C++17 header (only <cstddef>/<cstdint>) with a constexpr table of the bests and a lookup.
 std::string export_header(Store& store, const std::string& device_key = "");
 

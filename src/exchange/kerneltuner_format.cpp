@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "exchange/exchange.hpp"
+#include "family/recorded.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -147,10 +150,20 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
   if (!xgemm && !is_identifier(kernel)) {
     bad("kernel_name", "must be an identifier of at most 60 characters");
   }
-  if (!problem) {
-    throw UsageError("a Kernel Tuner cache file names no problem size: give --n (and --m, --k)");
+  GemmProblem p;
+  if (problem) {
+    p = *problem;
+  } else if (const auto ps = j.find("problem_size");
+             ps != j.end() && ps->is_array() && ps->size() == 3 &&
+             std::all_of(ps->begin(), ps->end(), [](const json& v) {
+               return v.is_number_integer() && v.get<std::int64_t>() > 0 &&
+                      v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+             })) {  // mmtune's own export says it
+    p.m = (*ps)[0].get<std::size_t>(), p.n = (*ps)[1].get<std::size_t>();
+    p.k = (*ps)[2].get<std::size_t>();
+  } else {
+    throw UsageError("the Kernel Tuner cache file names no problem size: give --n (and --m, --k)");
   }
-  GemmProblem p = *problem;
   if (xgemm) {  // CLBlast's layout, as read_clblast_tuner_file stores it
     p.layout = Layout::kColMajor, p.trans_a = false, p.trans_b = true;
   }
@@ -236,6 +249,82 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
     data.measurements.push_back(std::move(m));
   }
   return data;
+}
+
+}  // namespace mmtune
+
+namespace mmtune {
+namespace {
+
+// Kernel Tuner's strings for configurations that did not give a time.
+const char* failure_text(Status s) {
+  switch (s) {
+    case Status::kBuildFailed:
+      return "CompilationFailedConfig";
+    case Status::kExceedsLimits:
+      return "InvalidConfig";
+    default:
+      return "RuntimeFailedConfig";
+  }
+}
+
+}  // namespace
+
+nlohmann::ordered_json export_kerneltuner(Store& store, const std::string& device_key,
+                                          const GemmProblem& problem, const std::string& kernel) {
+  const auto device = store.device(device_key);
+  if (!device) throw UsageError("no stored device with key '" + device_key + "'");
+  const auto records = store.measurements(device_key, problem, kernel);
+  if (records.empty()) {
+    throw UsageError("no stored " + kernel.substr(0, 60) + " measurements for " +
+                     describe(problem) + " on " + device->name);
+  }
+  // A built-in family's space, or the recorded kernel's own from its texts.
+  std::unique_ptr<RecordedFamily> recorded;
+  std::optional<KernelKind> kind = parse_kernel_kind(kernel);
+  if (!kind) {
+    std::vector<std::string> texts;
+    for (const auto& r : records) texts.push_back(r.config);
+    recorded = RecordedFamily::from_texts(kernel, texts);
+    kind = *recorded;
+  }
+  const auto names = parameter_names(*kind);
+  std::vector<std::set<int>> seen(names.size());
+  std::map<std::vector<int>, nlohmann::ordered_json> cache;  // the fastest time per configuration
+  std::map<std::vector<int>, double> fastest;
+  for (const auto& r : records) {
+    const std::vector<int> values = parse_config(*kind, r.config).values();
+    for (std::size_t i = 0; i < values.size(); ++i) seen[i].insert(values[i]);
+    const auto time = observed_time(r.result);
+    auto& entry = cache[values];
+    if (time) {
+      if (!fastest.count(values) || *time < fastest[values]) {
+        fastest[values] = *time;
+        entry = {{"time", *time}};
+      }
+    } else if (entry.is_null()) {
+      entry = {{"time", failure_text(r.result.status)}};
+    }
+  }
+  nlohmann::ordered_json j;
+  j["device_name"] = device->name;
+  const bool own = kernel.rfind(kRecordedPrefix, 0) == 0;
+  j["kernel_name"] = own ? kernel.substr(std::strlen(kRecordedPrefix)) : "mmtune_" + kernel;
+  j["problem_size"] = {problem.m, problem.n, problem.k};
+  j["tune_params_keys"] = names;
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    params[names[i]] = std::vector<int>(seen[i].begin(), seen[i].end());
+  }
+  j["tune_params"] = params;
+  nlohmann::ordered_json c = nlohmann::ordered_json::object();
+  for (const auto& [values, entry] : cache) {
+    std::string key;
+    for (std::size_t i = 0; i < values.size(); ++i) key += (i ? "," : "") + std::to_string(values[i]);
+    c[key] = entry;
+  }
+  j["cache"] = c;
+  return j;
 }
 
 }  // namespace mmtune

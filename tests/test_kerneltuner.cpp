@@ -1,0 +1,183 @@
+// Kernel Tuner cache files (../shared/data/gpu-landscapes: measured on GPUs, public data of
+// Schoonhoven et al., IEEE TEVC 2022): import, export, replay, and the replay benchmark's gate on
+// the default strategy.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "exchange/exchange.hpp"
+#include "mmtune/error.hpp"
+#include "search/simulate.hpp"
+#include "store/store.hpp"
+#include "test_support.hpp"
+#include "tune/replay.hpp"
+
+namespace mmtune {
+namespace {
+
+std::string landscape(const std::string& file) {
+  return std::string(MMTUNE_SHARED_DIR) + "/data/gpu-landscapes/" + file;
+}
+
+GemmProblem square(std::size_t n) {
+  GemmProblem p;
+  p.m = p.n = p.k = n;
+  return p;
+}
+
+// CLBlast's layout of the Xgemm landscapes, as the importer stores them.
+GemmProblem xgemm_problem() {
+  GemmProblem p = square(4096);
+  p.layout = Layout::kColMajor, p.trans_b = true;
+  return p;
+}
+
+std::size_t distinct_configs(const std::vector<MeasurementRecord>& records) {
+  std::set<std::string> s;
+  for (const auto& r : records) s.insert(r.config);
+  return s.size();
+}
+
+TEST(KernelTunerImport, XgemmMapsOntoTiledAndOtherKernelsAreRecordedKernels) {
+  test::TempDir dir;
+  Store store(dir / "kt.db");
+  const auto a = import_file(store, landscape("GEMM_A100_run1.json"), square(4096));
+  EXPECT_EQ(a.format, "kerneltuner");
+  const auto dev = find_stored_device(store, "A100");
+  const auto tiled = store.measurements(dev.key, xgemm_problem(), "tiled");
+  // 17,956 CLBlast configurations; unused parameters pinned as the tiled space pins them.
+  EXPECT_EQ(distinct_configs(tiled), 9180u);
+  EXPECT_EQ(a.measurements_added + a.measurements_known, 17956u);
+  for (const auto& r : tiled) {
+    ASSERT_TRUE(constraint_violations(parse_config(KernelKind::kTiled, r.config)).empty());
+  }
+  import_file(store, landscape("convolution_A100_run1.json"), square(4096));
+  const auto conv = store.measurements(dev.key, square(4096), "kt:convolution_kernel");
+  EXPECT_EQ(conv.size(), 5776u);
+  EXPECT_EQ(conv.front().config.rfind("filter_width=15 filter_height=15 block_size_x=", 0), 0u);
+  // A second import adds nothing.
+  const auto again = import_file(store, landscape("convolution_A100_run1.json"), square(4096));
+  EXPECT_EQ(again.measurements_added, 0u);
+  EXPECT_EQ(again.measurements_known, 5776u);
+
+  // Exported in Kernel Tuner's format and imported elsewhere, the landscape is the same.
+  const auto exported = export_kerneltuner(store, dev.key, square(4096), "kt:convolution_kernel");
+  EXPECT_EQ(exported["kernel_name"], "convolution_kernel");
+  EXPECT_EQ(exported["cache"].size(), 5776u);
+  Store other(dir / "other.db");
+  import_text(other, exported.dump(), "exported.json");  // its problem_size names the problem
+  const auto back = other.measurements(dev.key, square(4096), "kt:convolution_kernel");
+  ASSERT_EQ(back.size(), conv.size());
+  const auto fastest = [](const std::vector<MeasurementRecord>& rs) {
+    double best = 1e300;
+    for (const auto& r : rs) best = std::min(best, *observed_time(r.result));
+    return best;
+  };
+  EXPECT_EQ(fastest(back), fastest(conv));
+}
+
+TEST(KernelTunerImport, MalformedOrHostileFilesAreRejectedAndTheDatabaseIsUntouched) {
+  test::TempDir dir;
+  const nlohmann::json good = {
+      {"device_name", "GPU"},
+      {"kernel_name", "k"},
+      {"tune_params_keys", {"a", "b"}},
+      {"tune_params", {{"a", {1, 2}}, {"b", {8, 16}}}},
+      {"cache", {{"1,8", {{"time", 2.0}}}, {"2,16", {{"time", "CompilationFailedConfig"}}}}}};
+  {
+    Store store(dir / "t.db");
+    const auto s = import_text(store, good.dump(), "good.json", "", square(64));
+    EXPECT_EQ(s.measurements_added, 2u);
+    const auto rows = store.measurements(find_stored_device(store, "GPU").key, square(64), "kt:k");
+    ASSERT_EQ(rows.size(), 2u);
+  }
+  const auto edited = [&](const char* what, auto edit) {
+    nlohmann::json j = good;
+    edit(j);
+    Store store(dir / "t.db");
+    const auto before = test::count_rows(dir / "t.db", "SELECT COUNT(*) FROM measurements");
+    EXPECT_THROW(import_text(store, j.dump(), "bad.json", "", square(64)), UsageError) << what;
+    EXPECT_EQ(test::count_rows(dir / "t.db", "SELECT COUNT(*) FROM measurements"), before);
+  };
+  using json = nlohmann::json;
+  edited("key with too few values", [](json& j) { j["cache"]["1"] = {{"time", 1.0}}; });
+  edited("value not in tune_params", [](json& j) { j["cache"]["3,8"] = {{"time", 1.0}}; });
+  edited("negative time", [](json& j) { j["cache"]["2,8"] = {{"time", -1.0}}; });
+  edited("unknown failure", [](json& j) { j["cache"]["2,8"] = {{"time", "Whatever"}}; });
+  edited("non-integer values", [](json& j) { j["tune_params"]["a"] = {1.5, 2}; });
+  edited("kernel name with blanks", [](json& j) { j["kernel_name"] = "rm -rf"; });
+  edited("parameter name injection", [](json& j) {
+    j["tune_params_keys"] = {"a", "b c"};
+    j["tune_params"]["b c"] = {8, 16};
+  });
+  edited("repeated parameter", [](json& j) { j["tune_params_keys"] = {"a", "a"}; });
+  {  // no problem size at all
+    Store store(dir / "t.db");
+    EXPECT_THROW(import_text(store, good.dump(), "good.json"), UsageError);
+  }
+}
+
+TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
+  test::TempDir dir;
+  const std::string db = dir / "kt.db";
+  auto r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.out << r.err;  // the file names no problem size
+  EXPECT_NE(r.err.find("--n"), std::string::npos) << r.err;
+  r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db, "--n", "4096"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
+                        "--strategy", "random", "--seeds", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["configurations"], 5776);
+  EXPECT_EQ(j[0]["mean_fraction"].size(), 5u);
+  EXPECT_LE(j[0]["mean_fraction"]["25"].get<double>(), j[0]["mean_fraction"]["400"].get<double>());
+  // 2 of 5,776 configurations within 5 %: random needs 5777 / 3 evaluations on average.
+  EXPECT_NEAR(j[0]["random_expected_evaluations"].get<double>(), 5777.0 / 3.0, 1e-9);
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "naive", "--n", "4096"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel",
+                        "kt:convolution_kernel", "--n", "4096", "-o", dir / "out.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir / "out.json");
+  EXPECT_EQ(nlohmann::json::parse(in)["cache"].size(), 5776u);
+}
+
+// The gate of the replay benchmark (bench/replay_benchmark.sh runs it with 100 seeds): the
+// default strategy on the real GPU landscapes, a few seeds. Thresholds: docs/exchange.md.
+TEST(ReplayBenchmark, DefaultStrategyMeetsItsThresholdsOnGpuLandscapes) {
+  test::TempDir dir;
+  Store store(dir / "kt.db");
+  SimulationOptions o;
+  o.seeds = 8;
+  o.budget = 200;
+  o.checkpoints = {100, 200};
+  double gemm100 = 0, gemm200 = 0;
+  for (const char* f : {"GEMM_A100_run1.json", "GEMM_V100_run1.json", "GEMM_MI50_run1.json"}) {
+    import_file(store, landscape(f), square(4096));
+  }
+  for (const char* name : {"A100", "V100", "gfx906"}) {
+    const DeviceInfo d = find_stored_device(store, name);
+    const auto land = load_landscape("tiled", store.measurements(d.key, xgemm_problem(), "tiled"));
+    const auto r = simulate(land.table.space, land.table.times, default_strategy(), o);
+    gemm100 += r.mean_fraction[0] / 3, gemm200 += r.mean_fraction[1] / 3;
+    std::cout << d.name << ": " << r.mean_fraction[0] << " after 100, " << r.mean_fraction[1]
+              << " after 200\n";
+  }
+  EXPECT_GE(gemm100, 0.97);
+  EXPECT_GE(gemm200, 0.99);
+  import_file(store, landscape("convolution_A100_run1.json"), square(4096));
+  const auto dev = find_stored_device(store, "A100");
+  const auto conv = load_landscape(
+      "kt:convolution_kernel", store.measurements(dev.key, square(4096), "kt:convolution_kernel"));
+  const auto r = simulate(conv.table.space, conv.table.times, default_strategy(), o);
+  std::cout << "convolution: " << r.mean_fraction[0] << " after 100\n";
+  EXPECT_GE(r.mean_fraction[0], 0.85);
+}
+
+}  // namespace
+}  // namespace mmtune
