@@ -86,13 +86,21 @@ TEST(KernelTunerImport, MalformedOrHostileFilesAreRejectedAndTheDatabaseIsUntouc
       {"kernel_name", "k"},
       {"tune_params_keys", {"a", "b"}},
       {"tune_params", {{"a", {1, 2}}, {"b", {8, 16}}}},
-      {"cache", {{"1,8", {{"time", 2.0}}}, {"2,16", {{"time", "CompilationFailedConfig"}}}}}};
+      {"cache",
+       {{"1,8", {{"time", 2.0}}},
+        {"2,16", {{"time", "CompilationFailedConfig"}}},
+        {"2,8", {{"time", 1e20}}}}}};  // Kernel Tuner's numeric error value
   {
     Store store(dir / "t.db");
     const auto s = import_text(store, good.dump(), "good.json", "", square(64));
-    EXPECT_EQ(s.measurements_added, 2u);
+    EXPECT_EQ(s.measurements_added, 3u);
     const auto rows = store.measurements(find_stored_device(store, "GPU").key, square(64), "kt:k");
-    ASSERT_EQ(rows.size(), 2u);
+    ASSERT_EQ(rows.size(), 3u);
+    std::map<std::string, Status> status;
+    for (const auto& r : rows) status[r.config] = r.result.status;
+    EXPECT_EQ(status["a=1 b=8"], Status::kOk);
+    EXPECT_EQ(status["a=2 b=16"], Status::kBuildFailed);
+    EXPECT_EQ(status["a=2 b=8"], Status::kLaunchFailed);
   }
   const auto edited = [&](const char* what, auto edit) {
     nlohmann::json j = good;
@@ -105,8 +113,8 @@ TEST(KernelTunerImport, MalformedOrHostileFilesAreRejectedAndTheDatabaseIsUntouc
   using json = nlohmann::json;
   edited("key with too few values", [](json& j) { j["cache"]["1"] = {{"time", 1.0}}; });
   edited("value not in tune_params", [](json& j) { j["cache"]["3,8"] = {{"time", 1.0}}; });
-  edited("negative time", [](json& j) { j["cache"]["2,8"] = {{"time", -1.0}}; });
-  edited("unknown failure", [](json& j) { j["cache"]["2,8"] = {{"time", "Whatever"}}; });
+  edited("negative time", [](json& j) { j["cache"]["1,16"] = {{"time", -1.0}}; });
+  edited("unknown failure", [](json& j) { j["cache"]["1,16"] = {{"time", "Whatever"}}; });
   edited("non-integer values", [](json& j) { j["tune_params"]["a"] = {1.5, 2}; });
   edited("kernel name with blanks", [](json& j) { j["kernel_name"] = "rm -rf"; });
   edited("parameter name injection", [](json& j) {

@@ -23,6 +23,7 @@ constexpr std::size_t kMaxParameters = 64;
 constexpr std::size_t kNameMax = 60;
 const char* const kSource = "imported:kerneltuner";
 const char* const kRecordedPrefix = "kt:";
+constexpr double kKernelTunerErrorValue = 1e20;
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw UsageError(where + ": " + what);
@@ -237,6 +238,14 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
     } else {
       if (!t.is_number()) bad(where + ".time", "expected a number");
       const double ms = t.get<double>();
+      if (ms >= kKernelTunerErrorValue) {  // how some Kernel Tuner versions mark a failure
+        x.status = Status::kLaunchFailed;
+        x.message = "Kernel Tuner error value";
+        x.max_error = std::numeric_limits<double>::quiet_NaN();
+        m.measured_at = timestamp;
+        data.measurements.push_back(std::move(m));
+        continue;
+      }
       if (!std::isfinite(ms) || ms <= 0.0 || ms > 1e9) bad(where + ".time", "out of range");
       x.status = Status::kOk;
       x.routine_ms = x.kernel_ms = {ms};
