@@ -100,19 +100,7 @@ class ReadyGemm : public ::testing::Test {
 
   // Runs the problem through Gemm and compares with the CPU reference.
   void check(Gemm& gemm, const GemmProblem& p) {
-    const Operands o = random_operands(p, 11, p.beta == 0.0);
-    const Reference ref = reference_gemm(p, o);
-    auto upload = [&](const std::vector<double>& v) {
-      auto bytes = to_bytes(v, p.precision);
-      return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
-                        bytes.data());
-    };
-    cl::Buffer a = upload(o.a), b = upload(o.b), c = upload(o.c);
-    gemm(p, a, b, c).wait();
-    std::vector<unsigned char> bytes(o.c.size() * p.element_size());
-    queue.enqueueReadBuffer(c, CL_TRUE, 0, bytes.size(), bytes.data());
-    const Verdict v = verify(p, ref, from_bytes(bytes, p.precision), o.c);
-    EXPECT_TRUE(v.ok) << describe(p) << ": " << v.message;
+    EXPECT_EQ(test::gemm_mismatch(gemm, context, queue, p, 11), "");
   }
 };
 

@@ -8,8 +8,6 @@
 #include "fifth_family/rowwise.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/gemm.hpp"
-#include "opencl/host_data.hpp"
-#include "opencl/reference.hpp"
 #include "search/simulate.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
@@ -114,19 +112,7 @@ TEST_F(FifthFamily, LookedUpAndRunByTheConsumerGemm) {
     GemmProblem p = odd_problem();
     p.beta = beta;
     ASSERT_EQ(gemm.parameters(p).config.kind(), rowwise_kind());
-    const Operands o = random_operands(p, 5, p.beta == 0.0);
-    const Reference ref = reference_gemm(p, o);
-    auto upload = [&](const std::vector<double>& v) {
-      auto bytes = to_bytes(v, p.precision);
-      return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
-                        bytes.data());
-    };
-    cl::Buffer a = upload(o.a), b = upload(o.b), c = upload(o.c);
-    gemm(p, a, b, c).wait();
-    std::vector<unsigned char> bytes(o.c.size() * p.element_size());
-    queue.enqueueReadBuffer(c, CL_TRUE, 0, bytes.size(), bytes.data());
-    const Verdict v = verify(p, ref, from_bytes(bytes, p.precision), o.c);
-    EXPECT_TRUE(v.ok) << describe(p) << ": " << v.message;
+    EXPECT_EQ(test::gemm_mismatch(gemm, context, queue, p, 5), "");
   }
 }
 

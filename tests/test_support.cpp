@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "opencl/host_data.hpp"
+#include "opencl/reference.hpp"
 #include "store/sql.hpp"
 #include "store/store.hpp"
 
@@ -155,6 +157,23 @@ int line_count(const std::string& s) {
 }  // namespace mmtune::test
 
 namespace mmtune::test {
+
+std::string gemm_mismatch(Gemm& gemm, const cl::Context& context, const cl::CommandQueue& queue,
+                          const GemmProblem& p, std::uint64_t seed) {
+  const Operands o = random_operands(p, seed, p.beta == 0.0);
+  const Reference ref = reference_gemm(p, o);
+  auto upload = [&](const std::vector<double>& v) {
+    auto bytes = to_bytes(v, p.precision);
+    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
+                      bytes.data());
+  };
+  cl::Buffer a = upload(o.a), b = upload(o.b), c = upload(o.c);
+  gemm(p, a, b, c).wait();
+  std::vector<unsigned char> bytes(o.c.size() * p.element_size());
+  queue.enqueueReadBuffer(c, CL_TRUE, 0, bytes.size(), bytes.data());
+  const Verdict v = verify(p, ref, from_bytes(bytes, p.precision), o.c);
+  return v.ok ? "" : describe(p) + ": " + v.message;
+}
 
 TempDir::TempDir() {
   std::string templ = "/tmp/mmtune-test-XXXXXX";

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "mmtune/device.hpp"
+#include "mmtune/gemm.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
 
@@ -26,6 +27,11 @@ const Device& pocl_device(const std::string& kind = "pthread");
 // Mesa rusticl's llvmpipe device, the second OpenCL implementation the suite runs on (CTest sets
 // RUSTICL_ENABLE=llvmpipe; scripts/dev.sh installs mesa-opencl-icd). Throws when absent.
 const Device& llvmpipe_device();
+
+// Runs `p` through `gemm` on the queue's device with seeded operands and compares C with the CPU
+// reference: empty when it matches, else what differs.
+std::string gemm_mismatch(Gemm& gemm, const cl::Context& context, const cl::CommandQueue& queue,
+                          const GemmProblem& p, std::uint64_t seed);
 
 // A device by the name scheme the tests use: "pthread", "basic" or "llvmpipe".
 const Device& device_named(const std::string& name);
