@@ -9,10 +9,10 @@
 # after 25, 50, 100, 200 and 400 evaluations, and the median evaluations to come within 5 % of
 # the best, next to random sampling's expectation (N+1)/(k+1). Writes OUT_DIR (default
 # results/replay/): one JSON file per landscape and README.md with the tables and the means over
-# the GEMM landscapes. The suite's gate (ReplayBenchmark.*) runs the default strategy with a few
+# the GEMM landscapes, and one SVG chart of the curves per landscape. The suite's gate (ReplayBenchmark.*) runs the default strategy with a few
 # seeds. Pure arithmetic: about half an hour on the 2-core reference machine at 100 seeds.
 #
-# Environment: SEEDS (default 100), STRATEGIES (default: all), LANDSCAPES (default: the shared
+# Environment: SEEDS (default 100), STRATEGIES (a strategy, or all: the default), LANDSCAPES (default: the shared
 # directory), MMTUNE_BUILD_DIR (default build/).
 set -euo pipefail
 
@@ -43,20 +43,11 @@ cases=(
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name device kernel problem <<<"$c"
-  list=$strategies
-  [ "$list" = all ] && list="exhaustive random annealing genetic model"
-  echo "[" >"$out/$name.json"
-  first=1
-  for s in $list; do
-    # shellcheck disable=SC2086  # the problem options are words
-    row=$("$mmtune" simulate --db "$db" --device "$device" --kernel "$kernel" $problem \
-      --strategy "$s" --seeds "$seeds" --budget 400 --curve --json)
-    [ $first = 1 ] || echo "," >>"$out/$name.json"
-    first=0
-    printf '%s\n' "$row" | sed '1d;$d' >>"$out/$name.json"
-    echo "$name $s done" >&2
-  done
-  echo "]" >>"$out/$name.json"
+  # shellcheck disable=SC2086  # the problem options are words
+  "$mmtune" simulate --db "$db" --device "$device" --kernel "$kernel" $problem \
+    --strategy "$strategies" --seeds "$seeds" --budget 400 --curve --json \
+    --svg "$out/$name.svg" >"$out/$name.json"
+  echo "$name done" >&2
 done
 
 # The Markdown summary, from the JSON files.
@@ -83,6 +74,7 @@ for n in names:
               f"(N+1)/(k+1) = {r0['random_expected_evaluations']:.1f} evaluations on average to come within 5 %.", "",
               "| strategy | " + " | ".join("N=" + c for c in cps) + " | median evaluations to 5 % | reached in 400 |",
               "|---|" + "---|" * (len(cps) + 2)]
+    chart = [f"![{n}]({n}.svg)", ""]
     for r in rows:
         f = r["mean_fraction"]
         med = r["median_evaluations"]
@@ -91,6 +83,7 @@ for n in names:
         if n.startswith("GEMM"):
             gemm.setdefault(r["strategy"], []).append(f)
     lines.append("")
+    lines += chart
 if gemm:
     lines += ["## Mean over the GEMM landscapes", "",
               "| strategy | " + " | ".join("N=" + c for c in cps) + " |", "|---|" + "---|" * len(cps)]

@@ -137,7 +137,8 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db, "--n", "4096"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
-                        "--strategy", "random", "--seeds", "3", "--json"});
+                        "--strategy", "random", "--seeds", "3", "--json", "--svg",
+                        dir / "curve.svg"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j.size(), 1u);
@@ -146,6 +147,10 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   EXPECT_LE(j[0]["mean_fraction"]["25"].get<double>(), j[0]["mean_fraction"]["400"].get<double>());
   // 2 of 5,776 configurations within 5 %: random needs 5777 / 3 evaluations on average.
   EXPECT_NEAR(j[0]["random_expected_evaluations"].get<double>(), 5777.0 / 3.0, 1e-9);
+  std::ifstream svg(dir / "curve.svg");
+  const std::string chart((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(chart.rfind("<svg", 0), 0u);
+  EXPECT_NE(chart.find(">random<"), std::string::npos);
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "naive", "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage);
   r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel",

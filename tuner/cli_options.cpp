@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 
 #include "mmtune/error.hpp"
 #include "store/sql.hpp"
@@ -106,6 +108,19 @@ GemmProblem make_problem(const ProblemOptions& o) {
 
 KernelSources load_sources(const GlobalOptions& g) {
   return g.kernels_dir.empty() ? KernelSources() : KernelSources(g.kernels_dir);
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw Error("cannot write to standard output");
+    return;
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) throw UsageError("cannot write '" + path + "'");
 }
 
 std::vector<KernelKind> searched_kernels(const std::string& name) {

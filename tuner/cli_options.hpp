@@ -54,6 +54,9 @@ std::string existing_database_path(const std::string& db);
 // --n alone means a square problem. Throws UsageError when no size was given.
 GemmProblem make_problem(const ProblemOptions& o);
 
+// Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot.
+void write_output(const std::string& path, const std::string& text);
+
 // --kernel: one searched family by name, or "all" of them; UsageError naming them otherwise.
 std::vector<KernelKind> searched_kernels(const std::string& name);
 

@@ -9,23 +9,6 @@
 #include "store/store.hpp"
 
 namespace mmtune::cli {
-namespace {
-
-void write_output(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw Error("cannot write to standard output");
-    return;
-  }
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) throw UsageError("cannot write '" + path + "'");
-}
-
-}  // namespace
-
 void ExchangeCommands::add(CLI::App& app) {
   export_cmd = app.add_subcommand(
       "export", "write stored results as JSON, as a CLBlast tuner file or as a C++ header");

@@ -17,6 +17,7 @@
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/lookup.hpp"
 #include "mmtune/problem.hpp"
+#include "report/replay_chart.hpp"
 #include "search/simulate.hpp"
 #include "search/strategy.hpp"
 #include "store/queries.hpp"
@@ -58,6 +59,7 @@ int cmd_simulate(const SimulateOptions& o) {
   so.budget = o.budget;
   so.seeds = o.seeds;
   if (o.curve) so.checkpoints = kCurveCheckpoints;
+  if (!o.svg.empty() && !o.curve) throw UsageError("--svg needs --curve");
   nlohmann::json out = nlohmann::json::array();
   if (!o.json) {
     std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
@@ -69,8 +71,9 @@ int cmd_simulate(const SimulateOptions& o) {
     std::printf(" %28s %10s\n", "median evals to within 5 %", "reached");
   }
   std::optional<double> random_expected;
+  std::vector<SimulationResult> results;
   for (const auto& name : strategies) {
-    const SimulationResult r = simulate(space, times, name, so);
+    const SimulationResult& r = results.emplace_back(simulate(space, times, name, so));
     random_expected = r.random_expected_evaluations;
     if (o.json) {
       nlohmann::json row = {{"strategy", name},          {"median_evaluations", r.median},
@@ -91,6 +94,11 @@ int cmd_simulate(const SimulateOptions& o) {
       for (const double f : r.mean_fraction) std::printf(" %6.3f", f);
       std::printf(" %28.1f %7zu/%zu\n", r.median, r.reached, r.runs.size());
     }
+  }
+  if (!o.svg.empty()) {
+    write_output(o.svg, replay_curve_svg(o.kernel + " on " + device.name + " (" +
+                                             std::to_string(o.seeds) + " seeds)",
+                                         so.checkpoints, results));
   }
   if (!o.json && random_expected) {
     std::printf("random sampling needs (N+1)/(k+1) = %.1f evaluations on average\n",
@@ -196,6 +204,7 @@ void StoreCommands::add(CLI::App& app) {
       ->capture_default_str();
   add_problem_options(simulate, sim.problem);
   simulate->add_flag("--json", sim.json, "print JSON");
+  simulate->add_option("--svg", sim.svg, "with --curve: write the curves as an SVG chart to FILE");
   simulate->add_flag("--curve", sim.curve,
                      "also the mean fraction of the optimum after 25, 50, 100, 200 and 400 "
                      "evaluations (every run spends 400)");
