@@ -128,6 +128,37 @@ TEST(KernelTunerImport, MalformedOrHostileFilesAreRejectedAndTheDatabaseIsUntouc
   }
 }
 
+TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
+  using json = nlohmann::json;
+  const auto result = [](int x, int y, const char* invalidity, double time, const char* unit) {
+    return json{{"configuration", {{"block_x", x}, {"block_y", y}}},
+                {"times", json::object()},
+                {"invalidity", invalidity},
+                {"correctness", 1},
+                {"measurements", {{{"name", "time"}, {"value", time}, {"unit", unit}}}}};
+  };
+  json t4 = {{"schema_version", "1.0.0"},
+             {"results",
+              {result(16, 1, "correct", 2.5, "ms"), result(32, 1, "correct", 0.004, "s"),
+               result(32, 2, "compile", 0, "ms"), result(16, 2, "constraints", 0, "ms")}}};
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  import_text(store, t4.dump(), "/some/where/my-kernel.json", "", square(256));
+  const auto dev = find_stored_device(store, "T4");
+  std::map<std::string, MeasurementRecord> rows;
+  for (auto& r : store.measurements(dev.key, square(256), "kt:my_kernel")) rows[r.config] = r;
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows["block_x=16 block_y=1"].result.median_ms, 2.5);
+  EXPECT_EQ(rows["block_x=32 block_y=1"].result.median_ms, 4.0);  // seconds become ms
+  EXPECT_EQ(rows["block_x=32 block_y=2"].result.status, Status::kBuildFailed);
+  EXPECT_EQ(rows["block_x=16 block_y=2"].result.status, Status::kExceedsLimits);
+  t4["results"][1]["invalidity"] = "fine";
+  EXPECT_THROW(import_text(store, t4.dump(), "bad.json", "", square(256)), UsageError);
+  t4["results"][1]["invalidity"] = "correct";
+  t4["results"][1]["configuration"]["block_x"] = "32";
+  EXPECT_THROW(import_text(store, t4.dump(), "bad.json", "", square(256)), UsageError);
+}
+
 TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   test::TempDir dir;
   const std::string db = dir / "kt.db";

@@ -381,8 +381,12 @@ ImportSummary import_text(Store& store, const std::string& text, const std::stri
       data = read_clblast_tuner_file(j, name, timestamp.empty() ? now_utc() : timestamp);
     } else if (is_kerneltuner_cache(j)) {
       data = read_kerneltuner_cache(j, name, timestamp.empty() ? now_utc() : timestamp, problem);
+    } else if (is_t4_results(j)) {
+      data = read_kerneltuner_cache(t4_as_cache(j, name), name,
+                                    timestamp.empty() ? now_utc() : timestamp, problem);
     } else {
-      throw UsageError("neither an mmtune export, a CLBlast tuner file nor a Kernel Tuner cache");
+      throw UsageError(
+          "neither an mmtune export, a CLBlast tuner file nor a Kernel Tuner cache or T4 file");
     }
   } catch (const UsageError& e) {
     throw UsageError("cannot import '" + name + "': " + e.what());

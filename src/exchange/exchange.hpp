@@ -77,6 +77,10 @@ bool is_clblast_tuner_file(const nlohmann::json& j);
 ImportData read_clblast_tuner_file(const nlohmann::json& j, const std::string& name,
                                    const std::string& timestamp);
 bool is_kerneltuner_cache(const nlohmann::json& j);
+// Kernel Tuner's T4 results format (schema T4 1.0.0), as the cache file it amounts to: the kernel
+// named after the file `name`, the device unknown.
+bool is_t4_results(const nlohmann::json& j);
+nlohmann::json t4_as_cache(const nlohmann::json& j, const std::string& name);
 ImportData read_kerneltuner_cache(const nlohmann::json& j, const std::string& name,
                                   const std::string& timestamp,
                                   const std::optional<GemmProblem>& problem);

@@ -135,7 +135,88 @@ bool is_xgemm(const std::string& kernel, const Space& s) {
   }
 }
 
+// A T4 result's time in ms: its "time" measurement (unit ms or s).
+double t4_time_ms(const json& r, const std::string& where) {
+  const auto ms = r.find("measurements");
+  if (ms != r.end() && ms->is_array()) {
+    for (const auto& m : *ms) {
+      if (!m.is_object() || m.value("name", json()) != "time") continue;
+      const auto v = m.find("value");
+      if (v == m.end() || !v->is_number()) bad(where + ".measurements", "time is not a number");
+      const std::string unit = m.value("unit", std::string("ms"));
+      if (unit != "ms" && unit != "s") bad(where + ".measurements", "time unit " + unit.substr(0, 20));
+      return v->get<double>() * (unit == "s" ? 1000.0 : 1.0);
+    }
+  }
+  bad(where, "a correct result without a time measurement");
+}
+
 }  // namespace
+
+bool is_t4_results(const json& j) {
+  return j.is_object() && j.contains("schema_version") && j.contains("results") &&
+         j["results"].is_array();
+}
+
+json t4_as_cache(const json& j, const std::string& name) {
+  if (!is_t4_results(j)) bad("top level", "not T4 results");
+  const json& results = j["results"];
+  if (results.empty() || results.size() > kMaxEntries) bad("results", "empty or too many");
+  // T4 results name neither the device nor the kernel (that is the metadata file's): the kernel
+  // is named after the file, the device is unknown.
+  std::string kernel = std::filesystem::path(name).stem().string();
+  for (auto& c : kernel) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  if (kernel.empty() || std::isdigit(static_cast<unsigned char>(kernel[0]))) kernel = "t4_" + kernel;
+  json cache_file = {{"device_name", "unknown (T4 results)"},
+                     {"kernel_name", kernel.substr(0, kNameMax)},
+                     {"tune_params_keys", json::array()},
+                     {"tune_params", json::object()},
+                     {"cache", json::object()}};
+  std::vector<std::string> keys;
+  std::vector<std::set<std::int64_t>> values;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const json& r = results[i];
+    const std::string where = "results[" + std::to_string(i) + "]";
+    if (!r.is_object() || !r.contains("configuration") || !r["configuration"].is_object()) {
+      bad(where, "expected an object with a configuration");
+    }
+    const json& c = r["configuration"];
+    if (i == 0) {
+      for (const auto& [k, v] : c.items()) keys.push_back(k);
+      values.resize(keys.size());
+    }
+    if (c.size() != keys.size()) bad(where, "names other parameters than the first result");
+    std::string key;
+    for (std::size_t p = 0; p < keys.size(); ++p) {
+      const auto v = c.find(keys[p]);
+      if (v == c.end()) bad(where, "names other parameters than the first result");
+      if (!v->is_number_integer()) bad(where + "." + keys[p], "only integer values are supported");
+      values[p].insert(v->get<std::int64_t>());
+      key += (p ? "," : "") + std::to_string(v->get<std::int64_t>());
+    }
+    const std::string invalidity = r.value("invalidity", std::string());
+    json time;
+    if (invalidity == "correct") {
+      time = t4_time_ms(r, where);
+    } else if (invalidity == "compile") {
+      time = "CompilationFailedConfig";
+    } else if (invalidity == "constraints") {
+      time = "InvalidConfig";
+    } else if (invalidity == "runtime" || invalidity == "timeout" || invalidity == "correctness") {
+      time = "RuntimeFailedConfig";
+    } else {
+      bad(where + ".invalidity", "not a T4 invalidity");
+    }
+    cache_file["cache"][key] = {{"time", time}};
+  }
+  for (std::size_t p = 0; p < keys.size(); ++p) {
+    cache_file["tune_params_keys"].push_back(keys[p]);
+    cache_file["tune_params"][keys[p]] = std::vector<std::int64_t>(values[p].begin(), values[p].end());
+  }
+  return cache_file;
+}
 
 bool is_kerneltuner_cache(const json& j) {
   return j.is_object() && j.contains("tune_params_keys") && j.contains("cache");
