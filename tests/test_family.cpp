@@ -124,8 +124,9 @@ TEST_F(FifthFamily, ReplayedByEveryStrategy) {
   for (const auto& r : records) configs.insert(r.config);
   ASSERT_EQ(table.space.size(), configs.size());
   for (const auto& name : strategy_names()) {
-    const auto r = simulate(table.space, table.times, name,
-                            {.budget = table.space.size(), .seeds = 3, .tolerance = 0.0, .settings = {}});
+    const auto r =
+        simulate(table.space, table.times, name,
+                 {.budget = table.space.size(), .seeds = 3, .tolerance = 0.0, .settings = {}});
     EXPECT_EQ(r.reached, 3u) << name << " finds the best within the whole space's budget";
   }
 }

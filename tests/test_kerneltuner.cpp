@@ -165,7 +165,8 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   auto r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db});
   EXPECT_EQ(r.exit_code, kExitUsage) << r.out << r.err;  // the file names no problem size
   EXPECT_NE(r.err.find("--n"), std::string::npos) << r.err;
-  r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db, "--n", "4096"});
+  r = test::run_mmtune(
+      {"import", landscape("convolution_A100_run1.json"), "--db", db, "--n", "4096"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
                         "--strategy", "random", "--seeds", "3", "--json", "--svg",

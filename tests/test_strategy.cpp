@@ -378,7 +378,12 @@ TEST(StrategyOptions, DefaultsAreTheStrategyAndEachOptionChangesIt) {
   const std::map<std::string, std::map<std::string, double>> changed = {
       {"annealing", {{"start_temperature", 2.0}, {"end_temperature", 1.0}, {"horizon", 5}}},
       {"genetic", {{"tournament", 1}, {"mutation", 1.0}, {"population", 8}}},
-      {"model", {{"trees", 2}, {"initial_fraction", 0.5}, {"random_fraction", 0.9}, {"kappa", 50}}},
+      {"model",
+       {{"trees", 2},
+        {"initial_fraction", 0.5},
+        {"random_fraction", 0.9},
+        {"kappa", 50},
+        {"products", 1}}},
   };
   const std::string help = describe_strategy_options();
   for (const auto& name : strategy_names()) {

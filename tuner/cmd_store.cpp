@@ -76,9 +76,12 @@ int cmd_simulate(const SimulateOptions& o) {
     const SimulationResult& r = results.emplace_back(simulate(space, times, name, so));
     random_expected = r.random_expected_evaluations;
     if (o.json) {
-      nlohmann::json row = {{"strategy", name},          {"median_evaluations", r.median},
-                            {"reached", r.reached},       {"seeds", r.runs.size()},
-                            {"budget", r.budget},         {"best_ms", r.best_time},
+      nlohmann::json row = {{"strategy", name},
+                            {"median_evaluations", r.median},
+                            {"reached", r.reached},
+                            {"seeds", r.runs.size()},
+                            {"budget", r.budget},
+                            {"best_ms", r.best_time},
                             {"configurations", space.size()},
                             {"random_expected_evaluations", r.random_expected_evaluations}};
       if (o.curve) {
@@ -199,8 +202,9 @@ void StoreCommands::add(CLI::App& app) {
       ->capture_default_str();
   simulate->add_option("--db", sim.db, "tuning database");
   simulate->add_option("-d,--device", sim.device, "stored device: key or part of its name");
-  simulate->add_option("--kernel", sim.kernel,
-                       "a searched kernel (tiled, direct) or a recorded one (kt:NAME)")
+  simulate
+      ->add_option("--kernel", sim.kernel,
+                   "a searched kernel (tiled, direct) or a recorded one (kt:NAME)")
       ->capture_default_str();
   add_problem_options(simulate, sim.problem);
   simulate->add_flag("--json", sim.json, "print JSON");

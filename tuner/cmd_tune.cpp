@@ -352,9 +352,9 @@ void TuneCommands::add(CLI::App& app) {
       ->check(CLI::IsMember({"full", "quick"}))
       ->capture_default_str();
   tune->add_option("--strategy", tune_opt.strategy, "search strategy: " + describe_strategies());
-  tune->add_option("--strategy-option", tune_opt.strategy_options,
-                   "NAME=VALUE, repeatable: an option of the strategy\n" +
-                       describe_strategy_options());
+  tune->add_option(
+      "--strategy-option", tune_opt.strategy_options,
+      "NAME=VALUE, repeatable: an option of the strategy\n" + describe_strategy_options());
   tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
       ->check(cli::positive_integer())
       ->capture_default_str();

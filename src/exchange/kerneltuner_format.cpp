@@ -106,8 +106,8 @@ std::vector<int> read_key(const std::string& key, const Space& s) {
     if (ec != std::errc()) break;
     const auto& allowed = s.values[out.size()];
     if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-      bad("cache[\"" + key.substr(0, 80) + "\"]", s.keys[out.size()] + "=" + std::to_string(v) +
-                                                     " is not in tune_params");
+      bad("cache[\"" + key.substr(0, 80) + "\"]",
+          s.keys[out.size()] + "=" + std::to_string(v) + " is not in tune_params");
     }
     out.push_back(v);
     p = next;
@@ -144,7 +144,8 @@ double t4_time_ms(const json& r, const std::string& where) {
       const auto v = m.find("value");
       if (v == m.end() || !v->is_number()) bad(where + ".measurements", "time is not a number");
       const std::string unit = m.value("unit", std::string("ms"));
-      if (unit != "ms" && unit != "s") bad(where + ".measurements", "time unit " + unit.substr(0, 20));
+      if (unit != "ms" && unit != "s")
+        bad(where + ".measurements", "time unit " + unit.substr(0, 20));
       return v->get<double>() * (unit == "s" ? 1000.0 : 1.0);
     }
   }
@@ -168,7 +169,8 @@ json t4_as_cache(const json& j, const std::string& name) {
   for (auto& c : kernel) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
-  if (kernel.empty() || std::isdigit(static_cast<unsigned char>(kernel[0]))) kernel = "t4_" + kernel;
+  if (kernel.empty() || std::isdigit(static_cast<unsigned char>(kernel[0])))
+    kernel = "t4_" + kernel;
   json cache_file = {{"device_name", "unknown (T4 results)"},
                      {"kernel_name", kernel.substr(0, kNameMax)},
                      {"tune_params_keys", json::array()},
@@ -213,7 +215,8 @@ json t4_as_cache(const json& j, const std::string& name) {
   }
   for (std::size_t p = 0; p < keys.size(); ++p) {
     cache_file["tune_params_keys"].push_back(keys[p]);
-    cache_file["tune_params"][keys[p]] = std::vector<std::int64_t>(values[p].begin(), values[p].end());
+    cache_file["tune_params"][keys[p]] =
+        std::vector<std::int64_t>(values[p].begin(), values[p].end());
   }
   return cache_file;
 }
@@ -410,7 +413,8 @@ nlohmann::ordered_json export_kerneltuner(Store& store, const std::string& devic
   nlohmann::ordered_json c = nlohmann::ordered_json::object();
   for (const auto& [values, entry] : cache) {
     std::string key;
-    for (std::size_t i = 0; i < values.size(); ++i) key += (i ? "," : "") + std::to_string(values[i]);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      key += (i ? "," : "") + std::to_string(values[i]);
     c[key] = entry;
   }
   j["cache"] = c;

@@ -31,8 +31,8 @@ class Annealing : public Strategy {
         rng_(options.seed),
         proposed_(space.size()),
         horizon_(options.budget ? options.budget
-                                : std::min(space.size(), std::size_t(option_value(
-                                                             kOptions, options, "horizon")))),
+                                : std::min(space.size(), std::size_t(option_value(kOptions, options,
+                                                                                  "horizon")))),
         start_temperature_(option_value(kOptions, options, "start_temperature")),
         end_temperature_(option_value(kOptions, options, "end_temperature")),
         patience_(4 * space.dimensions() + 8) {}

@@ -23,7 +23,9 @@ class Exhaustive : public Strategy {
 }  // namespace
 
 const StrategyInfo kExhaustiveStrategy{
-    "exhaustive", "every configuration once, in the space's order", {},
+    "exhaustive",
+    "every configuration once, in the space's order",
+    {},
     [](const SearchSpace& space, const StrategyOptions&) -> std::unique_ptr<Strategy> {
       return std::make_unique<Exhaustive>(space);
     }};

@@ -37,6 +37,9 @@ constexpr StrategyOption kOptions[] = {
     {"initial_fraction", 0.02, 0, 1, "share of the budget sampled at random before the model"},
     {"random_fraction", 0.12, 0, 1, "share of proposals drawn at random (exploration)"},
     {"kappa", 0.3, 0, 100, "weight of the trees' spread in a candidate's score (exploration)"},
+    {"products", 0, 0, 1,
+     "1: also learn from the product of each pair of parameters with 3+ positive values "
+     "(e.g. work-group size x work per item)"},
 };
 constexpr std::size_t kMaxCandidates = 20000;  // scored per ask in large spaces
 constexpr std::size_t kTopPoints = 5;          // whose unvisited neighbours are always scored
@@ -154,41 +157,66 @@ class Forest {
   std::vector<double> total_;
 };
 
-// Bins per parameter: the value's rank, scaled down when a parameter has very many values.
-std::vector<std::size_t> bin_counts(const SearchSpace& space) {
-  std::vector<std::size_t> b(space.dimensions());
-  for (std::size_t d = 0; d < b.size(); ++d) b[d] = std::min(kMaxBins, space.values(d).size());
-  return b;
+// The model's features of every point, as bins: each parameter's value rank (scaled down when a
+// parameter has very many values) and, with `products`, the rank of the product of each pair of
+// parameters that take three or more positive values.
+struct Features {
+  std::vector<std::size_t> counts;  // bins per feature
+  std::vector<Bin> bins;            // size() rows of counts.size() bins
+};
+
+Features make_features(const SearchSpace& space, bool products) {
+  const std::size_t dims = space.dimensions();
+  std::vector<std::vector<std::int64_t>> columns;  // per feature, its value at every point
+  for (std::size_t d = 0; d < dims; ++d) {
+    std::vector<std::int64_t> c(space.size());
+    for (std::size_t i = 0; i < space.size(); ++i) c[i] = space.point(i)[d];
+    columns.push_back(std::move(c));
+  }
+  if (products) {
+    const auto ordinal = [&](std::size_t d) {
+      return space.values(d).size() >= 3 && space.values(d).front() > 0;
+    };
+    for (std::size_t a = 0; a < dims; ++a) {
+      for (std::size_t b = a + 1; b < dims; ++b) {
+        if (!ordinal(a) || !ordinal(b)) continue;
+        std::vector<std::int64_t> c(space.size());
+        for (std::size_t i = 0; i < space.size(); ++i) c[i] = columns[a][i] * columns[b][i];
+        columns.push_back(std::move(c));
+      }
+    }
+  }
+  Features f;
+  f.bins.resize(space.size() * columns.size());
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    std::vector<std::int64_t> v = columns[j];
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    f.counts.push_back(std::min(kMaxBins, v.size()));
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      const auto rank =
+          static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), columns[j][i]) - v.begin());
+      f.bins[i * columns.size() + j] = static_cast<Bin>(rank * f.counts[j] / v.size());
+    }
+  }
+  return f;
 }
 
 class ModelGuided : public Strategy {
  public:
   ModelGuided(const SearchSpace& space, const StrategyOptions& options)
       : space_(space),
-        dims_(space.dimensions()),
         rng_(options.seed),
         proposed_(space.size()),
-        initial_(std::max(
-            kMinInitial,
-            static_cast<std::size_t>(option_value(kOptions, options, "initial_fraction") *
-                                     static_cast<double>(options.budget)))),
+        initial_(std::max(kMinInitial, static_cast<std::size_t>(
+                                           option_value(kOptions, options, "initial_fraction") *
+                                           static_cast<double>(options.budget)))),
         random_fraction_(option_value(kOptions, options, "random_fraction")),
         kappa_(option_value(kOptions, options, "kappa")),
-        bins_(space.size() * dims_),
+        features_(make_features(space, option_value(kOptions, options, "products") >= 0.5)),
+        width_(features_.counts.size()),
         mark_(space.size(), 0),
-        forest_(bin_counts(space), std::size_t(option_value(kOptions, options, "trees"))) {
-    // The bins of every point, computed once: scoring then never searches the value sets.
-    const auto counts = bin_counts(space);
-    for (std::size_t i = 0; i < space.size(); ++i) {
-      const auto& p = space.point(i);
-      for (std::size_t d = 0; d < dims_; ++d) {
-        const auto& v = space.values(d);
-        const auto rank =
-            static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), p[d]) - v.begin());
-        bins_[i * dims_ + d] = static_cast<Bin>(rank * counts[d] / v.size());
-      }
-    }
-  }
+        forest_(features_.counts, std::size_t(option_value(kOptions, options, "trees"))) {}
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
@@ -221,8 +249,8 @@ class ModelGuided : public Strategy {
 
   void tell(const std::vector<Observation>& results) override {
     for (const auto& r : results) {
-      const Bin* row = &bins_[r.index * dims_];
-      x_.insert(x_.end(), row, row + dims_);
+      const Bin* row = &features_.bins[r.index * width_];
+      x_.insert(x_.end(), row, row + width_);
       const bool ok = r.time && *r.time > 0;
       y_.push_back(ok ? std::log(*r.time) : 0.0);
       failed_.push_back(!ok);
@@ -283,7 +311,7 @@ class ModelGuided : public Strategy {
     std::vector<double> score(c.size());
     for (std::size_t k = 0; k < c.size(); ++k) {
       double mean, sd;
-      forest_.predict(&bins_[c[k] * dims_], mean, sd);
+      forest_.predict(&features_.bins[c[k] * width_], mean, sd);
       score[k] = mean - kappa_ * sd;
     }
     std::vector<std::size_t> order(c.size());
@@ -297,12 +325,12 @@ class ModelGuided : public Strategy {
   }
 
   const SearchSpace& space_;
-  std::size_t dims_;
   Rng rng_;
   Proposed proposed_;
-  std::size_t initial_;     // random points before the model is used
+  std::size_t initial_;  // random points before the model is used
   double random_fraction_, kappa_;
-  std::vector<Bin> bins_;   // size() rows of dims_ parameter bins
+  Features features_;
+  std::size_t width_;       // features per point
   std::vector<char> mark_;  // scratch: candidate already collected
   Forest forest_;
   std::vector<Bin> x_;  // bins of the observed points

@@ -36,7 +36,9 @@ class RandomSearch : public Strategy {
 }  // namespace
 
 const StrategyInfo kRandomStrategy{
-    "random", "configurations in a seeded random order, none twice", {},
+    "random",
+    "configurations in a seeded random order, none twice",
+    {},
     [](const SearchSpace& space, const StrategyOptions& options) -> std::unique_ptr<Strategy> {
       return std::make_unique<RandomSearch>(space, options);
     }};

@@ -37,8 +37,7 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
   std::vector<double> counts;  // per run, for the median
   for (std::size_t s = 0; s < options.seeds; ++s) {
     SimulationRun run{options.first_seed + s, std::nullopt};
-    const auto search =
-        make_strategy(strategy, space, {run.seed, horizon, options.settings});
+    const auto search = make_strategy(strategy, space, {run.seed, horizon, options.settings});
     std::size_t spent = 0;
     std::optional<double> found;  // the best time so far
     std::vector<double> fraction(options.checkpoints.size(), 0.0);
