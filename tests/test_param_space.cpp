@@ -11,7 +11,7 @@ namespace mmtune {
 namespace {
 
 const KernelKind kAllKinds[] = {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive,
-                                    KernelKind::kClassic};
+                                KernelKind::kClassic};
 
 TEST(ParamSpace, EnumeratedConfigurationsSatisfyEveryConstraint) {
   const auto& space = tiled_space(SpaceSize::kFull);

@@ -12,9 +12,7 @@ class ClassicFamily final : public TypedFamily<ClassicConfig> {
   std::string_view name() const override { return "classic"; }
   FamilyRole role() const override { return FamilyRole::kReference; }
   std::string source_file() const override { return "gemm_classic.cl"; }
-  KernelArguments arguments() const override {
-    return KernelArguments::kBuffersAndTranspositions;
-  }
+  KernelArguments arguments() const override { return KernelArguments::kBuffersAndTranspositions; }
   const ParamSpace<ClassicConfig>& space(SpaceSize s) const override { return classic_space(s); }
 
   std::size_t local_memory_bytes(const KernelConfig& c, Precision p) const override {

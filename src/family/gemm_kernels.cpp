@@ -15,8 +15,8 @@ KernelConfig::KernelConfig() : KernelConfig(TiledConfig{}) {}
 const FamilyRegistry& FamilyRegistry::builtin() {
   static const FamilyRegistry r = [] {
     FamilyRegistry b;
-    for (auto k : {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive,
-                   KernelKind::kClassic}) {
+    for (auto k :
+         {KernelKind::kTiled, KernelKind::kDirect, KernelKind::kNaive, KernelKind::kClassic}) {
       b.add(k);
     }
     return b;
@@ -50,8 +50,7 @@ std::string kernel_name(KernelKind k) {
   return std::string(k->name());
 }
 
-std::optional<KernelKind> parse_kernel_kind(std::string_view name,
-                                            const FamilyRegistry& families) {
+std::optional<KernelKind> parse_kernel_kind(std::string_view name, const FamilyRegistry& families) {
   return families.find(name);
 }
 

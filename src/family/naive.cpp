@@ -12,9 +12,7 @@ class NaiveFamily final : public TypedFamily<NaiveConfig> {
   std::string_view name() const override { return "naive"; }
   FamilyRole role() const override { return FamilyRole::kReference; }
   std::string source_file() const override { return "gemm_naive.cl"; }
-  KernelArguments arguments() const override {
-    return KernelArguments::kBuffersAndTranspositions;
-  }
+  KernelArguments arguments() const override { return KernelArguments::kBuffersAndTranspositions; }
   const ParamSpace<NaiveConfig>& space(SpaceSize s) const override { return naive_space(s); }
 
   std::size_t local_memory_bytes(const KernelConfig&, Precision) const override { return 0; }

@@ -315,8 +315,8 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       set_args(k, 0, M, N, K);
       set_real(k, 3, problem.alpha, prec);
       set_real(k, 4, problem.beta, prec);
-      set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), *b.buffer, i32(b.offset),
-               i32(cp.ldb), *c.buffer, i32(c.offset), i32(cp.ldc));
+      set_args(k, 5, *a.buffer, i32(a.offset), i32(cp.lda), *b.buffer, i32(b.offset), i32(cp.ldb),
+               *c.buffer, i32(c.offset), i32(cp.ldc));
       break;
     case KernelArguments::kBuffersAndTranspositions:
       set_args(k, 0, M, N, K);

@@ -9,10 +9,10 @@
 #include <tuple>
 #include <vector>
 
+#include "exchange/exchange.hpp"
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
 #include "store/queries.hpp"
-#include "exchange/exchange.hpp"
 #include "store/store.hpp"
 
 namespace mmtune::report_detail {

@@ -400,7 +400,8 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
   s.bind(1, device_key);
   bind_problem(s, 2, p);
   s.bind(9, kernel).bind(10, kernel);
-  for (std::size_t i = 0; i < routine_kernels_.size(); ++i) s.bind(int(11 + i), routine_kernels_[i]);
+  for (std::size_t i = 0; i < routine_kernels_.size(); ++i)
+    s.bind(int(11 + i), routine_kernels_[i]);
   if (!s.step()) return std::nullopt;
   BestRecord b;
   b.device_key = device_key;

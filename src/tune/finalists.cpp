@@ -8,8 +8,8 @@ namespace mmtune {
 
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
-                                         const std::vector<KernelConfig>& always,
-                                         std::size_t count, const FamilyRegistry& families) {
+                                         const std::vector<KernelConfig>& always, std::size_t count,
+                                         const FamilyRegistry& families) {
   std::vector<const KnownMeasurement*> ok;
   for (const auto& [k, m] : known) {
     if (m.config && m.record.result.status == Status::kOk &&
@@ -22,9 +22,7 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
   });
   std::vector<KernelConfig> out;
   const auto pick = [&](const KernelConfig& c) {
-    const auto same = [&](const KernelConfig& o) {
-      return o == c;
-    };
+    const auto same = [&](const KernelConfig& o) { return o == c; };
     if (std::none_of(out.begin(), out.end(), same)) out.push_back(c);
   };
   for (const KnownMeasurement* m : ok) {

@@ -28,8 +28,8 @@ using KnownMeasurements = std::map<std::pair<std::string, std::string>, KnownMea
 // user already has: the best must beat them side by side, or be one of them).
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
-                                         const std::vector<KernelConfig>& always,
-                                         std::size_t count, const FamilyRegistry& families);
+                                         const std::vector<KernelConfig>& always, std::size_t count,
+                                         const FamilyRegistry& families);
 
 // Each finalist's median round, from its rounds (nullopt for a finalist that failed a round).
 std::vector<std::optional<MeasurementRecord>> median_rounds(

@@ -128,8 +128,8 @@ void TuneSession::start() {
     for (std::size_t i = 0; i < defaults.size(); ++i) {
       if (results[i] && results[i]->status == Status::kBuildFailed) {
         const KernelFamily& f = defaults[i].kind().family();
-        throw UsageError("--kernels-dir '" + env_.kernels_dir + "': the " +
-                         std::string(f.name()) + " kernel (" + f.source_file() +
+        throw UsageError("--kernels-dir '" + env_.kernels_dir + "': the " + std::string(f.name()) +
+                         " kernel (" + f.source_file() +
                          ") does not compile: " + first_error_line(results[i]->message));
       }
     }

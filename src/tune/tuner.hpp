@@ -26,7 +26,7 @@ struct TuneRequest {
   // know the same ones. Its searched families' bests are the routine's best.
   const FamilyRegistry* families = &FamilyRegistry::builtin();
   SpaceSize space = SpaceSize::kFull;
-  std::string strategy;     // empty: default_strategy()
+  std::string strategy;                             // empty: default_strategy()
   std::map<std::string, double> strategy_settings;  // its options (search/strategy.hpp)
   std::size_t budget = 0;   // evaluations (0: no limit but time and the space)
   double time_limit_s = 0;  // 0: none

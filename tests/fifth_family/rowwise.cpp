@@ -40,9 +40,7 @@ class RowwiseFamily final : public TypedFamily<RowwiseConfig> {
   std::string_view name() const override { return "rowwise"; }
   std::string source_file() const override { return "(tests/fifth_family/rowwise.cpp)"; }
   std::string source_text() const override { return kSource; }
-  KernelArguments arguments() const override {
-    return KernelArguments::kBuffersAndTranspositions;
-  }
+  KernelArguments arguments() const override { return KernelArguments::kBuffersAndTranspositions; }
   const ParamSpace<RowwiseConfig>& space(SpaceSize) const override { return rowwise_space(); }
   std::size_t local_memory_bytes(const KernelConfig&, Precision) const override { return 0; }
   std::vector<std::string> limit_violations(const KernelConfig& c, const DeviceInfo& d,
