@@ -252,22 +252,9 @@ ImportData read_clblast_tuner_file(const json& j, const std::string& name,
   ImportData data;
   data.format = "clblast";
   data.devices.push_back(dev);
-  ImportedSession session;
-  session.mmtune_version = MMTUNE_VERSION;  // the importer; the host is unknown
-  SessionRecord& s = session.record;
-  s.id = 1;
-  s.device_key = d.key;
-  // The file's name without its directory, so that another spelling of the path still matches.
-  const std::string file = std::filesystem::path(name).filename().string();
-  s.command_line = "clblast_tuner_xgemm (imported from " + file.substr(0, 1000) + ")";
-  s.strategy = "clblast_tuner_xgemm";
-  s.kernels = family;
-  s.space = "clblast";
-  s.budget = it->size();
-  s.problem = p;
-  s.started_at = s.ended_at = timestamp;
-  s.outcome = "imported";
-  data.sessions.push_back(session);
+  data.sessions.push_back(foreign_session(d.key, "clblast_tuner_xgemm", family, "clblast",
+                                          it->size(), p, name, timestamp));
+  const SessionRecord& s = data.sessions.back().record;
 
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& r = (*it)[i];

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -392,6 +393,27 @@ ImportSummary import_text(Store& store, const std::string& text, const std::stri
     throw UsageError("cannot import '" + name + "': " + e.what());
   }
   return store_import(store, data);
+}
+
+ImportedSession foreign_session(const std::string& device_key, const std::string& tool,
+                                const std::string& kernels, const std::string& space,
+                                std::size_t results, const GemmProblem& problem,
+                                const std::string& name, const std::string& timestamp) {
+  ImportedSession session;
+  session.mmtune_version = MMTUNE_VERSION;
+  SessionRecord& s = session.record;
+  s.id = 1;
+  s.device_key = device_key;
+  const std::string file = std::filesystem::path(name).filename().string();
+  s.command_line = tool + " (imported from " + file.substr(0, 1000) + ")";
+  s.strategy = tool;
+  s.kernels = kernels;
+  s.space = space;
+  s.budget = results;
+  s.problem = problem;
+  s.started_at = s.ended_at = timestamp;
+  s.outcome = "imported";
+  return session;
 }
 
 std::string read_exchange_file(const std::string& path) {

@@ -85,6 +85,14 @@ ImportData read_kerneltuner_cache(const nlohmann::json& j, const std::string& na
                                   const std::string& timestamp,
                                   const std::optional<GemmProblem>& problem);
 
+// The one session of a file written by another tuner (`tool`, e.g. "clblast_tuner_xgemm"): its
+// command line names the file `name` (without its directory, so that another spelling of the
+// path still matches), the importer is its mmtune version, the host is unknown.
+ImportedSession foreign_session(const std::string& device_key, const std::string& tool,
+                                const std::string& kernels, const std::string& space,
+                                std::size_t results, const GemmProblem& problem,
+                                const std::string& name, const std::string& timestamp);
+
 // ---- CLBlast helpers ------------------------------------------------------------------------
 
 // A driver version from an OpenCL platform version: the first token after "OpenCL x.y" that

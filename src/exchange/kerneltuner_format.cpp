@@ -267,21 +267,9 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
   ImportData data;
   data.format = "kerneltuner";
   data.devices.push_back(dev);
-  ImportedSession session;
-  session.mmtune_version = MMTUNE_VERSION;
-  SessionRecord& s = session.record;
-  s.id = 1;
-  s.device_key = d.key;
-  const std::string file = std::filesystem::path(name).filename().string();
-  s.command_line = "Kernel Tuner (imported from " + file.substr(0, 1000) + ")";
-  s.strategy = "kerneltuner";
-  s.kernels = kernel;
-  s.space = "recorded";
-  s.budget = cache->size();
-  s.problem = p;
-  s.started_at = s.ended_at = timestamp;
-  s.outcome = "imported";
-  data.sessions.push_back(session);
+  data.sessions.push_back(
+      foreign_session(d.key, "kerneltuner", kernel, "recorded", cache->size(), p, name, timestamp));
+  const SessionRecord& s = data.sessions.back().record;
 
   for (const auto& [key, entry] : cache->items()) {
     const std::string where = "cache[\"" + key.substr(0, 80) + "\"]";

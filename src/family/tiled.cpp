@@ -6,11 +6,7 @@
 namespace mmtune {
 namespace {
 
-// a % b == 0 for a quotient b that is 0 when an earlier constraint already failed: violations()
-// checks every constraint, so none may divide by zero (found by fuzz_config).
-bool divisible(int a, int b) {
-  return b > 0 && a % b == 0;
-}
+using family_limits::divisible;
 
 ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
   using C = TiledConfig;

@@ -96,6 +96,12 @@ inline std::size_t element_bytes(Precision p) {
   return static_cast<std::size_t>(p) / 8;
 }
 
+// a % b == 0 for a quotient b that is 0 when an earlier constraint already failed: violations()
+// checks every constraint, so none may divide by zero (found by fuzz_config).
+inline bool divisible(int a, int b) {
+  return b > 0 && a % b == 0;
+}
+
 inline std::size_t round_up(std::size_t x, std::size_t m) {
   return (x + m - 1) / m * m;
 }
