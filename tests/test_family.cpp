@@ -43,6 +43,7 @@ TEST(Family, RegistryKnowsWhatWasAddedAndNothingElse) {
   EXPECT_THROW(parse_config(rowwise_kind(), "WPT=8 WGM=16"), UsageError);  // breaks WPT*WGM
   EXPECT_EQ(build_options(c, Precision::kSingle), "-DPRECISION=32 -DWPT=4 -DWGM=16");
   EXPECT_EQ(enumerate(rowwise_kind(), SpaceSize::kFull, nullptr, Precision::kSingle).size(), 13u);
+  EXPECT_THROW(KernelConfig(rowwise_kind(), {4}), std::logic_error);  // one value per parameter
 }
 
 class FifthFamily : public ::testing::Test {
@@ -94,6 +95,9 @@ TEST_F(FifthFamily, TunedAndStoredLikeABuiltInFamily) {
   const auto best = store.best(dev().info.key, odd_problem());
   ASSERT_TRUE(best);
   EXPECT_EQ(best->measurement_id, summary_->best->id);
+  store.set_routine_kernels({});  // no searched family: no routine best, and no SQL error
+  EXPECT_FALSE(store.best(dev().info.key, odd_problem()));
+  EXPECT_TRUE(store.top_configs_elsewhere(dev().info.key, odd_problem(), 6).empty());
 }
 
 TEST_F(FifthFamily, LookedUpAndRunByTheConsumerGemm) {

@@ -113,6 +113,10 @@ TEST(KernelTunerImport, MalformedOrHostileFilesAreRejectedAndTheDatabaseIsUntouc
   using json = nlohmann::json;
   edited("key with too few values", [](json& j) { j["cache"]["1"] = {{"time", 1.0}}; });
   edited("value not in tune_params", [](json& j) { j["cache"]["3,8"] = {{"time", 1.0}}; });
+  edited("non-canonical key", [](json& j) { j["cache"]["01,16"] = {{"time", 1.0}}; });
+  edited("huge unsigned value", [](json& j) {
+    j["tune_params"]["a"] = {1, 2, std::uint64_t(18446744073709551615ull)};
+  });
   edited("negative time", [](json& j) { j["cache"]["1,16"] = {{"time", -1.0}}; });
   edited("unknown failure", [](json& j) { j["cache"]["1,16"] = {{"time", "Whatever"}}; });
   edited("non-integer values", [](json& j) { j["tune_params"]["a"] = {1.5, 2}; });
@@ -152,7 +156,13 @@ TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
   EXPECT_EQ(rows["block_x=32 block_y=1"].result.median_ms, 4.0);  // seconds become ms
   EXPECT_EQ(rows["block_x=32 block_y=2"].result.status, Status::kBuildFailed);
   EXPECT_EQ(rows["block_x=16 block_y=2"].result.status, Status::kExceedsLimits);
+  // The JSON export of a database holding a recorded kernel imports elsewhere.
+  Store other(dir / "other.db");
+  import_text(other, export_json(store).dump(), "export.json");
+  EXPECT_EQ(other.measurements(dev.key, square(256), "kt:my_kernel").size(), 4u);
   t4["results"][1]["invalidity"] = "fine";
+  EXPECT_THROW(import_text(store, t4.dump(), "bad.json", "", square(256)), UsageError);
+  t4["results"][1]["invalidity"] = 7;
   EXPECT_THROW(import_text(store, t4.dump(), "bad.json", "", square(256)), UsageError);
   t4["results"][1]["invalidity"] = "correct";
   t4["results"][1]["configuration"]["block_x"] = "32";

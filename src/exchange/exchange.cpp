@@ -172,6 +172,7 @@ std::string read_config(const Field& kernel_field, const Field& config_field, bo
   try {
     if (const auto kind = parse_kernel_kind(kernel)) return to_string(parse_config(*kind, config));
     if (kernel == kClblastKernel && clblast_ok) return canonical_clblast_parameters(config);
+    if (is_recorded_kernel(kernel)) return canonical_recorded_config(kernel, config);
   } catch (const UsageError& e) {
     config_field.fail(e.what());
   }
@@ -318,8 +319,10 @@ ImportData read_mmtune_export(const json& j) {
       if (!session_ids.count(r.session_id)) s->fail("no session with this id in the file");
     }
     r.device_key = known_device(f.at("device_key"));
-    r.config = read_config(f.at("kernel"), f.at("config"),
-                           source_of[r.device_key] == kClblastSource, r.kernel);
+    r.config = read_config(
+        f.at("kernel"), f.at("config"),
+        source_of[r.device_key] == kClblastSource || source_of[r.device_key] == kKernelTunerSource,
+        r.kernel);
     r.problem = read_problem(f.at("problem"));
     Measurement& x = r.result;
     const auto status = parse_status(f.at("status").text(32));

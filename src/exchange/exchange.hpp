@@ -28,6 +28,13 @@ inline constexpr int kMaxImportDepth = 64;
 // reference only (config: the raw CLBlast parameters); never built.
 inline constexpr const char* kClblastKernel = "clblast_xgemm";
 inline constexpr const char* kClblastSource = "imported:clblast";
+inline constexpr const char* kKernelTunerSource = "imported:kerneltuner";
+
+// A recorded kernel's name: "kt:" and an identifier of at most 60 characters.
+bool is_recorded_kernel(const std::string& kernel);
+// Validates a recorded kernel's configuration text (NAME=INTEGER pairs, identifiers, no repeats)
+// and returns it as it is; UsageError otherwise.
+std::string canonical_recorded_config(const std::string& kernel, const std::string& config);
 
 // The stored device that `spec` names: its key or a case-insensitive part of its name; the only
 // stored device when `spec` is empty. Throws UsageError naming the stored devices otherwise.

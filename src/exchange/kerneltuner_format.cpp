@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "exchange/exchange.hpp"
 #include "family/recorded.hpp"
@@ -21,7 +22,6 @@ using json = nlohmann::json;
 constexpr std::size_t kMaxEntries = 1'000'000;
 constexpr std::size_t kMaxParameters = 64;
 constexpr std::size_t kNameMax = 60;
-const char* const kSource = "imported:kerneltuner";
 const char* const kRecordedPrefix = "kt:";
 constexpr double kKernelTunerErrorValue = 1e20;
 
@@ -82,8 +82,9 @@ Space read_space(const json& j) {
     }
     std::vector<int> values;
     for (const auto& x : *v) {
-      if (!x.is_number_integer()) {
-        bad("tune_params." + key, "only integer parameter values are supported");
+      if (!x.is_number_integer() ||
+          (x.is_number_unsigned() && x.get<std::uint64_t>() > 1'000'000'000)) {
+        bad("tune_params." + key, "only integer parameter values within +-1e9 are supported");
       }
       const auto i = x.get<std::int64_t>();
       if (i < -1'000'000'000 || i > 1'000'000'000) bad("tune_params." + key, "out of range");
@@ -104,6 +105,7 @@ std::vector<int> read_key(const std::string& key, const Space& s) {
     int v = 0;
     const auto [next, ec] = std::from_chars(p, end, v);
     if (ec != std::errc()) break;
+    if (std::string(p, next) != std::to_string(v)) break;  // "016", "-0", "+1": not canonical
     const auto& allowed = s.values[out.size()];
     if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
       bad("cache[\"" + key.substr(0, 80) + "\"]",
@@ -140,10 +142,12 @@ double t4_time_ms(const json& r, const std::string& where) {
   const auto ms = r.find("measurements");
   if (ms != r.end() && ms->is_array()) {
     for (const auto& m : *ms) {
-      if (!m.is_object() || m.value("name", json()) != "time") continue;
+      if (!m.is_object() || !m.contains("name") || m["name"] != "time") continue;
       const auto v = m.find("value");
       if (v == m.end() || !v->is_number()) bad(where + ".measurements", "time is not a number");
-      const std::string unit = m.value("unit", std::string("ms"));
+      const auto u = m.find("unit");
+      if (u != m.end() && !u->is_string()) bad(where + ".measurements", "unit is not text");
+      const std::string unit = u == m.end() ? "ms" : u->get<std::string>();
       if (unit != "ms" && unit != "s")
         bad(where + ".measurements", "time unit " + unit.substr(0, 20));
       return v->get<double>() * (unit == "s" ? 1000.0 : 1.0);
@@ -154,6 +158,29 @@ double t4_time_ms(const json& r, const std::string& where) {
 
 }  // namespace
 
+bool is_recorded_kernel(const std::string& kernel) {
+  return kernel.rfind(kRecordedPrefix, 0) == 0 &&
+         is_identifier(kernel.substr(std::strlen(kRecordedPrefix)));
+}
+
+std::string canonical_recorded_config(const std::string& kernel, const std::string& config) {
+  std::set<std::string> names;
+  std::istringstream in(config);
+  std::string pair;
+  while (in >> pair) {
+    const auto eq = pair.find('=');
+    int v = 0;
+    const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
+    const char* e = pair.data() + pair.size();
+    if (!b || b == e || std::from_chars(b, e, v).ptr != e || !is_identifier(pair.substr(0, eq)) ||
+        !names.insert(pair.substr(0, eq)).second) {
+      throw UsageError("not a " + kernel.substr(0, 64) + " configuration (NAME=INTEGER pairs)");
+    }
+  }
+  if (names.empty()) throw UsageError("an empty " + kernel.substr(0, 64) + " configuration");
+  return config;
+}
+
 bool is_t4_results(const json& j) {
   return j.is_object() && j.contains("schema_version") && j.contains("results") &&
          j["results"].is_array();
@@ -163,15 +190,15 @@ json t4_as_cache(const json& j, const std::string& name) {
   if (!is_t4_results(j)) bad("top level", "not T4 results");
   const json& results = j["results"];
   if (results.empty() || results.size() > kMaxEntries) bad("results", "empty or too many");
-  // T4 results name neither the device nor the kernel (that is the metadata file's): the kernel
-  // is named after the file, the device is unknown.
+  // T4 results name neither the device nor the kernel (that is the metadata file's): both are
+  // named after the file, so that results of different files are never merged by name.
   std::string kernel = std::filesystem::path(name).stem().string();
   for (auto& c : kernel) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
   if (kernel.empty() || std::isdigit(static_cast<unsigned char>(kernel[0])))
     kernel = "t4_" + kernel;
-  json cache_file = {{"device_name", "unknown (T4 results)"},
+  json cache_file = {{"device_name", "unknown (T4 results " + kernel.substr(0, kNameMax) + ")"},
                      {"kernel_name", kernel.substr(0, kNameMax)},
                      {"tune_params_keys", json::array()},
                      {"tune_params", json::object()},
@@ -194,11 +221,17 @@ json t4_as_cache(const json& j, const std::string& name) {
     for (std::size_t p = 0; p < keys.size(); ++p) {
       const auto v = c.find(keys[p]);
       if (v == c.end()) bad(where, "names other parameters than the first result");
-      if (!v->is_number_integer()) bad(where + "." + keys[p], "only integer values are supported");
+      if (!v->is_number_integer() ||
+          (v->is_number_unsigned() && v->get<std::uint64_t>() > 1'000'000'000) ||
+          std::llabs(v->get<std::int64_t>()) > 1'000'000'000) {
+        bad(where + "." + keys[p], "only integer values within +-1e9 are supported");
+      }
       values[p].insert(v->get<std::int64_t>());
       key += (p ? "," : "") + std::to_string(v->get<std::int64_t>());
     }
-    const std::string invalidity = r.value("invalidity", std::string());
+    const auto inv = r.find("invalidity");
+    if (inv == r.end() || !inv->is_string()) bad(where + ".invalidity", "expected text");
+    const std::string invalidity = inv->get<std::string>();
     json time;
     if (invalidity == "correct") {
       time = t4_time_ms(r, where);
@@ -259,7 +292,7 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
   d.vendor = "unknown (Kernel Tuner cache)";
   d.type = "unknown";
   d.key = device_key(d.vendor, d.name, d.driver_version);
-  dev.source = kSource;
+  dev.source = kKernelTunerSource;
 
   const auto cache = j.find("cache");
   if (!cache->is_object()) bad("cache", "expected an object");
@@ -370,6 +403,10 @@ nlohmann::ordered_json export_kerneltuner(Store& store, const std::string& devic
     kind = *recorded;
   }
   const auto names = parameter_names(*kind);
+  if (names.empty()) {
+    throw UsageError("the " + kernel +
+                     " kernel has no parameters: nothing to export as a landscape");
+  }
   std::vector<std::set<int>> seen(names.size());
   std::map<std::vector<int>, nlohmann::ordered_json> cache;  // the fastest time per configuration
   std::map<std::vector<int>, double> fastest;

@@ -12,6 +12,14 @@ namespace mmtune {
 
 KernelConfig::KernelConfig() : KernelConfig(TiledConfig{}) {}
 
+KernelConfig::KernelConfig(KernelKind kind, std::vector<int> values)
+    : kind_(kind), values_(std::move(values)) {
+  if (values_.size() != kind_->parameters(SpaceSize::kFull).size()) {
+    throw std::logic_error("a " + std::string(kind_->name()) +
+                           " configuration needs one value per parameter");
+  }
+}
+
 const FamilyRegistry& FamilyRegistry::builtin() {
   static const FamilyRegistry r = [] {
     FamilyRegistry b;

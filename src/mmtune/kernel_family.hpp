@@ -48,8 +48,8 @@ struct ConfigTraits;  // specialised per typed configuration: kind() and space()
 class KernelConfig {
  public:
   KernelConfig();  // the tiled kernel's defaults
-  KernelConfig(KernelKind kind, std::vector<int> values)
-      : kind_(kind), values_(std::move(values)) {}
+  // Throws std::logic_error when `values` is not one value per parameter of the family.
+  KernelConfig(KernelKind kind, std::vector<int> values);
   template <class C, class T = ConfigTraits<C>>
   KernelConfig(const C& typed) : kind_(T::kind()) {  // NOLINT: typed configurations convert
     if constexpr (!std::is_empty_v<C>) {

@@ -97,12 +97,14 @@ GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, const Gem
 
 cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& problem) {
   const std::string opts = options(config, problem);
-  if (auto it = kernels_.find(opts); it != kernels_.end()) return it->second;
+  // Two families may share options (no parameters, or parameters of the same names).
+  const std::string key = std::string(config.kind()->name()) + " " + opts;
+  if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
   const KernelFamily& family = config.kind().family();
   const auto built = cache_.build(program_text(sources_, family), opts);
   if (!built->ok) throw Error("kernel was not built: " + built->log);
   const std::string name = "gemm_" + std::string(family.name());
-  return kernels_.emplace(opts, cl::Kernel(built->program, name.c_str())).first->second;
+  return kernels_.emplace(key, cl::Kernel(built->program, name.c_str())).first->second;
 }
 
 GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {

@@ -87,7 +87,7 @@ class GemmRoutine {
   const KernelSources& sources_;
   ProgramCache& cache_;
   DeviceInfo device_;
-  std::map<std::string, cl::Kernel> kernels_;  // key: build options
+  std::map<std::string, cl::Kernel> kernels_;  // key: family name and build options
   struct CopyKernels {
     cl::Kernel pack_rows, pack_cols, unpad, scale;  // kernels/copy.cl
     cl::Kernel pack_image;                          // fp32 on devices with images only

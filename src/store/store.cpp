@@ -382,6 +382,7 @@ std::vector<MeasurementRecord> Store::measurements(const std::string& device_key
 }
 
 std::string placeholders(std::size_t n) {
+  if (n == 0) return "NULL";  // matches nothing, binds nothing
   std::string s = "?";
   for (std::size_t i = 1; i < n; ++i) s += ", ?";
   return s;

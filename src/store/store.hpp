@@ -140,7 +140,7 @@ class Store {
   std::vector<std::string> routine_kernels_ = FamilyRegistry::builtin().searched_names();
 };
 
-// "?, ?, ..." for an IN list of n values (n >= 1).
+// "?, ?, ..." for an IN list of n values; "NULL" (no value matches) for none.
 std::string placeholders(std::size_t n);
 
 std::string now_utc();  // ISO 8601, seconds
