@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "family/typed_family.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/host_data.hpp"
 
@@ -12,10 +13,6 @@ namespace {
 std::string program_text(const KernelSources& sources, const KernelFamily& family) {
   const std::string own = family.source_text();
   return own.empty() ? sources.program(family.source_file()) : sources.file("common.cl") + own;
-}
-
-std::size_t round_up(std::size_t x, std::size_t m) {
-  return (x + m - 1) / m * m;
 }
 
 // Kernel arguments of the scalar type `real`.
@@ -251,8 +248,9 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       l.local[0] ? cl::NDRange(l.local[0], l.local[1]) : cl::NDRange(cl::NullRange);
   switch (family.arguments()) {
     case KernelArguments::kPackedPanels: {
-      const std::size_t mp = round_up(cp.m, l.pad_m), np = round_up(cp.n, l.pad_n),
-                        kp = round_up(cp.k, l.pad_k);
+      const std::size_t mp = family_limits::round_up(cp.m, l.pad_m),
+                        np = family_limits::round_up(cp.n, l.pad_n),
+                        kp = family_limits::round_up(cp.k, l.pad_k);
       CopyKernels& copies = this->copies(prec);
       // The scratch buffers are this routine's: a call waits until the previous one, on any
       // queue, is done with them.
