@@ -9,8 +9,9 @@
 # after 25, 50, 100, 200 and 400 evaluations, and the median evaluations to come within 5 % of
 # the best, next to random sampling's expectation (N+1)/(k+1). Writes OUT_DIR (default
 # results/replay/): one JSON file per landscape and README.md with the tables and the means over
-# the GEMM landscapes, and one SVG chart of the curves per landscape. The suite's gate (ReplayBenchmark.*) runs the default strategy with a few
-# seeds. Pure arithmetic: about half an hour on the 2-core reference machine at 100 seeds.
+# the GEMM landscapes, one SVG chart of the curves per landscape, and `mmtune report` of the
+# replays (saved with `simulate --save`) in OUT_DIR/report. The suite's gate
+# (ReplayBenchmark.*) runs the default strategy with a few seeds. Pure arithmetic: about half an hour on the 2-core reference machine at 100 seeds.
 #
 # Environment: SEEDS (default 100), STRATEGIES (a strategy, or all: the default), LANDSCAPES (default: the shared
 # directory), MMTUNE_BUILD_DIR (default build/).
@@ -45,7 +46,7 @@ for c in "${cases[@]}"; do
   IFS='|' read -r name device kernel problem <<<"$c"
   # shellcheck disable=SC2086  # the problem options are words
   "$mmtune" simulate --db "$db" --device "$device" --kernel "$kernel" $problem \
-    --strategy "$strategies" --seeds "$seeds" --budget 400 --curve --json \
+    --strategy "$strategies" --seeds "$seeds" --budget 400 --curve --save --json \
     --svg "$out/$name.svg" >"$out/$name.json"
   echo "$name done" >&2
 done
@@ -94,3 +95,7 @@ if gemm:
 open(os.path.join(out, "README.md"), "w").write("\n".join(lines))
 EOF
 echo "wrote $out/README.md" >&2
+"$mmtune" report --db "$db" --out "$out/report" >/dev/null
+# The landscapes themselves are the shared files: their 40,000 measurements as CSV only repeat them.
+rm -f "$out/report/measurements.csv"
+echo "wrote $out/report/report.md" >&2

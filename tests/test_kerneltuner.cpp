@@ -195,6 +195,36 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   EXPECT_NE(chart.find(">random<"), std::string::npos);
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "naive", "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage);
+
+  // Saved replays are the report's: a table and a chart per landscape. The latest replay of a
+  // strategy with the same options replaces the earlier one; other options are another row.
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--save"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << "--save needs --curve";
+  for (const char* seeds : {"2", "3"}) {
+    r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
+                          "--save", "--strategy", "random", "--seeds", seeds});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
+                        "--save", "--strategy", "annealing", "--seeds", "2", "--strategy-option",
+                        "start_temperature=0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_mmtune({"report", "--db", db, "--out", dir / "report"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream md(dir / "report/report.md");
+  const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find("Search strategies replayed"), std::string::npos) << report;
+  EXPECT_NE(report.find("5776 recorded configurations"), std::string::npos);
+  EXPECT_NE(report.find("| random |  | "), std::string::npos) << report;
+  EXPECT_NE(report.find("start\\_temperature=0.1"), std::string::npos);
+  EXPECT_NE(report.find("replay-1.svg"), std::string::npos);
+  std::ifstream csv(dir / "report/replays.csv");
+  std::size_t random_points = 0, lines = 0;
+  for (std::string line; std::getline(csv, line); ++lines) {
+    random_points += line.find(",random,,5776,3,") != std::string::npos;
+  }
+  EXPECT_EQ(random_points, 5u) << "one row per checkpoint of the latest random replay";
+  EXPECT_EQ(lines, 1u + 5u + 5u);
   r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel",
                         "kt:convolution_kernel", "--n", "4096", "-o", dir / "out.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "core/json.hpp"
@@ -37,7 +38,9 @@ int cmd_simulate(const SimulateOptions& o) {
   } else {
     strategies = {o.strategy};
   }
-  Store store(existing_database_path(o.db), Store::Access::kReadOnly);
+  if (o.save && !o.curve) throw UsageError("--save needs --curve");
+  Store store(existing_database_path(o.db),
+              o.save ? Store::Access::kReadWrite : Store::Access::kReadOnly);
   const DeviceInfo device = find_stored_device(store, o.device);
   GemmProblem problem;
   if (o.problem.given()) {
@@ -97,6 +100,28 @@ int cmd_simulate(const SimulateOptions& o) {
       for (const double f : r.mean_fraction) std::printf(" %6.3f", f);
       std::printf(" %28.1f %7zu/%zu\n", r.median, r.reached, r.runs.size());
     }
+  }
+  if (o.save) {
+    std::string settings;
+    for (const auto& [name, value] : so.settings) {
+      std::ostringstream v;
+      v << value;
+      settings += (settings.empty() ? "" : " ") + name + "=" + v.str();
+    }
+    for (const auto& r : results) {
+      rows::Replay row;
+      row.key = device.key, row.kernel = o.kernel, row.p = problem;
+      row.strategy = r.strategy, row.settings = settings;
+      row.configurations = std::int64_t(space.size()), row.seeds = std::int64_t(r.runs.size());
+      row.budget = std::int64_t(r.budget), row.reached = std::int64_t(r.reached);
+      row.tolerance = so.tolerance, row.median_evaluations = r.median;
+      row.random_expected = r.random_expected_evaluations;
+      for (std::size_t c = 0; c < so.checkpoints.size(); ++c) {
+        row.curve.emplace_back(std::int64_t(so.checkpoints[c]), r.mean_fraction[c]);
+      }
+      rows::put_replay(store, row);
+    }
+    if (!o.json) std::printf("Stored %zu replay(s) for mmtune report\n", results.size());
   }
   if (!o.svg.empty()) {
     write_output(o.svg, replay_curve_svg(o.kernel + " on " + device.name + " (" +
@@ -212,6 +237,8 @@ void StoreCommands::add(CLI::App& app) {
   simulate->add_flag("--curve", sim.curve,
                      "also the mean fraction of the optimum after 25, 50, 100, 200 and 400 "
                      "evaluations (every run spends 400)");
+  simulate->add_flag("--save", sim.save,
+                     "with --curve: store the curves in the database, for mmtune report");
 
   best = app.add_subcommand("best", "print the stored best configuration for a problem");
   add_device_options(best, best_dev);

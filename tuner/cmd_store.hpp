@@ -14,7 +14,8 @@ struct SimulateOptions {
   std::string strategy = "all", db, device, kernel = "tiled";
   std::vector<std::string> strategy_options;  // NAME=VALUE
   bool curve = false;
-  std::string svg;  // --curve as a chart
+  std::string svg;    // --curve as a chart
+  bool save = false;  // --curve into the database
   std::size_t budget = 100, seeds = 20;
   ProblemOptions problem;
   bool json = false;

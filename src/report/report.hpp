@@ -1,12 +1,13 @@
 // `mmtune report`: the database as something to look at. Writes into a directory
 //   report.html   self-contained (inline CSS and SVG charts, no scripts, no external references)
 //   report.md     the same as Markdown, charts as charts/*.svg beside it
-//   bench.csv, best.csv, measurements.csv, sessions.csv   the data, at full precision
+//   bench.csv, best.csv, measurements.csv, sessions.csv, roofline.csv, replays.csv   the data,
+//   at full precision
 // Per device: GFLOPS against problem size per bench subject (or the stored bests), fraction of
 // the measured peak, best configuration per size, tuning cost and convergence per session,
-// which parameters matter, a roofline chart. Across devices: best GFLOPS side by side, the best
-// parameters in one table, parameter importance. Numbers are the database's; only the display
-// rounds them.
+// which parameters matter, a roofline chart, search strategies replayed on its landscapes. Across
+// devices: best GFLOPS side by side, the best parameters in one table, parameter importance.
+// Numbers are the database's; only the display rounds them.
 #pragma once
 
 #include <cstddef>

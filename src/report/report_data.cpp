@@ -58,6 +58,7 @@ Data load(Store& store, const ReportOptions& options) {
   data.sessions =
       selected(rows::sessions(store), [](const SessionRow& r) { return r.r.device_key; });
   data.roof = selected(rows::roofs(store), by_key);
+  data.replays = selected(rows::replays(store), by_key);
   return data;
 }
 

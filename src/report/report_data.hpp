@@ -42,6 +42,7 @@ using BestRow = rows::Best;
 using MeasRow = rows::Meas;
 using SessionRow = rows::Session;
 using RoofRow = rows::Roof;
+using ReplayRow = rows::Replay;
 
 // Outcome counts of one session's measurements: Ok, failures by status, best Ok GFLOPS.
 struct SessionStats {
@@ -71,6 +72,7 @@ struct Data {
   std::vector<MeasRow> meas;  // by id
   std::vector<SessionRow> sessions;
   std::vector<RoofRow> roof;
+  std::vector<ReplayRow> replays;
 };
 
 inline std::string lower(std::string s) {
@@ -78,7 +80,7 @@ inline std::string lower(std::string s) {
   return s;
 }
 
-// The selected devices' rows: bench runs, bests, measurements, sessions and roofs.
+// The selected devices' rows: bench runs, bests, measurements, sessions, roofs and replays.
 Data load(Store& store, const ReportOptions& options);
 
 }  // namespace mmtune::report_detail

@@ -77,6 +77,7 @@ class Report {
   void roofline(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void sessions(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void parameters(Doc& doc, const DeviceRow& dev, const std::string& tag);
+  void replays(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void comparison(Doc& doc);
   void implementations(Doc& doc);
 

@@ -122,6 +122,35 @@ std::vector<Roof> roofs(Store& store) {
   return out;
 }
 
+std::vector<Replay> replays(Store& store) {
+  auto q = store.db().prepare(
+      "SELECT r.id, d.key, r.kernel, r.m, r.n, r.k, r.precision, r.layout, r.trans_a, r.trans_b, "
+      "r.strategy, r.settings, r.configurations, r.seeds, r.budget, r.tolerance, r.reached, "
+      "r.median_evaluations, r.random_expected, r.measured_at FROM replays r "
+      "JOIN devices d ON d.id = r.device_id "
+      "ORDER BY d.id, r.kernel, r.m, r.n, r.k, r.precision, r.layout, r.trans_a, r.trans_b, "
+      "r.strategy, r.settings");
+  auto points = store.db().prepare(
+      "SELECT evaluations, mean_fraction FROM replay_curve WHERE replay_id = ? "
+      "ORDER BY evaluations");
+  std::vector<Replay> out;
+  while (q.step()) {
+    Replay r;
+    r.key = q.text(1), r.kernel = q.text(2);
+    r.p = read_problem(q, 3);
+    r.strategy = q.text(10), r.settings = q.text(11);
+    r.configurations = q.integer(12), r.seeds = q.integer(13), r.budget = q.integer(14);
+    r.tolerance = q.real(15), r.reached = q.integer(16);
+    r.median_evaluations = q.real(17), r.random_expected = q.real(18);
+    r.measured_at = q.text(19);
+    points.reset();
+    points.bind(1, q.integer(0));
+    while (points.step()) r.curve.emplace_back(points.integer(0), points.real(1));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<LookupBest> routine_bests(Store& store) {
   auto q = store.db().prepare(
       "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.m, b.n, b.k, b.precision, b.layout, "
@@ -170,6 +199,47 @@ void put_roof(Store& store, const Roof& r) {
   s.bind(4, r.bandwidth).bind(5, r.measured_at.empty() ? now_utc() : r.measured_at);
   sql::Transaction t(store.db());
   s.run();
+  t.commit();
+}
+
+void put_replay(Store& store, const Replay& r) {
+  sql::Transaction t(store.db());
+  // The landscape's earlier replay with these settings goes, its curve first.
+  const char* const where =
+      "device_id = (SELECT id FROM devices WHERE key = ?) AND kernel = ? AND m = ? AND n = ? "
+      "AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? "
+      "AND strategy = ? AND settings = ?";
+  const auto bind_key = [&](sql::Statement& s) {
+    s.bind(1, r.key).bind(2, r.kernel);
+    bind_problem(s, 3, r.p);
+    s.bind(10, r.strategy).bind(11, r.settings);
+  };
+  auto old_curve = store.db().prepare(
+      std::string("DELETE FROM replay_curve WHERE replay_id IN (SELECT id FROM replays WHERE ") +
+      where + ")");
+  bind_key(old_curve);
+  old_curve.run();
+  auto old = store.db().prepare(std::string("DELETE FROM replays WHERE ") + where);
+  bind_key(old);
+  old.run();
+  auto add = store.db().prepare(
+      "INSERT INTO replays (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
+      "strategy, settings, configurations, seeds, budget, tolerance, reached, "
+      "median_evaluations, random_expected, measured_at) VALUES ((SELECT id FROM devices WHERE "
+      "key = ?), ?, ?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  bind_key(add);
+  add.bind(12, r.configurations).bind(13, r.seeds).bind(14, r.budget).bind(15, r.tolerance);
+  add.bind(16, r.reached).bind(17, r.median_evaluations).bind(18, r.random_expected);
+  add.bind(19, r.measured_at.empty() ? now_utc() : r.measured_at);
+  add.run();
+  const std::int64_t id = store.db().last_insert_id();
+  auto point = store.db().prepare(
+      "INSERT INTO replay_curve (replay_id, evaluations, mean_fraction) VALUES (?, ?, ?)");
+  for (const auto& [evaluations, fraction] : r.curve) {
+    point.reset();
+    point.bind(1, id).bind(2, evaluations).bind(3, fraction);
+    point.run();
+  }
   t.commit();
 }
 

@@ -62,6 +62,18 @@ struct Roof {
   std::string measured_at;
 };
 
+// One strategy replayed on a stored landscape (`mmtune simulate --curve --save`): the mean
+// fraction of the optimum after each number of evaluations, over `seeds` runs.
+struct Replay {
+  std::string key, kernel;  // the landscape: device, kernel and problem
+  GemmProblem p;
+  std::string strategy, settings;  // settings: the strategy's options as NAME=VALUE, sorted
+  std::int64_t configurations = 0, seeds = 0, budget = 0, reached = 0;
+  double tolerance = 0.05, median_evaluations = 0, random_expected = 0;
+  std::vector<std::pair<std::int64_t, double>> curve;  // (evaluations, mean fraction), ascending
+  std::string measured_at;
+};
+
 // A stored best of the tiled or direct routine with the facts of its device that the consumer
 // lookup compares (the configuration text is parsed by the caller, the outer door).
 struct LookupBest {
@@ -80,6 +92,7 @@ std::vector<Best> bests(Store& store);
 std::vector<Meas> measurements(Store& store);
 std::vector<Session> sessions(Store& store);
 std::vector<Roof> roofs(Store& store);
+std::vector<Replay> replays(Store& store);  // by device, then kernel, problem and strategy
 // Bests of the tiled and direct kernels, grouped by device.
 std::vector<LookupBest> routine_bests(Store& store);
 
@@ -87,6 +100,9 @@ std::vector<LookupBest> routine_bests(Store& store);
 void add_bench(Store& store, const Bench& row);
 // Stores a device's roofs for a precision, replacing earlier ones, and commits.
 void put_roof(Store& store, const Roof& roof);
+// Stores a replay (its device must be stored), replacing an earlier one of the same landscape,
+// strategy and settings, and commits.
+void put_replay(Store& store, const Replay& replay);
 
 // The problem a device has the most measurements of for a kernel.
 std::optional<GemmProblem> most_measured_problem(Store& store, const std::string& device_key,

@@ -116,6 +116,28 @@ ALTER TABLE sessions ADD COLUMN pid INTEGER;
 CREATE INDEX measurements_by_config
   ON measurements(device_id, m, n, k, precision, layout, trans_a, trans_b, kernel, config);
 )sql",
+    // 6: replays of the search strategies on a stored landscape (`mmtune simulate --curve
+    // --save`), shown by the report: one row per landscape, strategy and strategy options (the
+    // latest replay replaces an earlier one), its curve in replay_curve.
+    R"sql(
+CREATE TABLE replays (
+  id INTEGER PRIMARY KEY,
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  strategy TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '',
+  configurations INTEGER NOT NULL, seeds INTEGER NOT NULL, budget INTEGER NOT NULL,
+  tolerance REAL NOT NULL, reached INTEGER NOT NULL, median_evaluations REAL NOT NULL,
+  random_expected REAL NOT NULL, measured_at TEXT NOT NULL,
+  UNIQUE (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, strategy, settings)
+);
+CREATE TABLE replay_curve (
+  replay_id INTEGER NOT NULL REFERENCES replays(id),
+  evaluations INTEGER NOT NULL, mean_fraction REAL NOT NULL,
+  PRIMARY KEY (replay_id, evaluations)
+);
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
