@@ -20,6 +20,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers clinfo
   pocl-opencl-icd mesa-opencl-icd  # two OpenCL implementations: PoCL and Mesa rusticl (llvmpipe)
   libspdlog-dev libcli11-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
+  libtomlplusplus-dev libmuparser-dev  # spec files of users' kernels: TOML and expressions
   libpq-dev postgresql  # PostgreSQL stores; the tests start a throwaway server
   googletest libgtest-dev
   libclblast-dev libopenblas-dev  # comparisons in `mmtune bench`

@@ -12,12 +12,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MMTUNE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 jobs=${JOBS:-$(nproc)}
 seconds=${1:-60}
-targets=(import config)
+targets=(import config spec)
 
 command -v clang++ >/dev/null || { echo "scripts/fuzz.sh: clang++ is needed for libFuzzer" >&2; exit 2; }
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DMMTUNE_FUZZ=ON -DMMTUNE_BUILD_TESTS=OFF >&2
-cmake --build "$build" --parallel "$jobs" --target fuzz_import fuzz_config >&2
+cmake --build "$build" --parallel "$jobs" --target fuzz_import fuzz_config fuzz_spec >&2
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "cmd_spec.hpp"
 #include "core/json.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
@@ -174,6 +175,8 @@ void DeviceCommands::add(CLI::App& app) {
   space->add_option("--precision", space_precision, "bits: 16, 32 or 64")
       ->check(CLI::IsMember({16, 32, 64}));
   space->add_flag("--json", space_json, "print JSON");
+  space->add_option("--spec", space_spec, "a user's kernel: its spec file (docs/spec.md)");
+  space->add_option("--size", space_sizes, "with --spec: the spec's sizes, e.g. 4096,4096,15");
 
   run_cmd = app.add_subcommand("run", "build, verify and time one configuration");
   add_device_options(run_cmd, run_dev);
@@ -189,7 +192,11 @@ void DeviceCommands::add(CLI::App& app) {
 
 int DeviceCommands::run(const GlobalOptions& g) const {
   if (devices->parsed()) return cmd_devices(devices_json);
+  if (space->parsed() && !space_spec.empty()) {
+    return cmd_space_spec(space_spec, space_sizes, space_device, space_platform, space_json);
+  }
   if (space->parsed()) {
+    if (!space_sizes.empty()) throw UsageError("--size needs --spec");
     return cmd_space(space_kernel, space_size, space_device, space_platform, space_precision,
                      space_json);
   }

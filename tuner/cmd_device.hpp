@@ -23,6 +23,7 @@ struct DeviceCommands {
   std::string space_kernel = "tiled", space_size = "full", space_device, space_platform;
   int space_precision = 32;
   bool space_json = false;
+  std::string space_spec, space_sizes;  // a user's kernel (--spec FILE --size 4096,4096)
 
   CLI::App* run_cmd = nullptr;
   DeviceOptions run_dev;

@@ -1,0 +1,18 @@
+// Users' kernels described by spec files (docs/spec.md): the CLI's side.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mmtune::cli {
+
+// "4096,4096,15" -> {4096, 4096, 15}; throws UsageError for anything but positive integers.
+std::vector<long long> parse_spec_sizes(const std::string& text);
+
+// `mmtune space --spec FILE --size ...`: the spec's parameters and constraints, and how many
+// configurations remain after its constraints and, with a device, within the device's limits
+// (counted per first reason).
+int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
+                   const std::string& device, const std::string& platform, bool json);
+
+}  // namespace mmtune::cli
