@@ -188,6 +188,8 @@ void DeviceCommands::add(CLI::App& app) {
   run_cmd->add_option("--seed", run_seed, "seed of the random operands")
       ->check(cli::non_negative_integer());
   run_cmd->add_flag("--json", run_json, "print JSON");
+  run_cmd->add_option("--spec", run_spec, "a user's kernel: its spec file (docs/spec.md)");
+  run_cmd->add_option("--size", run_sizes, "with --spec: the spec's sizes, e.g. 4096,4096,15");
 }
 
 int DeviceCommands::run(const GlobalOptions& g) const {
@@ -200,7 +202,12 @@ int DeviceCommands::run(const GlobalOptions& g) const {
     return cmd_space(space_kernel, space_size, space_device, space_platform, space_precision,
                      space_json);
   }
+  if (run_cmd->parsed() && !run_spec.empty()) {
+    return cmd_run_spec(run_spec, run_sizes, run_config, run_dev.device, run_dev.platform,
+                        run_json);
+  }
   if (run_cmd->parsed()) {
+    if (!run_sizes.empty()) throw UsageError("--size needs --spec");
     return cmd_run(g, run_dev, run_prob, run_kernel, run_config, run_seed, run_json);
   }
   return -1;

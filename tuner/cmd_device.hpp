@@ -31,6 +31,7 @@ struct DeviceCommands {
   std::string run_kernel = "tiled", run_config;
   std::uint64_t run_seed = 1;
   bool run_json = false;
+  std::string run_spec, run_sizes;
 };
 
 }  // namespace mmtune::cli

@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/json.hpp"
 #include "family/spec.hpp"
 #include "family/spec_space.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
+#include "opencl/spec_runner.hpp"
 
 namespace mmtune::cli {
 namespace {
@@ -117,6 +119,46 @@ int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
       info ? (" on '" + info->name + "'").c_str() : " (without a device: its limits not applied)");
   for (const auto& [why, n] : reasons) std::printf("  excluded: %zu by %s\n", n, why.c_str());
   return kExitOk;
+}
+
+int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const std::string& config,
+                 const std::string& device, const std::string& platform, bool json) {
+  const KernelSpec spec = parse_spec_file(spec_path);
+  if (sizes.empty()) throw UsageError(spec_path + " needs --size");
+  const auto devices = list_devices();
+  const Device& dev = select_device(devices, device, platform);
+  SpecRunner runner(dev, spec, parse_spec_sizes(sizes));
+  SpecPoint point;
+  if (config.empty()) {
+    const auto valid = runner.instance().enumerate();
+    if (valid.empty()) throw UsageError("no configuration of " + spec_path + " can run here");
+    point = valid.front();
+  } else {
+    point = runner.instance().parse(config);
+  }
+  const std::string text = runner.instance().to_text(point);
+  const Measurement m = runner.evaluate(point);
+  if (json) {
+    const nlohmann::json j = {{"device", dev.info.name},
+                              {"spec", spec.name},
+                              {"sizes", parse_spec_sizes(sizes)},
+                              {"config", text},
+                              {"measurement", to_json(m)}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("%s %s [%s] on %s\n", spec.name.c_str(), sizes.c_str(), text.c_str(),
+                dev.info.name.c_str());
+    if (m.status == Status::kOk) {
+      std::printf("Ok: %.3f ms median (%.3f-%.3f, %zu runs%s)", m.median_ms, m.min_ms, m.max_ms,
+                  m.routine_ms.size(),
+                  m.kernel_wall_clock ? ", wall clock: event timestamps unusable" : "");
+      if (m.gflops > 0) std::printf(" = %.1f GFLOPS", m.gflops);
+      std::printf("; build %.2f s; max error %.3g\n", m.build_seconds, m.max_error);
+    } else {
+      std::printf("%s: %s\n", to_string(m.status), m.message.c_str());
+    }
+  }
+  return m.status == Status::kOk ? kExitOk : kExitFailure;
 }
 
 }  // namespace mmtune::cli

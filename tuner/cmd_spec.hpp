@@ -15,4 +15,9 @@ std::vector<long long> parse_spec_sizes(const std::string& text);
 int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
                    const std::string& device, const std::string& platform, bool json);
 
+// `mmtune run --spec FILE --size ... [--config "..."]`: builds, verifies and times one
+// configuration (default: the first valid one); exit 1 when it fails.
+int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const std::string& config,
+                 const std::string& device, const std::string& platform, bool json);
+
 }  // namespace mmtune::cli

@@ -396,8 +396,9 @@ void check_names_and_expressions(const Reader& r, const toml::table& root, const
   for (const auto* list : {&s.verification.global, &s.verification.local}) {
     for (const auto& e : *list) compile(e, narrow);
   }
+  // Per problem, not per configuration: GFLOPS compare configurations.
   for (const auto* m : {&s.flops, &s.bytes}) {
-    if (*m) compile(**m, wide);
+    if (*m) compile(**m, narrow);
   }
 }
 

@@ -83,6 +83,8 @@ SpecInstance::SpecInstance(const KernelSpec& spec, const std::vector<long long>&
   global_ = compile(spec.launch.global, *scope_);
   local_ = compile(spec.launch.local, *scope_);
   for (const auto& div : spec.launch.grid_div) grid_div_.push_back(compile(div, *scope_));
+  reference_global_ = compile(spec.verification.global, *scope_);
+  reference_local_ = compile(spec.verification.local, *scope_);
   for (const auto& a : spec.arguments) {
     arguments_.push_back(std::make_unique<Expression>(
         a.kind == ArgumentKind::kScalar ? a.value.text : a.size.text, *scope_));
@@ -161,6 +163,27 @@ SpecLaunchSizes SpecInstance::launch(const SpecPoint& point) {
     l.argument_sizes.push_back(n);
     l.scalars.push_back(0);
     if (a.kind == ArgumentKind::kLocal) l.local_bytes += std::size_t(n) * type_bytes(a.type);
+  }
+  return l;
+}
+
+SpecLaunchSizes SpecInstance::reference_launch(const SpecPoint& point) {
+  SpecLaunchSizes l = launch(point);  // the arguments' sizes and scalars
+  l.defines.clear();
+  for (std::size_t i = 0; i < defines_.size(); ++i) {
+    const auto& uses = defines_[i].uses();
+    if (std::any_of(uses.begin(), uses.end(), [&](std::size_t u) { return u >= first_parameter_; }))
+      continue;
+    l.defines.emplace_back(spec_.defines[i].first,
+                           std::to_string(defines_[i].evaluate_integer(-kMaxSize)));
+  }
+  l.global = sizes_of(reference_global_);
+  l.local = sizes_of(reference_local_);
+  for (std::size_t d = 0; d < l.local.size(); ++d) {
+    if (l.global[d] % l.local[d]) {
+      throw EvaluationError("the reference's global size " + std::to_string(l.global[d]) +
+                            " is not a multiple of its local size " + std::to_string(l.local[d]));
+    }
   }
   return l;
 }

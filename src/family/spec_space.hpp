@@ -47,6 +47,10 @@ class SpecInstance {
   std::string violation(const SpecPoint& point);
   // Its launch; throws EvaluationError as violation() would report.
   SpecLaunchSizes launch(const SpecPoint& point);
+  // The launch of the verification's reference kernel: its global (and local, empty: the
+  // implementation chooses) sizes, the [defines] that use no parameter, and the arguments'
+  // sizes for the parameters of `point` (the outputs must not depend on them).
+  SpecLaunchSizes reference_launch(const SpecPoint& point);
   // Every configuration that can run, in the order of the parameters' values (the last
   // parameter varies fastest).
   std::vector<SpecPoint> enumerate();
@@ -66,6 +70,7 @@ class SpecInstance {
   std::size_t first_parameter_ = 0;  // the parameters' slots in the scope
   const DeviceInfo* device_;
   std::vector<Expression> constraints_, defines_, problem_, global_, local_;
+  std::vector<Expression> reference_global_, reference_local_;
   std::vector<std::vector<Expression>> grid_div_;
   std::vector<std::string> constraint_text_;
   std::vector<std::unique_ptr<Expression>> arguments_;  // size or value per argument

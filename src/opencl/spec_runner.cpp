@@ -1,0 +1,397 @@
+#include "opencl/spec_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "mmtune/error.hpp"
+
+namespace mmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double elapsed_ms(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (!in && !in.eof()) throw UsageError(p.string() + ": cannot be read");
+  return s.str();
+}
+
+// Element i of a buffer of type t, as a double.
+double element(const unsigned char* bytes, SpecType t, std::size_t i) {
+  const auto get = [&](auto v) {
+    std::memcpy(&v, bytes + i * sizeof v, sizeof v);
+    return double(v);
+  };
+  switch (t) {
+    case SpecType::kChar:
+      return get(std::int8_t{});
+    case SpecType::kUchar:
+      return get(std::uint8_t{});
+    case SpecType::kShort:
+      return get(std::int16_t{});
+    case SpecType::kUshort:
+      return get(std::uint16_t{});
+    case SpecType::kInt:
+      return get(std::int32_t{});
+    case SpecType::kUint:
+      return get(std::uint32_t{});
+    case SpecType::kLong:
+      return get(std::int64_t{});
+    case SpecType::kUlong:
+      return get(std::uint64_t{});
+    case SpecType::kFloat:
+      return get(float{});
+    case SpecType::kDouble:
+      return get(double{});
+  }
+  return 0;
+}
+
+// Writes v as type t at element i.
+void put(unsigned char* bytes, SpecType t, std::size_t i, double v) {
+  const auto set = [&](auto x) { std::memcpy(bytes + i * sizeof x, &x, sizeof x); };
+  switch (t) {
+    case SpecType::kChar:
+      return set(std::int8_t(v));
+    case SpecType::kUchar:
+      return set(std::uint8_t(v));
+    case SpecType::kShort:
+      return set(std::int16_t(v));
+    case SpecType::kUshort:
+      return set(std::uint16_t(v));
+    case SpecType::kInt:
+      return set(std::int32_t(v));
+    case SpecType::kUint:
+      return set(std::uint32_t(v));
+    case SpecType::kLong:
+      return set(std::int64_t(v));
+    case SpecType::kUlong:
+      return set(std::uint64_t(v));
+    case SpecType::kFloat:
+      return set(float(v));
+    case SpecType::kDouble:
+      return set(double(v));
+  }
+}
+
+bool is_integer(SpecType t) {
+  return t != SpecType::kFloat && t != SpecType::kDouble;
+}
+
+}  // namespace
+
+SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
+                       const std::vector<long long>& sizes, const std::string& program_dir)
+    : spec_(spec),
+      device_(device.info),
+      instance_(spec, sizes, &device.info),
+      context_(device.device),
+      queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
+      cache_(context_, device.device, device.info.key, program_dir) {
+  for (const auto& file : spec.sources) source_ += read_file(file) + "\n";
+  // The peak bounds every GFLOPS figure; the event clock decides how kernels are timed.
+  // A spec's FLOPs may be of any type: fp32's peak (the higher on every device) bounds them.
+  calibration_ =
+      calibrate(context_, queue_, cache_, device_, Precision::kSingle, builtin_, program_dir);
+  if (spec.flops) {  // over sizes and device limits only (spec_parse.cpp)
+    std::vector<std::string> names = spec.sizes;
+    const auto& dev = spec_device_names();
+    names.insert(names.end(), dev.begin(), dev.end());
+    Scope scope(names);
+    for (std::size_t i = 0; i < sizes.size(); ++i) scope.set(i, double(sizes[i]));
+    const auto values = spec_device_values(device_);
+    for (std::size_t i = 0; i < values.size(); ++i) scope.set(sizes.size() + i, values[i]);
+    try {
+      flops_ = Expression(spec.flops->text, scope).evaluate();
+    } catch (const EvaluationError& e) {
+      throw UsageError(spec.flops->where + ": " + e.what());
+    }
+  }
+  compute_reference();
+}
+
+const std::vector<unsigned char>& SpecRunner::initial(std::size_t argument, long long elements) {
+  const auto key = std::make_pair(argument, elements);
+  if (const auto it = contents_.find(key); it != contents_.end()) return it->second;
+  const SpecArgument& a = spec_.arguments[argument];
+  const std::size_t n = std::size_t(elements), size = type_bytes(a.type);
+  std::vector<unsigned char> bytes(n * size, 0);
+  switch (a.init) {
+    case BufferInit::kZeros:
+      break;
+    case BufferInit::kConstant:
+      for (std::size_t i = 0; i < n; ++i) put(bytes.data(), a.type, i, a.constant);
+      break;
+    case BufferInit::kRandom: {
+      std::mt19937_64 rng(a.seed);
+      std::uniform_real_distribution<double> real(-1.0, 1.0);
+      std::uniform_int_distribution<int> whole(0, 99);
+      for (std::size_t i = 0; i < n; ++i) {
+        put(bytes.data(), a.type, i, is_integer(a.type) ? double(whole(rng)) : real(rng));
+      }
+      break;
+    }
+    case BufferInit::kFile: {
+      const std::string data = read_file(a.file);
+      if (data.size() != bytes.size()) {
+        throw UsageError(a.file.string() + " has " + std::to_string(data.size()) +
+                         " bytes; argument " + a.name + " needs " + std::to_string(bytes.size()));
+      }
+      std::memcpy(bytes.data(), data.data(), bytes.size());
+      break;
+    }
+  }
+  return contents_.emplace(key, std::move(bytes)).first->second;
+}
+
+std::string SpecRunner::options(const SpecLaunchSizes& launch) const {
+  std::string o = spec_.build_options;
+  for (const auto& [name, value] : launch.defines) o += " -D" + name + "=" + value;
+  return o;
+}
+
+std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSizes& launch) {
+  std::vector<cl::Buffer> buffers(spec_.arguments.size());
+  for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
+    const SpecArgument& a = spec_.arguments[i];
+    const cl_uint index = cl_uint(i);
+    if (a.kind == ArgumentKind::kBuffer) {
+      const auto& bytes = initial(i, launch.argument_sizes[i]);
+      buffers[i] = cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
+                              const_cast<unsigned char*>(bytes.data()));
+      kernel.setArg(index, buffers[i]);
+    } else if (a.kind == ArgumentKind::kLocal) {
+      kernel.setArg(index, cl::Local(std::size_t(launch.argument_sizes[i]) * type_bytes(a.type)));
+    } else {
+      unsigned char value[8];
+      put(value, a.type, 0, launch.scalars[i]);
+      kernel.setArg(index, type_bytes(a.type), value);
+    }
+  }
+  return buffers;
+}
+
+std::vector<unsigned char> SpecRunner::read_outputs(const std::vector<cl::Buffer>& buffers,
+                                                    const SpecLaunchSizes& launch) {
+  std::vector<unsigned char> out;
+  for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
+    const SpecArgument& a = spec_.arguments[i];
+    if (!a.output) continue;
+    const std::size_t bytes = std::size_t(launch.argument_sizes[i]) * type_bytes(a.type);
+    const std::size_t at = out.size();
+    out.resize(at + bytes);
+    queue_.enqueueReadBuffer(buffers[i], CL_TRUE, 0, bytes, out.data() + at);
+  }
+  return out;
+}
+
+std::string SpecRunner::compare(const std::vector<unsigned char>& got,
+                                const SpecLaunchSizes& launch, double& max_error) const {
+  max_error = 0;
+  if (got.size() != reference_->size()) {
+    return "the outputs have " + std::to_string(got.size()) + " bytes, the reference " +
+           std::to_string(reference_->size());
+  }
+  std::size_t at = 0;
+  std::string first_wrong;
+  for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
+    const SpecArgument& a = spec_.arguments[i];
+    if (!a.output) continue;
+    const std::size_t n = std::size_t(launch.argument_sizes[i]);
+    for (std::size_t e = 0; e < n; ++e) {
+      const double x = element(got.data() + at, a.type, e);
+      const double ref = element(reference_->data() + at, a.type, e);
+      const double err = std::fabs(x - ref);
+      if (!(err <= spec_.verification.absolute + spec_.verification.relative * std::fabs(ref))) {
+        if (first_wrong.empty()) {
+          std::ostringstream s;
+          s << a.name << "[" << e << "] = " << x << ", expected " << ref;
+          first_wrong = s.str();
+        }
+      }
+      if (std::isfinite(err)) max_error = std::max(max_error, err);
+    }
+    at += n * type_bytes(a.type);
+  }
+  return first_wrong;
+}
+
+void SpecRunner::compute_reference() {
+  const Verification kind = spec_.verification.kind;
+  if (kind == Verification::kNone || kind == Verification::kFirstConfiguration) return;
+  const auto valid = instance_.enumerate();
+  if (valid.empty()) return;  // nothing will run: nothing to compare with
+  const SpecLaunchSizes launch = instance_.launch(valid.front());
+  if (kind == Verification::kFile) {
+    reference_ = std::vector<unsigned char>();
+    const std::string data = read_file(spec_.verification.file);
+    reference_->assign(data.begin(), data.end());
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
+      if (spec_.arguments[i].output) {
+        expected += std::size_t(launch.argument_sizes[i]) * type_bytes(spec_.arguments[i].type);
+      }
+    }
+    if (reference_->size() != expected) {
+      throw UsageError(spec_.verification.file.string() + " has " +
+                       std::to_string(reference_->size()) + " bytes; the outputs have " +
+                       std::to_string(expected));
+    }
+    return;
+  }
+  SpecLaunchSizes ref;
+  try {
+    ref = instance_.reference_launch(valid.front());
+  } catch (const EvaluationError& e) {
+    throw UsageError(spec_.verification.where + ": " + e.what());
+  }
+  const auto built = cache_.build(source_, options(ref));
+  if (!built->ok) {
+    std::string log = built->log.substr(0, 2000);
+    std::replace(log.begin(), log.end(), '\n', ' ');
+    throw UsageError("the reference kernel " + spec_.verification.kernel +
+                     " does not build: " + log);
+  }
+  try {
+    cl::Kernel kernel(built->program, spec_.verification.kernel.c_str());
+    const auto buffers = bind(kernel, ref);
+    cl::NDRange global, local;
+    if (ref.global.size() == 1) global = cl::NDRange(ref.global[0]);
+    if (ref.global.size() == 2) global = cl::NDRange(ref.global[0], ref.global[1]);
+    if (ref.global.size() == 3) global = cl::NDRange(ref.global[0], ref.global[1], ref.global[2]);
+    if (ref.local.size() == 1) local = cl::NDRange(ref.local[0]);
+    if (ref.local.size() == 2) local = cl::NDRange(ref.local[0], ref.local[1]);
+    if (ref.local.size() == 3) local = cl::NDRange(ref.local[0], ref.local[1], ref.local[2]);
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global,
+                                ref.local.empty() ? cl::NullRange : local);
+    queue_.finish();
+    reference_ = read_outputs(buffers, ref);
+  } catch (const cl::Error& e) {
+    throw UsageError("the reference kernel " + spec_.verification.kernel + " failed: " + e.what() +
+                     " (OpenCL error " + std::to_string(e.err()) + ")");
+  }
+}
+
+bool SpecRunner::prepare(const SpecPoint& point) {
+  try {
+    return cache_.build(source_, options(instance_.launch(point)))->ok;
+  } catch (const EvaluationError&) {
+    return false;
+  }
+}
+
+Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& timing,
+                                 const std::function<void()>& on_run) {
+  Measurement m;
+  const auto fail = [&](Status s, std::string why) {
+    m.status = s;
+    m.message = std::move(why);
+    return m;
+  };
+  if (std::string why = instance_.violation(point); !why.empty()) {
+    return fail(Status::kExceedsLimits, why);
+  }
+  const SpecLaunchSizes launch = instance_.launch(point);
+  const auto built = cache_.build(source_, options(launch));
+  m.build_seconds = built->seconds;
+  if (!built->ok) return fail(Status::kBuildFailed, built->log);
+
+  try {
+    cl::Kernel kernel(built->program, spec_.kernel.c_str());
+    const auto buffers = bind(kernel, launch);
+    cl::NDRange global, local;
+    const auto& g = launch.global;
+    const auto& l = launch.local;
+    if (g.size() == 1) global = cl::NDRange(g[0]), local = cl::NDRange(l[0]);
+    if (g.size() == 2) global = cl::NDRange(g[0], g[1]), local = cl::NDRange(l[0], l[1]);
+    if (g.size() == 3)
+      global = cl::NDRange(g[0], g[1], g[2]), local = cl::NDRange(l[0], l[1], l[2]);
+    const bool events = calibration_.events.usable;
+    m.kernel_wall_clock = !events;
+    const auto run_once = [&](bool record) {
+      cl::Event ev;
+      const auto t0 = Clock::now();
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &ev);
+      ev.wait();
+      const double wall = elapsed_ms(t0);
+      if (on_run) on_run();
+      if (!record) return wall;
+      m.routine_ms.push_back(wall);
+      m.kernel_ms.push_back(events ? double(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                                            ev.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
+                                         1e-6
+                                   : wall);
+      return wall;
+    };
+    const double first_ms = run_once(false);
+    if (spec_.verification.kind != Verification::kNone) {
+      const auto v0 = Clock::now();
+      const auto got = read_outputs(buffers, launch);
+      if (!reference_) {
+        reference_ = got;  // "first": the first configuration that runs is the reference
+      } else if (std::string wrong = compare(got, launch, m.max_error); !wrong.empty()) {
+        m.verify_seconds = elapsed_ms(v0) * 1e-3;
+        return fail(Status::kWrongResult, wrong);
+      }
+      m.verify_seconds = elapsed_ms(v0) * 1e-3;
+    }
+    if (timing.max_reps == 0) return m;
+    bool done = false;
+    if (timing.early_stop_ms > 0 && first_ms > 3.0 * timing.early_stop_ms) {
+      m.routine_ms = m.kernel_ms = {first_ms};
+      m.status = Status::kSlowerEarlyStop;
+      done = true;
+    }
+    for (int i = 0; i < timing.warmup && !done; ++i) run_once(false);
+    double timed_ms = 0, last_median = 0;
+    while (!done && int(m.routine_ms.size()) < timing.max_reps) {
+      timed_ms += run_once(true);
+      if (timing.early_stop_ms > 0 && m.routine_ms.size() == 1 &&
+          m.routine_ms.back() > timing.early_stop_ms) {
+        m.status = Status::kSlowerEarlyStop;
+        break;
+      }
+      const double med = median(m.routine_ms);
+      if (int(m.routine_ms.size()) >= timing.min_reps &&
+          (std::fabs(med - last_median) <= timing.stable_within * med ||
+           timed_ms > timing.max_seconds * 1e3)) {
+        break;
+      }
+      last_median = med;
+    }
+  } catch (const cl::Error& e) {
+    return fail(
+        e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed,
+        std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err()));
+  }
+  m.median_ms = median(m.routine_ms);
+  m.min_ms = *std::min_element(m.routine_ms.begin(), m.routine_ms.end());
+  m.max_ms = *std::max_element(m.routine_ms.begin(), m.routine_ms.end());
+  m.kernel_median_ms = median(m.kernel_ms);
+  if (flops_) {
+    m.gflops = *flops_ / (m.median_ms * 1e6);
+    m.kernel_gflops = m.kernel_median_ms > 0 ? *flops_ / (m.kernel_median_ms * 1e6) : 0.0;
+    const std::string why = implausible_gflops(std::max(m.gflops, m.kernel_gflops), calibration_);
+    if (!why.empty()) return fail(Status::kMeasurementError, why);
+  }
+  return m;
+}
+
+}  // namespace mmtune

@@ -1,0 +1,71 @@
+// Evaluates configurations of a user's kernel (a spec file, docs/spec.md) on one device for one
+// problem: fills the arguments from their seeds, computes the reference once, then for each
+// configuration builds, runs, verifies and times it. The counterpart of runner.hpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/measurement.hpp"
+#include "family/spec.hpp"
+#include "family/spec_space.hpp"
+#include "mmtune/cl.hpp"
+#include "mmtune/device.hpp"
+#include "opencl/calibration.hpp"
+#include "opencl/kernel_source.hpp"
+#include "opencl/program_cache.hpp"
+
+namespace mmtune {
+
+class SpecRunner {
+ public:
+  // Throws UsageError when the sizes do not suit the spec or its reference cannot run (a
+  // reference kernel that does not build or fails, a reference file of the wrong size).
+  SpecRunner(const Device& device, const KernelSpec& spec, const std::vector<long long>& sizes,
+             const std::string& program_dir = "");
+
+  SpecInstance& instance() { return instance_; }
+  const Calibration& calibration() const { return calibration_; }
+
+  // Builds a configuration's program (thread-safe); false when it does not build.
+  bool prepare(const SpecPoint& point);
+  // Never throws for a failure of the variant itself: see Measurement::status. GFLOPS come from
+  // the spec's `flops` (0 without it). `on_run` is called after every completed run.
+  Measurement evaluate(const SpecPoint& point, const TimingOptions& timing = {},
+                       const std::function<void()>& on_run = {});
+
+ private:
+  struct Contents {
+    std::vector<unsigned char> bytes;  // the argument's initial contents
+  };
+  const std::vector<unsigned char>& initial(std::size_t argument, long long elements);
+  std::string options(const SpecLaunchSizes& launch) const;
+  // Creates the buffers and sets the arguments of `kernel` for `launch`; the buffers are
+  // returned in argument order (empty for scalars and local memory).
+  std::vector<cl::Buffer> bind(cl::Kernel& kernel, const SpecLaunchSizes& launch);
+  // The output buffers' contents, concatenated in argument order.
+  std::vector<unsigned char> read_outputs(const std::vector<cl::Buffer>& buffers,
+                                          const SpecLaunchSizes& launch);
+  // Compares outputs with the reference as the outputs' element types; "" when they agree.
+  std::string compare(const std::vector<unsigned char>& got, const SpecLaunchSizes& launch,
+                      double& max_error) const;
+  void compute_reference();
+
+  const KernelSpec& spec_;
+  DeviceInfo device_;
+  SpecInstance instance_;
+  std::string source_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  ProgramCache cache_;
+  KernelSources builtin_;  // roofline.cl, for the calibration
+  Calibration calibration_;
+  std::optional<double> flops_;
+  std::map<std::pair<std::size_t, long long>, std::vector<unsigned char>> contents_;
+  std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
+};
+
+}  // namespace mmtune
