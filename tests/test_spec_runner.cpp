@@ -8,6 +8,7 @@
 #include "family/spec.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
+#include "mmtune/spec_lookup.hpp"
 #include "opencl/spec_runner.hpp"
 #include "test_support.hpp"
 
@@ -174,6 +175,96 @@ TEST(SpecCli, RunsTheConvolutionExampleVerifiedOnBothPoclDevices) {
                         "--config", "block_size_x=3", "--device", "pthread"});
   EXPECT_EQ(bad.exit_code, kExitUsage);
   EXPECT_NE(bad.err.find("'3' is not a value of block_size_x"), std::string::npos) << bad.err;
+}
+
+// A kernel no example contains, written here: tuned in the supervised worker, stored, resumed,
+// and its tuned defines looked up through the consumer API.
+TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
+  test::TempDir dir;
+  std::ofstream(dir / "scale.cl") << kScaleSource;
+  std::string text = scale_spec(R"([verification]
+reference = "kernel"
+kernel = "scale_reference"
+global = ["n"]
+)");
+  // Only correct, buildable variants, and a default to compare with.
+  text.replace(text.find("bug = [0, 1]"), 12, "bug = [0]");
+  text.replace(text.find("broken = [0, 1]"), 15, "broken = [0]");
+  text.replace(text.find("[launch]"), 8,
+               "[default]\nwg = 1\nper_item = 1\nbug = 0\nbroken = 0\n[launch]");
+  std::ofstream(dir / "scale.toml") << text;
+  const std::string db = dir / "spec.db";
+  auto r = test::run_mmtune({"tune", "--spec", dir / "scale.toml", "--size", "100000", "--device",
+                             "pthread", "--budget", "4", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["configurations"], 8);  // wg 8192 exceeds the device
+  EXPECT_EQ(j["reused"], 0);
+  EXPECT_GE(j["evaluations"].get<int>(), 4);
+  ASSERT_TRUE(j.contains("best")) << r.out;
+  ASSERT_TRUE(j.contains("default")) << r.out;
+  // The confirmation measures the default beside the finalists: the best is never slower.
+  EXPECT_LE(j["best"]["measurement"]["median_ms"].get<double>(),
+            j["default"]["measurement"]["median_ms"].get<double>());
+  const std::string best = j["best"]["config"];
+
+  r = test::run_mmtune({"tune", "--spec", dir / "scale.toml", "--size", "100000", "--device",
+                        "pthread", "--budget", "8", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j["reused"].get<int>(), 4) << "what the first session measured is not measured again";
+
+  r = test::run_mmtune({"best", "--spec", dir / "scale.toml", "--size", "100000", "--device",
+                        "pthread", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string stored = nlohmann::json::parse(r.out)["config"];
+
+  // The stored landscape replays like any other.
+  r = test::run_mmtune({"simulate",
+                        "--db",
+                        db,
+                        "--device",
+                        "pthread",
+                        "--kernel",
+                        j["kernel"].get<std::string>(),
+                        "--m",
+                        "100000",
+                        "--n",
+                        "1",
+                        "--k",
+                        "1",
+                        "--strategy",
+                        "random",
+                        "--seeds",
+                        "2",
+                        "--budget",
+                        "4",
+                        "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const int replayed = nlohmann::json::parse(r.out)[0]["configurations"].get<int>();
+  EXPECT_GE(replayed, 4);  // what the two sessions measured, of the 8 valid configurations
+  EXPECT_LE(replayed, 8);
+
+  const DeviceInfo& device = pthread_device().info;
+  const auto exact = best_defines(db, "scale", device, {100000});
+  ASSERT_TRUE(exact);
+  EXPECT_EQ(exact->source, LookupSource::kExact);
+  std::string as_text;
+  for (const auto& [name, value] : exact->parameters) {
+    as_text += (as_text.empty() ? "" : " ") + name + "=" + value;
+  }
+  EXPECT_EQ(as_text, stored);
+  EXPECT_EQ(exact->build_options(), "-Dbroken=0 -Dbug=0 -Dper_item=" + exact->parameters[2].second +
+                                        " -Dwg=" + exact->parameters[3].second);
+  const auto nearest = best_defines(db, "scale", device, {50000});
+  ASSERT_TRUE(nearest);
+  EXPECT_EQ(nearest->source, LookupSource::kNearestShape);
+  EXPECT_EQ(nearest->sizes[0], 100000);
+  EXPECT_FALSE(best_defines(db, "transpose", device, {100000}));
+  DeviceInfo other = device;
+  other.key = "0000000000000000", other.vendor = "someone else";
+  EXPECT_FALSE(best_defines(db, "scale", other, {100000}));
+  EXPECT_FALSE(best.empty());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "cli_options.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -136,6 +137,33 @@ std::vector<KernelKind> searched_kernels(const std::string& name) {
     if (kernel_name(k) == name) return {k};
   }
   throw UsageError("unknown kernel '" + name.substr(0, 40) + "' (" + names + "or all)");
+}
+
+// "90s", "10m", "1h", "1h30m" or plain seconds.
+double parse_duration(const std::string& text) {
+  double total = 0.0;
+  std::size_t i = 0;
+  const std::string bad = "--time-limit '" + text + "' is not a duration like 90s, 10m or 1h";
+  if (text.empty()) throw UsageError(bad);
+  while (i < text.size()) {
+    std::size_t j = i;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.'))
+      ++j;
+    double v = 0.0;
+    // from_chars, not stod: "." or "1.2.3" are input errors, not exceptions from the library.
+    const auto [end, ec] = std::from_chars(text.data() + i, text.data() + j, v);
+    if (j == i || j - i > 12 || ec != std::errc() || end != text.data() + j) throw UsageError(bad);
+    double unit = 1.0;
+    if (j < text.size()) {
+      const char u = text[j++];
+      unit = u == 's' ? 1.0 : u == 'm' ? 60.0 : u == 'h' ? 3600.0 : -1.0;
+      if (unit < 0) throw UsageError(bad);
+    }
+    total += v * unit;
+    i = j;
+  }
+  if (!(total > 0.0)) throw UsageError("--time-limit must be positive");
+  return total;
 }
 
 }  // namespace mmtune::cli

@@ -47,6 +47,8 @@ CLI::Validator non_negative_integer();
 
 // The database a command opens: `db`, or the default one when empty.
 std::string database_path(const std::string& db);
+// "90s", "10m", "1h", "1h30m" or plain seconds (--time-limit); throws UsageError otherwise.
+double parse_duration(const std::string& text);
 // The same for a command that only reads (history, best, export, simulate, report): a file that
 // does not exist is refused with a UsageError, since opening it would create an empty database.
 std::string existing_database_path(const std::string& db);

@@ -13,6 +13,9 @@
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/spec_runner.hpp"
+#include "search/strategy.hpp"
+#include "store/store.hpp"
+#include "tune/spec_session.hpp"
 
 namespace mmtune::cli {
 namespace {
@@ -159,6 +162,94 @@ int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const s
     }
   }
   return m.status == Status::kOk ? kExitOk : kExitFailure;
+}
+
+std::pair<GemmProblem, std::string> spec_store_key(const std::string& spec_path,
+                                                   const std::string& sizes) {
+  const KernelSpec spec = parse_spec_file(spec_path);
+  const auto values = parse_spec_sizes(sizes);
+  if (values.size() != spec.sizes.size()) {
+    throw UsageError(spec_path + " needs " + std::to_string(spec.sizes.size()) + " size(s)");
+  }
+  return {spec_problem(values), spec_kernel_name(spec)};
+}
+
+int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnvironment& env,
+                  const std::atomic<bool>& stop, const std::string& command_line) {
+  const KernelSpec spec = parse_spec_file(t.spec);
+  if (t.sizes.empty()) throw UsageError(t.spec + " needs --size");
+  SpecTuneRequest req;
+  req.sizes = parse_spec_sizes(t.sizes);
+  req.strategy = t.strategy.empty() ? default_strategy() : t.strategy;
+  for (const auto& pair : t.strategy_options) parse_strategy_setting(pair, req.strategy_settings);
+  check_strategy_settings(req.strategy, req.strategy_settings);
+  req.budget = t.budget;
+  req.time_limit_s = t.time_limit == "none" ? 0.0 : parse_duration(t.time_limit);
+  req.seed = t.seed;
+  req.fresh = t.fresh;
+  req.finalists = t.finalists;
+  req.confirm_rounds = t.confirm_rounds;
+  req.command_line = command_line;
+  const auto devices = list_devices();
+  const Device& device = select_device(devices, d.device, d.platform);
+  const std::string db = database_path(t.db);
+  Store store(db);
+  const SpecTuneSummary s = tune_spec(device, store, spec, req, env, stop);
+  const auto line = [](const MeasurementRecord& m) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.3f ms", m.result.median_ms);
+    std::string out = buf;
+    if (m.result.gflops > 0) {
+      std::snprintf(buf, sizeof buf, " = %.1f GFLOPS", m.result.gflops);
+      out += buf;
+    }
+    return out;
+  };
+  if (t.json) {
+    nlohmann::json j = {{"session", s.session_id},
+                        {"outcome", to_string(s.outcome)},
+                        {"kernel", s.kernel},
+                        {"device", device.info.name},
+                        {"sizes", req.sizes},
+                        {"configurations", s.space},
+                        {"evaluations", s.evaluations},
+                        {"reused", s.reused},
+                        {"worker_restarts", s.worker_restarts}};
+    nlohmann::json statuses = nlohmann::json::object();
+    for (const auto& [status, n] : s.by_status) statuses[to_string(status)] = n;
+    j["by_status"] = statuses;
+    if (s.best) j["best"] = {{"config", s.best->config}, {"measurement", to_json(s.best->result)}};
+    if (s.default_config) {
+      j["default"] = {{"config", s.default_config->config},
+                      {"measurement", to_json(s.default_config->result)}};
+    }
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf(
+        "%s (%s) %s on %s: %zu evaluations (%zu known before), %zu valid "
+        "configurations, %s in %.1f s\n",
+        spec.name.c_str(), s.kernel.c_str(), t.sizes.c_str(), device.info.name.c_str(),
+        s.evaluations, s.reused, s.space, to_string(s.outcome), s.total_s);
+    std::string statuses;
+    for (const auto& [status, n] : s.by_status) {
+      statuses +=
+          (statuses.empty() ? "" : ", ") + std::string(to_string(status)) + " " + std::to_string(n);
+    }
+    std::printf("statuses: %s\n", statuses.empty() ? "none" : statuses.c_str());
+    if (s.best) {
+      std::printf("best: %s: %s\n", s.best->config.c_str(), line(*s.best).c_str());
+    } else {
+      std::printf("no configuration ran Ok\n");
+    }
+    if (s.default_config && s.best) {
+      std::printf("default: %s: %s; the best is %.2fx as fast (side by side, median rounds)\n",
+                  s.default_config->config.c_str(), line(*s.default_config).c_str(),
+                  s.default_config->result.median_ms / s.best->result.median_ms);
+    }
+    std::printf("Stored in %s\n", db.c_str());
+  }
+  if (s.outcome == TuneOutcome::kInterrupted) return kExitInterrupted;
+  return s.best ? kExitOk : kExitFailure;
 }
 
 }  // namespace mmtune::cli

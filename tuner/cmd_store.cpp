@@ -1,5 +1,7 @@
 #include "cmd_store.hpp"
 
+#include "cmd_spec.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "core/json.hpp"
 #include "exchange/exchange.hpp"
@@ -136,8 +139,15 @@ int cmd_simulate(const SimulateOptions& o) {
   return kExitOk;
 }
 
-int cmd_best(const BestOptions& o, const DeviceOptions& dopt, const ProblemOptions& popt) {
-  const GemmProblem problem = make_problem(popt);
+int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& popt) {
+  GemmProblem problem;
+  if (!o.spec.empty()) {
+    if (!o.kernel.empty()) throw UsageError("--kernel and --spec exclude each other");
+    std::tie(problem, o.kernel) = cli::spec_store_key(o.spec, o.sizes);
+  } else {
+    if (!o.sizes.empty()) throw UsageError("--size needs --spec");
+    problem = make_problem(popt);
+  }
   Store store(existing_database_path(o.db), Store::Access::kReadOnly);
   // The device may be absent from this machine: resolve it among the stored ones first.
   DeviceInfo device;
@@ -247,6 +257,8 @@ void StoreCommands::add(CLI::App& app) {
                    "tiled, direct, naive, classic (default: the routine's pick)");
   best->add_option("--db", best_opt.db, "tuning database");
   best->add_flag("--json", best_opt.json, "print JSON");
+  best->add_option("--spec", best_opt.spec, "a user's kernel: its spec file (docs/spec.md)");
+  best->add_option("--size", best_opt.sizes, "with --spec: the spec's sizes, e.g. 4096,4096,15");
 
   history = app.add_subcommand("history", "list tuning sessions");
   history->add_option("--db", history_db, "tuning database");

@@ -23,6 +23,7 @@ struct SimulateOptions {
 
 struct BestOptions {
   std::string kernel, db;
+  std::string spec, sizes;  // a user's kernel (docs/spec.md)
   bool json = false;
 };
 

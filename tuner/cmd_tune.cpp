@@ -1,5 +1,7 @@
 #include "cmd_tune.hpp"
 
+#include "cmd_spec.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -34,33 +36,6 @@
 
 namespace mmtune::cli {
 namespace {
-
-// "90s", "10m", "1h", "1h30m" or plain seconds.
-double parse_duration(const std::string& text) {
-  double total = 0.0;
-  std::size_t i = 0;
-  const std::string bad = "--time-limit '" + text + "' is not a duration like 90s, 10m or 1h";
-  if (text.empty()) throw UsageError(bad);
-  while (i < text.size()) {
-    std::size_t j = i;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.'))
-      ++j;
-    double v = 0.0;
-    // from_chars, not stod: "." or "1.2.3" are input errors, not exceptions from the library.
-    const auto [end, ec] = std::from_chars(text.data() + i, text.data() + j, v);
-    if (j == i || j - i > 12 || ec != std::errc() || end != text.data() + j) throw UsageError(bad);
-    double unit = 1.0;
-    if (j < text.size()) {
-      const char u = text[j++];
-      unit = u == 's' ? 1.0 : u == 'm' ? 60.0 : u == 'h' ? 3600.0 : -1.0;
-      if (unit < 0) throw UsageError(bad);
-    }
-    total += v * unit;
-    i = j;
-  }
-  if (!(total > 0.0)) throw UsageError("--time-limit must be positive");
-  return total;
-}
 
 std::atomic<bool> g_stop{false};
 
@@ -378,6 +353,9 @@ void TuneCommands::add(CLI::App& app) {
   tune->add_flag("--no-baselines", tune_opt.no_baselines,
                  "skip the naive and classic reference kernels (`mmtune bench` measures them)");
   tune->add_flag("--json", tune_opt.json, "print the summary as JSON");
+  tune->add_option("--spec", tune_opt.spec,
+                   "tune a user's kernel described by this spec file (docs/spec.md)");
+  tune->add_option("--size", tune_opt.sizes, "with --spec: the spec's sizes, e.g. 4096,4096,15");
 
   worker = app.add_subcommand("worker", "internal: the supervised evaluation process");
   worker->group("");  // hidden from --help
@@ -396,6 +374,17 @@ int TuneCommands::run(const GlobalOptions& g, const std::string& command_line) c
     }
     return run_worker(std::cin, std::cout);
   }
+  if (!tune_opt.spec.empty()) {
+    TuneEnvironment env;
+    env.worker_argv = {self_exe(), "worker"};
+    if (g.quiet) env.worker_argv.insert(env.worker_argv.begin() + 1, "-q");
+    env.program_dir = ProgramCache::default_disk_dir();
+    signal(SIGINT, on_sigint);
+    const int rc = cmd_tune_spec(tune_opt, tune_dev, env, g_stop, command_line);
+    signal(SIGINT, SIG_DFL);
+    return rc;
+  }
+  if (!tune_opt.sizes.empty()) throw UsageError("--size needs --spec (a GEMM takes --n, --m, --k)");
   return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);
 }
 

@@ -77,14 +77,16 @@ struct KernelSpec {
   std::vector<std::filesystem::path> sources{};  // resolved against the spec's directory
   std::string kernel;                            // the function to tune
   std::string build_options;
-  std::vector<std::string> sizes{};  // named problem sizes, given in this order
-  std::vector<SpecParameter> parameters{};
+  std::vector<std::string> sizes{};         // named problem sizes, given in this order
+  std::vector<SpecParameter> parameters{};  // by name (TOML tables have no order)
+  std::string default_config;  // [default]: "NAME=VALUE ..." in parameter order (empty: none)
   std::vector<SpecExpr> constraints{};
   std::vector<std::pair<std::string, SpecExpr>> defines{};  // extra -D NAME=value, computed
   SpecLaunch launch{};
   std::vector<SpecArgument> arguments{};
   SpecVerification verification{};
   std::optional<SpecExpr> flops{}, bytes{};  // per run, for GFLOPS and GB/s
+  std::string text_hash;                     // of the spec file and its sources
 };
 
 // Reads and checks a spec. Throws UsageError with one line "FILE:LINE: KEY: what is wrong" for
@@ -94,6 +96,10 @@ struct KernelSpec {
 KernelSpec parse_spec_file(const std::filesystem::path& path);
 // The same from text (`path` names it in messages and anchors relative files).
 KernelSpec parse_spec_text(const std::string& text, const std::filesystem::path& path);
+
+// The kernel's name in the store: "spec:NAME:HASH", HASH 16 hex digits of its sources' and spec
+// file's text (editing either starts a new landscape).
+std::string spec_kernel_name(const KernelSpec& spec);
 
 // The names an expression may use besides parameters and sizes: the device's limits.
 const std::vector<std::string>& spec_device_names();

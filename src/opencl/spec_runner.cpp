@@ -289,12 +289,16 @@ void SpecRunner::compute_reference() {
   }
 }
 
-bool SpecRunner::prepare(const SpecPoint& point) {
+std::optional<std::string> SpecRunner::build_options(const SpecPoint& point) {
   try {
-    return cache_.build(source_, options(instance_.launch(point)))->ok;
+    return options(instance_.launch(point));
   } catch (const EvaluationError&) {
-    return false;
+    return std::nullopt;
   }
+}
+
+bool SpecRunner::build(const std::string& options) {
+  return cache_.build(source_, options)->ok;
 }
 
 Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& timing,

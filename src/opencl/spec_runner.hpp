@@ -30,8 +30,11 @@ class SpecRunner {
   SpecInstance& instance() { return instance_; }
   const Calibration& calibration() const { return calibration_; }
 
-  // Builds a configuration's program (thread-safe); false when it does not build.
-  bool prepare(const SpecPoint& point);
+  // A configuration's build options (not thread-safe: the instance evaluates expressions);
+  // nothing when they cannot be computed (evaluate() then says why).
+  std::optional<std::string> build_options(const SpecPoint& point);
+  // Builds the program for such options (thread-safe); false when it does not build.
+  bool build(const std::string& options);
   // Never throws for a failure of the variant itself: see Measurement::status. GFLOPS come from
   // the spec's `flops` (0 without it). `on_run` is called after every completed run.
   Measurement evaluate(const SpecPoint& point, const TimingOptions& timing = {},

@@ -172,6 +172,27 @@ std::vector<LookupBest> routine_bests(Store& store) {
   return out;
 }
 
+std::vector<SpecBest> spec_bests(Store& store, const std::string& name) {
+  auto q = store.db().prepare(
+      "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.kernel, b.config, b.m, b.n, b.k, "
+      "b.precision, b.layout, b.trans_a, b.trans_b, b.median_ms, b.gflops, b.measurement_id, "
+      "b.updated_at FROM best b JOIN devices d ON d.id = b.device_id "
+      "WHERE substr(b.kernel, 1, ?) = ? ORDER BY d.id, b.updated_at");
+  const std::string prefix = "spec:" + name + ":";
+  q.bind(1, std::int64_t(prefix.size())).bind(2, prefix);
+  std::vector<SpecBest> out;
+  while (q.step()) {
+    SpecBest b;
+    b.key = q.text(0), b.vendor = q.text(1), b.type = q.text(2), b.name = q.text(3);
+    b.platform = q.text(4), b.kernel = q.text(5), b.config = q.text(6);
+    b.p = read_problem(q, 7);
+    b.median_ms = q.real(14), b.gflops = q.real(15), b.measurement_id = q.integer(16);
+    b.updated_at = q.text(17);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 void add_bench(Store& store, const Bench& r) {
   auto s = store.db().prepare(
       "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "

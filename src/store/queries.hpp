@@ -84,6 +84,16 @@ struct LookupBest {
   std::int64_t measurement_id = 0;
 };
 
+// A stored best of a user's kernel (a spec, docs/spec.md) with its device's facts.
+struct SpecBest {
+  std::string key, vendor, type, name, platform;
+  std::string kernel, config;  // kernel: "spec:NAME:HASH"
+  GemmProblem p;               // the spec's sizes as m, n, k
+  double median_ms = 0, gflops = 0;
+  std::int64_t measurement_id = 0;
+  std::string updated_at;
+};
+
 // Every row of a table, in database order (devices, bench and measurements by id; bests and
 // roofs by device, then problem).
 std::vector<Device> devices(Store& store);
@@ -93,6 +103,8 @@ std::vector<Meas> measurements(Store& store);
 std::vector<Session> sessions(Store& store);
 std::vector<Roof> roofs(Store& store);
 std::vector<Replay> replays(Store& store);  // by device, then kernel, problem and strategy
+// Bests of every version (source hash) of the spec named `name`, by device.
+std::vector<SpecBest> spec_bests(Store& store, const std::string& name);
 // Bests of the tiled and direct kernels, grouped by device.
 std::vector<LookupBest> routine_bests(Store& store);
 

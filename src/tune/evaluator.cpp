@@ -146,6 +146,10 @@ void Evaluator::start() {
                {"reference_file", options_.reference_file},
                {"problem", to_json(options_.problem)},
                {"seed", options_.seed}};
+  if (!options_.spec_path.empty()) {
+    init["spec"] = options_.spec_path;
+    init["sizes"] = options_.spec_sizes;
+  }
   json reply;
   const auto r = worker_->send(init) ? worker_->read(reply, options_.startup_limit_s)
                                      : WorkerProcess::Read::kExited;
@@ -160,6 +164,16 @@ void Evaluator::start() {
 }
 
 std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<KernelConfig>& batch,
+                                                            const TimingOptions& timing,
+                                                            double run_limit_s,
+                                                            const std::atomic<bool>* stop,
+                                                            double slow_first_run_s) {
+  std::vector<Item> items;
+  for (const auto& c : batch) items.push_back({kernel_name(kind_of(c)), to_string(c)});
+  return evaluate(items, timing, run_limit_s, stop, slow_first_run_s);
+}
+
+std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<Item>& batch,
                                                             const TimingOptions& timing,
                                                             double run_limit_s,
                                                             const std::atomic<bool>* stop,
@@ -189,9 +203,7 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<Ke
     for (std::size_t i : chunk) {
       const int id = next_id_++;
       by_id[id] = i;
-      items.push_back({{"id", id},
-                       {"kernel", kernel_name(kind_of(batch[i]))},
-                       {"config", to_string(batch[i])}});
+      items.push_back({{"id", id}, {"kernel", batch[i].kernel}, {"config", batch[i].config}});
     }
     const std::size_t builders = serial ? 1 : options_.parallel_builds;
     std::set<std::size_t> unbuilt(chunk.begin(), chunk.end());
@@ -269,7 +281,9 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<Ke
       Measurement slow = failed(Status::kTimeout, why);
       slow.routine_ms = slow.kernel_ms = {limit * 1e3};
       slow.median_ms = slow.min_ms = slow.max_ms = slow.kernel_median_ms = limit * 1e3;
-      slow.gflops = slow.kernel_gflops = options_.problem.flops() / (limit * 1e9);
+      if (options_.spec_path.empty()) {  // a spec's FLOPs are the worker's to know
+        slow.gflops = slow.kernel_gflops = options_.problem.flops() / (limit * 1e9);
+      }
       results[culprit] = slow;
       std::erase(pending, culprit);
       continue;

@@ -50,6 +50,10 @@ struct EvaluatorOptions {
   std::string program_dir;     // on-disk program cache (empty: none)
   std::string reference_file;  // shared by restarted workers (empty: recompute)
   GemmProblem problem;
+  // A user's kernel instead of the GEMM families (docs/spec.md): its spec file and sizes. The
+  // worker reads the file itself; items then name the spec's kernel and its configuration text.
+  std::string spec_path;
+  std::vector<long long> spec_sizes;
   std::uint64_t seed = 1;
   std::size_t parallel_builds = 1;
   double startup_limit_s = 600.0;   // device set-up and reference computation
@@ -71,6 +75,14 @@ class Evaluator {
   // problems a bad variant's single run can cost more than measuring several good ones. Throws
   // Error when the worker cannot start at all.
   std::vector<std::optional<Measurement>> evaluate(const std::vector<KernelConfig>& batch,
+                                                   const TimingOptions& timing, double run_limit_s,
+                                                   const std::atomic<bool>* stop = nullptr,
+                                                   double slow_first_run_s = 0.0);
+  // The same for configurations named by kernel and canonical text (a spec's configurations).
+  struct Item {
+    std::string kernel, config;
+  };
+  std::vector<std::optional<Measurement>> evaluate(const std::vector<Item>& batch,
                                                    const TimingOptions& timing, double run_limit_s,
                                                    const std::atomic<bool>* stop = nullptr,
                                                    double slow_first_run_s = 0.0);

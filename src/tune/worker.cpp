@@ -11,8 +11,10 @@
 #include <thread>
 
 #include "core/json.hpp"
+#include "family/spec.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/runner.hpp"
+#include "opencl/spec_runner.hpp"
 
 namespace mmtune {
 namespace {
@@ -31,6 +33,14 @@ class Worker {
       throw NoDeviceError("device " + std::to_string(index) + " is not the one the tuner selected");
     }
     device_ = devices[index];
+    if (req.contains("spec")) {  // a user's kernel (docs/spec.md)
+      spec_ = std::make_unique<KernelSpec>(parse_spec_file(req.at("spec").get<std::string>()));
+      spec_runner_ = std::make_unique<SpecRunner>(device_, *spec_,
+                                                  req.at("sizes").get<std::vector<long long>>(),
+                                                  req.value("program_dir", ""));
+      send({{"op", "ready"}});
+      return;
+    }
     const std::string dir = req.value("kernels_dir", "");
     sources_ =
         dir.empty() ? std::make_unique<KernelSources>() : std::make_unique<KernelSources>(dir);
@@ -41,6 +51,7 @@ class Worker {
   }
 
   void eval(const json& req) {
+    if (spec_runner_) return eval_spec(req);
     if (!runner_) throw Error("eval before init");
     struct Item {
       int id;
@@ -85,6 +96,49 @@ class Worker {
     }
   }
 
+  // The same for a spec's configurations: options are computed one by one (expressions share
+  // one scope), builds run in parallel.
+  void eval_spec(const json& req) {
+    struct Item {
+      int id;
+      SpecPoint point;
+      std::string text;
+      std::optional<std::string> options;
+    };
+    std::vector<Item> items;
+    for (const auto& it : req.at("items")) {
+      if (it.at("kernel").get<std::string>() != spec_kernel_name(*spec_)) {
+        throw UsageError("unknown kernel in request");
+      }
+      const std::string text = it.at("config").get<std::string>();
+      SpecPoint point = spec_runner_->instance().parse(text);
+      auto options = spec_runner_->build_options(point);
+      items.push_back({it.at("id").get<int>(), std::move(point), text, std::move(options)});
+    }
+    const TimingOptions timing = timing_from_json(req.at("timing"));
+    const std::size_t threads = std::min<std::size_t>(
+        items.size(), std::max<std::size_t>(1, req.value("parallel_builds", std::size_t(1))));
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < items.size(); i = next++) {
+          if (items[i].options) spec_runner_->build(*items[i].options);
+          send({{"op", "built"}, {"id", items[i].id}});
+        }
+      });
+    }
+    for (auto& t : pool) t.join();
+    const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
+    for (const auto& item : items) {
+      if (crash && *crash && item.text == crash) std::abort();
+      const Measurement m = spec_runner_->evaluate(item.point, timing, [&] {
+        send({{"op", "tick"}, {"id", item.id}});
+      });
+      send({{"op", "result"}, {"id", item.id}, {"measurement", to_json(m)}});
+    }
+  }
+
   void send(const json& j) {
     std::lock_guard lock(mutex_);
     out_ << j.dump() << '\n' << std::flush;
@@ -97,6 +151,8 @@ class Worker {
   Device device_;
   std::unique_ptr<KernelSources> sources_;
   std::unique_ptr<Runner> runner_;
+  std::unique_ptr<KernelSpec> spec_;
+  std::unique_ptr<SpecRunner> spec_runner_;
 };
 
 }  // namespace
