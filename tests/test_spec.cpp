@@ -157,6 +157,8 @@ TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
          "use_padding\\[2\\]: 1 is listed twice");
   expect("tile_size_y = [", "min = [", "parameters.min: 'min' is a function");
   expect("use_padding = [0, 1]", "use_padding = [0, 1]\nwidth = [1]", "'width' is defined twice");
+  expect("image_width = \"width\"", "use_padding = \"width\"",
+         "defines.use_padding: 'use_padding' is defined twice \\(parameters and defines");
   expect("type = \"float\"\nsize = \"width * height\"", "type = \"float4\"\nsize = \"width\"",
          "arguments\\[0\\].type: unknown type 'float4'");
   expect("output = true", "output = 1", "arguments\\[0\\].output: expected true or false");

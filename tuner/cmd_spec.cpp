@@ -34,6 +34,23 @@ std::string without_numbers(const std::string& why) {
   return out;
 }
 
+// " = 12.3 GFLOPS, 45.6 GB/s" from the spec's metrics (empty without them).
+std::string rates(const KernelSpec& spec, const std::vector<long long>& sizes,
+                  const DeviceInfo& device, const Measurement& m) {
+  std::string out;
+  char buf[64];
+  if (m.gflops > 0) {
+    std::snprintf(buf, sizeof buf, " = %.3g GFLOPS", m.gflops);
+    out += buf;
+  }
+  if (const auto bytes = spec_metric(spec, spec.bytes, sizes, device); bytes && m.median_ms > 0) {
+    std::snprintf(buf, sizeof buf, "%s%.3g GB/s", out.empty() ? " = " : ", ",
+                  *bytes / (m.median_ms * 1e6));
+    out += buf;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<long long> parse_spec_sizes(const std::string& text) {
@@ -155,7 +172,7 @@ int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const s
       std::printf("Ok: %.3f ms median (%.3f-%.3f, %zu runs%s)", m.median_ms, m.min_ms, m.max_ms,
                   m.routine_ms.size(),
                   m.kernel_wall_clock ? ", wall clock: event timestamps unusable" : "");
-      if (m.gflops > 0) std::printf(" = %.1f GFLOPS", m.gflops);
+      std::printf("%s", rates(spec, parse_spec_sizes(sizes), dev.info, m).c_str());
       std::printf("; build %.2f s; max error %.3g\n", m.build_seconds, m.max_error);
     } else {
       std::printf("%s: %s\n", to_string(m.status), m.message.c_str());
@@ -195,15 +212,10 @@ int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnviro
   const std::string db = database_path(t.db);
   Store store(db);
   const SpecTuneSummary s = tune_spec(device, store, spec, req, env, stop);
-  const auto line = [](const MeasurementRecord& m) {
+  const auto line = [&](const MeasurementRecord& m) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.3f ms", m.result.median_ms);
-    std::string out = buf;
-    if (m.result.gflops > 0) {
-      std::snprintf(buf, sizeof buf, " = %.1f GFLOPS", m.result.gflops);
-      out += buf;
-    }
-    return out;
+    return buf + rates(spec, req.sizes, device.info, m.result);
   };
   if (t.json) {
     nlohmann::json j = {{"session", s.session_id},

@@ -32,7 +32,16 @@ void check_names_and_expressions(const Reader& r, const toml::table& root, const
   const toml::node* sizes = root.get("sizes");
   for (const auto& z : s.sizes) claim(z, r.where(*sizes, "sizes"));
   for (const auto& p : s.parameters) claim(p.name, p.where);
-  for (const auto& [name, e] : s.defines) claim(name, e.where);
+  // A define is never read by an expression, so it may share a size's name (passing a size to
+  // the kernel under its own name); it must not repeat a parameter's -D or another define.
+  std::set<std::string> defined;
+  for (const auto& p : s.parameters) defined.insert(p.name);
+  for (const auto& [name, e] : s.defines) {
+    if (!defined.insert(name).second) {
+      throw UsageError(e.where + ": '" + name +
+                       "' is defined twice (parameters and defines are both -D)");
+    }
+  }
 
   std::vector<std::string> sizes_only = s.sizes, all = s.sizes;
   for (const auto& d : spec_device_names()) sizes_only.push_back(d), all.push_back(d);

@@ -44,6 +44,26 @@ std::vector<double> spec_device_values(const DeviceInfo& d) {
           d.image_support ? 1.0 : 0.0};
 }
 
+std::optional<double> spec_metric(const KernelSpec& spec, const std::optional<SpecExpr>& metric,
+                                  const std::vector<long long>& sizes, const DeviceInfo& device) {
+  if (!metric) return std::nullopt;
+  // Over sizes and device limits only (spec_parse.cpp): one figure per problem.
+  std::vector<std::string> names = spec.sizes;
+  const auto& dev = spec_device_names();
+  names.insert(names.end(), dev.begin(), dev.end());
+  Scope scope(names);
+  for (std::size_t i = 0; i < sizes.size() && i < spec.sizes.size(); ++i) {
+    scope.set(i, double(sizes[i]));
+  }
+  const auto values = spec_device_values(device);
+  for (std::size_t i = 0; i < values.size(); ++i) scope.set(spec.sizes.size() + i, values[i]);
+  try {
+    return Expression(metric->text, scope).evaluate();
+  } catch (const EvaluationError& e) {
+    throw UsageError(metric->where + ": " + e.what());
+  }
+}
+
 SpecInstance::SpecInstance(const KernelSpec& spec, const std::vector<long long>& sizes,
                            const DeviceInfo* device)
     : spec_(spec), device_(device) {

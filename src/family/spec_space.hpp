@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,11 @@ namespace mmtune {
 
 // The values of spec_device_names() for a device, in that order.
 std::vector<double> spec_device_values(const DeviceInfo& d);
+
+// A metric of one run (the spec's flops or bytes) for these sizes on this device; nothing when the
+// spec has none. Throws UsageError when it is not a finite number.
+std::optional<double> spec_metric(const KernelSpec& spec, const std::optional<SpecExpr>& metric,
+                                  const std::vector<long long>& sizes, const DeviceInfo& device);
 
 // One configuration: per parameter, the index of its value.
 using SpecPoint = std::vector<std::size_t>;

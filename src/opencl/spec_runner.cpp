@@ -110,20 +110,7 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
   // A spec's FLOPs may be of any type: fp32's peak (the higher on every device) bounds them.
   calibration_ =
       calibrate(context_, queue_, cache_, device_, Precision::kSingle, builtin_, program_dir);
-  if (spec.flops) {  // over sizes and device limits only (spec_parse.cpp)
-    std::vector<std::string> names = spec.sizes;
-    const auto& dev = spec_device_names();
-    names.insert(names.end(), dev.begin(), dev.end());
-    Scope scope(names);
-    for (std::size_t i = 0; i < sizes.size(); ++i) scope.set(i, double(sizes[i]));
-    const auto values = spec_device_values(device_);
-    for (std::size_t i = 0; i < values.size(); ++i) scope.set(sizes.size() + i, values[i]);
-    try {
-      flops_ = Expression(spec.flops->text, scope).evaluate();
-    } catch (const EvaluationError& e) {
-      throw UsageError(spec.flops->where + ": " + e.what());
-    }
-  }
+  flops_ = spec_metric(spec, spec.flops, sizes, device_);
   compute_reference();
 }
 
