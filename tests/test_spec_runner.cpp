@@ -245,6 +245,16 @@ global = ["n"]
   EXPECT_GE(replayed, 4);  // what the two sessions measured, of the 8 valid configurations
   EXPECT_LE(replayed, 8);
 
+  // Nothing stored is lost on the way through the exchange format.
+  r = test::run_mmtune({"export", "--db", db, "-o", dir / "all.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_mmtune({"import", dir / "all.json", "--db", dir / "copy.db"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_mmtune({"best", "--spec", dir / "scale.toml", "--size", "100000", "--device",
+                        "pthread", "--db", dir / "copy.db", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["config"], stored);
+
   const DeviceInfo& device = pthread_device().info;
   const auto exact = best_defines(db, "scale", device, {100000});
   ASSERT_TRUE(exact);

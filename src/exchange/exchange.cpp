@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "core/status.hpp"
+#include "family/spec.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -173,6 +174,7 @@ std::string read_config(const Field& kernel_field, const Field& config_field, bo
     if (const auto kind = parse_kernel_kind(kernel)) return to_string(parse_config(*kind, config));
     if (kernel == kClblastKernel && clblast_ok) return canonical_clblast_parameters(config);
     if (is_recorded_kernel(kernel)) return canonical_recorded_config(kernel, config);
+    if (is_spec_kernel(kernel)) return canonical_spec_config(config);
   } catch (const UsageError& e) {
     config_field.fail(e.what());
   }

@@ -1,5 +1,12 @@
 #include "family/spec.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+#include "mmtune/error.hpp"
+
 namespace mmtune {
 
 std::size_t type_bytes(SpecType t) {
@@ -63,6 +70,44 @@ const std::vector<std::string>& spec_device_names() {
                                                  "fp64",
                                                  "image_support"};
   return names;
+}
+
+namespace {
+
+bool token(const std::string& s, bool name) {
+  return !s.empty() && s.size() <= 64 &&
+         (!name || !std::isdigit(static_cast<unsigned char>(s[0]))) &&
+         std::all_of(s.begin(), s.end(), [&](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                  (!name && (c == '.' || c == '-'));
+         });
+}
+
+}  // namespace
+
+bool is_spec_kernel(const std::string& kernel) {
+  if (kernel.rfind("spec:", 0) != 0) return false;
+  const std::size_t colon = kernel.find(':', 5);
+  if (colon == std::string::npos || !token(kernel.substr(5, colon - 5), true)) return false;
+  const std::string hash = kernel.substr(colon + 1);
+  return hash.size() == 16 && std::all_of(hash.begin(), hash.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::string canonical_spec_config(const std::string& config) {
+  std::set<std::string> names;
+  std::istringstream in(config);
+  std::string pair;
+  while (in >> pair) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || !token(pair.substr(0, eq), true) ||
+        !token(pair.substr(eq + 1), false) || !names.insert(pair.substr(0, eq)).second) {
+      throw UsageError("not a spec configuration (NAME=VALUE pairs, each name once)");
+    }
+  }
+  if (names.empty()) throw UsageError("an empty spec configuration");
+  return config;
 }
 
 }  // namespace mmtune

@@ -101,6 +101,12 @@ KernelSpec parse_spec_text(const std::string& text, const std::filesystem::path&
 // file's text (editing either starts a new landscape).
 std::string spec_kernel_name(const KernelSpec& spec);
 
+// Whether a stored kernel name is a spec's ("spec:NAME:HASH"), and a spec configuration's text
+// checked for the exchange formats: NAME=VALUE pairs of identifiers and define tokens (letters,
+// digits, _ . -), each name once; returned unchanged, or UsageError.
+bool is_spec_kernel(const std::string& kernel);
+std::string canonical_spec_config(const std::string& config);
+
 // The names an expression may use besides parameters and sizes: the device's limits.
 const std::vector<std::string>& spec_device_names();
 

@@ -98,6 +98,9 @@ KernelSpec read_spec(const toml::table& root, const fs::path& path) {
     return *n;
   };
   s.name = r.identifier(required("name"), "name");
+  if (s.name.size() > 40) {  // "spec:NAME:HASH" stays within the store's 64 characters
+    r.fail(required("name").source(), "name", "longer than 40 characters");
+  }
   s.kernel = r.identifier(required("kernel"), "kernel");
   const toml::node* one = root.get("source");
   const toml::node* many = root.get("sources");
