@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/measurement.hpp"
 #include "mmtune/gemm.hpp"
 #include "opencl/gemm_routine.hpp"
 #include "opencl/kernel_source.hpp"
@@ -20,11 +21,6 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 

@@ -177,6 +177,22 @@ TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
   EXPECT_THROW(parse_spec_file(dir / "nothing.toml"), UsageError);
 }
 
+// The README documents the format with the convolution example: its block must stay a spec
+// that parses, beside the example's kernels.
+TEST(Spec, TheReadmeExampleParses) {
+  const std::string readme = read(MMTUNE_EXAMPLES_DIR "/../README.md");
+  const auto begin = readme.find("```toml\n");
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = readme.find("```", begin + 8);
+  test::TempDir dir;
+  std::filesystem::copy(kExamples + "/convolution.cl", dir / "convolution.cl");
+  const KernelSpec spec =
+      parse_spec_text(readme.substr(begin + 8, end - begin - 8), dir / "readme.toml");
+  EXPECT_EQ(spec.name, "convolution");
+  EXPECT_EQ(spec.parameters.size(), 5u);
+  EXPECT_FALSE(spec.default_config.empty());
+}
+
 TEST(SpecCli, SpaceCountsTheConfigurationsOnARealDevice) {
   auto r = test::run_mmtune({"space", "--spec", kExamples + "/convolution.toml", "--size",
                              "4096,4096,15", "--device", "pthread", "--json"});

@@ -177,6 +177,39 @@ TEST(SpecCli, RunsTheConvolutionExampleVerifiedOnBothPoclDevices) {
   EXPECT_NE(bad.err.find("'3' is not a value of block_size_x"), std::string::npos) << bad.err;
 }
 
+// Every shipped example builds, runs and verifies: its default and two other configurations, on
+// odd sizes (partial work-groups), on `device`.
+void run_examples(const std::string& device) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"convolution|67,45,5",
+       {"", "block_size_x=32 block_size_y=2 tile_size_x=3 tile_size_y=5 use_padding=0"}},
+      {"transpose|1000,333", {"", "padding=0 per_item=4 tile=32", "padding=1 per_item=8 tile=8"}},
+      {"reduction|1000003",
+       {"", "per_item=16 unroll_loads=4 vw=16 wg=128", "per_item=1 unroll_loads=2 vw=1 wg=16"}},
+  };
+  for (const auto& [what, configs] : cases) {
+    const std::string name = what.substr(0, what.find('|')),
+                      sizes = what.substr(what.find('|') + 1);
+    for (const auto& config : configs) {
+      std::vector<std::string> args = {"run",    "--spec", kExamples + "/" + name + ".toml",
+                                       "--size", sizes,    "--device",
+                                       device,   "--json"};
+      if (!config.empty()) args.insert(args.end(), {"--config", config});
+      const auto r = test::run_mmtune(args);
+      ASSERT_EQ(r.exit_code, 0) << name << " [" << config << "] on " << device << ": " << r.out
+                                << r.err;
+      EXPECT_EQ(nlohmann::json::parse(r.out)["measurement"]["status"], "Ok") << name;
+    }
+  }
+}
+
+TEST(SpecExamples, EachRunsVerifiedOnPocl) {
+  run_examples("pthread");
+}
+TEST(LlvmpipeSpecExamples, EachRunsVerifiedOnRusticl) {
+  run_examples("llvmpipe");
+}
+
 // A kernel no example contains, written here: tuned in the supervised worker, stored, resumed,
 // and its tuned defines looked up through the consumer API.
 TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
@@ -244,6 +277,14 @@ global = ["n"]
   const int replayed = nlohmann::json::parse(r.out)[0]["configurations"].get<int>();
   EXPECT_GE(replayed, 4);  // what the two sessions measured, of the 8 valid configurations
   EXPECT_LE(replayed, 8);
+
+  // The report has a section on users' kernels with the stored best.
+  r = test::run_mmtune({"report", "--db", db, "--out", dir / "report"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream md(dir / "report/report.md");
+  const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find("Users' kernels (spec files)"), std::string::npos);
+  EXPECT_NE(report.find(j["kernel"].get<std::string>()), std::string::npos);
 
   // Nothing stored is lost on the way through the exchange format.
   r = test::run_mmtune({"export", "--db", db, "-o", dir / "all.json"});

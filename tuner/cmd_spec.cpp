@@ -149,7 +149,9 @@ int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const s
   const Device& dev = select_device(devices, device, platform);
   SpecRunner runner(dev, spec, parse_spec_sizes(sizes));
   SpecPoint point;
-  if (config.empty()) {
+  if (config.empty() && !spec.default_config.empty()) {
+    point = runner.instance().parse(spec.default_config);
+  } else if (config.empty()) {
     const auto valid = runner.instance().enumerate();
     if (valid.empty()) throw UsageError("no configuration of " + spec_path + " can run here");
     point = valid.front();

@@ -21,7 +21,7 @@ int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
                    const std::string& device, const std::string& platform, bool json);
 
 // `mmtune run --spec FILE --size ... [--config "..."]`: builds, verifies and times one
-// configuration (default: the first valid one); exit 1 when it fails.
+// configuration (default: the spec's [default], else its first valid one); exit 1 when it fails.
 int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const std::string& config,
                  const std::string& device, const std::string& platform, bool json);
 

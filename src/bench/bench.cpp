@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "bench/bench_backends.hpp"
+#include "core/measurement.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/calibration.hpp"
 #include "opencl/gemm_routine.hpp"
@@ -36,11 +37,6 @@ BenchRow unmeasured(const std::string& subject, const GemmProblem& p, const char
 
 constexpr const char* kWallClockNote =
     "kernel alone by wall clock around a lone run (the device's event timestamps are unusable)";
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 }  // namespace
 

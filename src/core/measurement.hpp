@@ -2,6 +2,7 @@
 // runner, the worker protocol, the store, strategies' replay and reports.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,5 +48,15 @@ struct Measurement {
 // or SlowerEarlyStop with the time of its one run), nothing when it failed. The tuner and the
 // replay (replay.hpp) share this rule, so that a replay tells a strategy what a tuning run told it.
 std::optional<double> observed_time(const Measurement& m);
+
+// The median of samples (0 for none).
+double median(std::vector<double> v);
+
+// The timed repetitions of `timing`: `run` takes one sample and appends its time (ms) to
+// `samples`; repeated until min_reps samples agree on a median within stable_within, max_seconds
+// of samples or max_reps. Returns false when the first sample already exceeds early_stop_ms (the
+// variant is clearly slower than the best: SlowerEarlyStop, timed no further).
+bool repeat_timed(const TimingOptions& timing, const std::vector<double>& samples,
+                  const std::function<void()>& run);
 
 }  // namespace mmtune

@@ -36,12 +36,6 @@ void save_reference(const std::string& path, const Reference& r) {
   std::rename(tmp.c_str(), path.c_str());
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 double span_ms(const cl::Event& first, const cl::Event& last) {
   const auto start = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
   const auto end = last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
@@ -171,23 +165,8 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
       done = true;
     }
     for (int i = 0; i < timing.warmup && !done; ++i) run_once();
-    double timed_ms = 0.0;
-    double last_median = 0.0;
-    while (!done && int(m.routine_ms.size()) < timing.max_reps) {
-      record(run_once());
-      timed_ms += m.routine_ms.back();
-      if (timing.early_stop_ms > 0 && m.routine_ms.size() == 1 &&
-          m.routine_ms.back() > timing.early_stop_ms) {
-        m.status = Status::kSlowerEarlyStop;
-        break;
-      }
-      const double med = median(m.routine_ms);
-      if (int(m.routine_ms.size()) >= timing.min_reps &&
-          (std::fabs(med - last_median) <= timing.stable_within * med ||
-           timed_ms > timing.max_seconds * 1e3)) {
-        break;
-      }
-      last_median = med;
+    if (!done && !repeat_timed(timing, m.routine_ms, [&] { record(run_once()); })) {
+      m.status = Status::kSlowerEarlyStop;
     }
   } catch (const cl::Error& e) {  // waiting for, or reading back, a failed run
     m.status =

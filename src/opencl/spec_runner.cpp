@@ -15,12 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 double elapsed_ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
@@ -351,21 +345,8 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
       done = true;
     }
     for (int i = 0; i < timing.warmup && !done; ++i) run_once(false);
-    double timed_ms = 0, last_median = 0;
-    while (!done && int(m.routine_ms.size()) < timing.max_reps) {
-      timed_ms += run_once(true);
-      if (timing.early_stop_ms > 0 && m.routine_ms.size() == 1 &&
-          m.routine_ms.back() > timing.early_stop_ms) {
-        m.status = Status::kSlowerEarlyStop;
-        break;
-      }
-      const double med = median(m.routine_ms);
-      if (int(m.routine_ms.size()) >= timing.min_reps &&
-          (std::fabs(med - last_median) <= timing.stable_within * med ||
-           timed_ms > timing.max_seconds * 1e3)) {
-        break;
-      }
-      last_median = med;
+    if (!done && !repeat_timed(timing, m.routine_ms, [&] { run_once(true); })) {
+      m.status = Status::kSlowerEarlyStop;
     }
   } catch (const cl::Error& e) {
     return fail(

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/measurement.hpp"
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
 
@@ -95,12 +96,6 @@ inline std::vector<std::pair<std::string, int>> config_pairs(const std::string& 
     }
   }
   return out;
-}
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // Fixed colours per bench subject, so that a subject looks the same in every chart.

@@ -159,6 +159,7 @@ void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
   roofline(doc, dev, tag);
   sessions(doc, dev, tag);
   parameters(doc, dev, tag);
+  spec_kernels(doc, dev);
   replays(doc, dev, tag);
 }
 

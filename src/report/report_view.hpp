@@ -78,6 +78,7 @@ class Report {
   void sessions(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void parameters(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void replays(Doc& doc, const DeviceRow& dev, const std::string& tag);
+  void spec_kernels(Doc& doc, const DeviceRow& dev);
   void comparison(Doc& doc);
   void implementations(Doc& doc);
 

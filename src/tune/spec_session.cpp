@@ -36,11 +36,6 @@ std::vector<int> search_point(const KernelSpec& spec, const SpecPoint& p) {
   return out;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 }  // namespace
 
 GemmProblem spec_problem(const std::vector<long long>& sizes) {

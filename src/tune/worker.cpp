@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,21 @@ namespace mmtune {
 namespace {
 
 using nlohmann::json;
+
+// Calls build(i) for i < count on the request's "parallel_builds" threads.
+void build_in_parallel(const json& req, std::size_t count,
+                       const std::function<void(std::size_t)>& build) {
+  const std::size_t threads = std::min<std::size_t>(
+      count, std::max<std::size_t>(1, req.value("parallel_builds", std::size_t(1))));
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (std::size_t i = next++; i < count; i = next++) build(i);
+    });
+  }
+  for (auto& t : pool) t.join();
+}
 
 class Worker {
  public:
@@ -69,19 +85,10 @@ class Worker {
 
     // Build the whole batch first, in parallel: on a CPU device no compiler may compete with a
     // measurement for the cores.
-    const std::size_t threads = std::min<std::size_t>(
-        items.size(), std::max<std::size_t>(1, req.value("parallel_builds", std::size_t(1))));
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        for (std::size_t i = next++; i < items.size(); i = next++) {
-          runner_->prepare(items[i].config);
-          send({{"op", "built"}, {"id", items[i].id}});
-        }
-      });
-    }
-    for (auto& t : pool) t.join();
+    build_in_parallel(req, items.size(), [&](std::size_t i) {
+      runner_->prepare(items[i].config);
+      send({{"op", "built"}, {"id", items[i].id}});
+    });
 
     // Test-only fault injection: a crash (abort) or a hang (sleep forever) on one configuration.
     const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
@@ -116,19 +123,10 @@ class Worker {
       items.push_back({it.at("id").get<int>(), std::move(point), text, std::move(options)});
     }
     const TimingOptions timing = timing_from_json(req.at("timing"));
-    const std::size_t threads = std::min<std::size_t>(
-        items.size(), std::max<std::size_t>(1, req.value("parallel_builds", std::size_t(1))));
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        for (std::size_t i = next++; i < items.size(); i = next++) {
-          if (items[i].options) spec_runner_->build(*items[i].options);
-          send({{"op", "built"}, {"id", items[i].id}});
-        }
-      });
-    }
-    for (auto& t : pool) t.join();
+    build_in_parallel(req, items.size(), [&](std::size_t i) {
+      if (items[i].options) spec_runner_->build(*items[i].options);
+      send({{"op", "built"}, {"id", items[i].id}});
+    });
     const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
     for (const auto& item : items) {
       if (crash && *crash && item.text == crash) std::abort();

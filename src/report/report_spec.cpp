@@ -1,0 +1,123 @@
+// The report's section on users' kernels (spec files, docs/spec.md): per kernel and sizes its
+// stored best, what tuning measured, and which parameters move its time.
+#include <map>
+#include <set>
+
+#include "report/report_view.hpp"
+
+namespace mmtune::report_detail {
+namespace {
+
+// "a=1 b=x" -> {{a, 1}, {b, x}}: a spec's values may be words.
+std::vector<std::pair<std::string, std::string>> text_pairs(const std::string& config) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t pos = 0;
+  while (pos < config.size()) {
+    const std::size_t end = std::min(config.find(' ', pos), config.size());
+    const std::string item = config.substr(pos, end - pos);
+    if (const auto eq = item.find('='); eq != std::string::npos) {
+      out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+
+// "3" < "12" as numbers, words after numbers in text order.
+bool value_less(const std::string& a, const std::string& b) {
+  const bool na = !a.empty() && a.find_first_not_of("-0123456789") == std::string::npos;
+  const bool nb = !b.empty() && b.find_first_not_of("-0123456789") == std::string::npos;
+  if (na != nb) return na;
+  return na ? std::stoll(a) < std::stoll(b) : a < b;
+}
+
+}  // namespace
+
+void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
+  // Ok measurements per spec kernel and sizes, in the store's order.
+  std::map<std::pair<std::string, ProblemKey>, std::vector<const MeasRow*>> groups;
+  std::map<std::pair<std::string, ProblemKey>, std::size_t> all;
+  for (const auto& m : d_.meas) {
+    if (m.key != dev.key || m.kernel.rfind("spec:", 0) != 0) continue;
+    ++all[{m.kernel, pkey(m.p)}];
+    if (m.status == "Ok" && m.median_ms) groups[{m.kernel, pkey(m.p)}].push_back(&m);
+  }
+  if (all.empty()) return;
+  doc.heading(3, "Users' kernels (spec files)");
+  Table t;
+  t.head = {"kernel",    "sizes",         "measurements",     "Ok", "best configuration",
+            "best [ms]", "best [GFLOPS]", "slowest Ok / best"};
+  for (const auto& [k, n] : all) {
+    const auto& ok = groups[k];
+    const BestRow* best = nullptr;
+    for (const auto& b : d_.best) {
+      if (b.key == dev.key && b.kernel == k.first && pkey(b.p) == k.second) best = &b;
+    }
+    double slowest = 0;
+    for (const MeasRow* m : ok) slowest = std::max(slowest, *m->median_ms);
+    const GemmProblem& p = ok.empty() ? best ? best->p : GemmProblem{} : ok.front()->p;
+    t.rows.push_back(
+        {code_cell(k.first),
+         text_cell(std::to_string(p.m) + "," + std::to_string(p.n) + "," + std::to_string(p.k)),
+         number_cell(double(n)), number_cell(double(ok.size())),
+         best ? code_cell(best->config) : text_cell("none"),
+         best ? number_cell(best->median_ms) : Cell{"", true},
+         best && best->gflops > 0 ? number_cell(best->gflops) : Cell{"", true},
+         best && best->median_ms > 0 ? number_cell(slowest / best->median_ms) : Cell{"", true}});
+  }
+  doc.table(std::move(t));
+  doc.note(
+      "Sizes as stored: the spec's sizes in order, 1 where it has fewer than three. GFLOPS need "
+      "the spec's `flops`; a spec's kernel name ends in the hash of its file and sources.");
+
+  // Which parameters move the time, for the group with the most Ok measurements.
+  const std::vector<const MeasRow*>* chosen = nullptr;
+  for (const auto& [k, g] : groups) {
+    if (!chosen || g.size() > chosen->size()) chosen = &g;
+  }
+  if (!chosen || chosen->size() < 8) return;
+  std::vector<std::string> order;
+  std::map<std::string, std::map<std::string, std::vector<double>>> by_param;
+  for (const MeasRow* m : *chosen) {
+    for (const auto& [name, value] : text_pairs(m->config)) {
+      if (!by_param.count(name)) order.push_back(name);
+      by_param[name][value].push_back(*m->median_ms);
+    }
+  }
+  Table imp;
+  imp.head = {"parameter",      "values tried",    "spread (worst / best median time)",
+              "best value",     "its median [ms]", "worst value",
+              "its median [ms]"};
+  std::vector<std::pair<double, std::vector<Cell>>> rows;
+  for (const auto& name : order) {
+    const auto& values = by_param[name];
+    if (values.size() < 2) continue;
+    std::string best_v, worst_v;
+    double best_ms = 0, worst_ms = 0;
+    std::vector<std::string> sorted;
+    for (const auto& [v, times] : values) sorted.push_back(v);
+    std::sort(sorted.begin(), sorted.end(), value_less);
+    for (const auto& v : sorted) {
+      const double med = median(values.at(v));
+      if (best_v.empty() || med < best_ms) best_ms = med, best_v = v;
+      if (worst_v.empty() || med > worst_ms) worst_ms = med, worst_v = v;
+    }
+    const double spread = best_ms > 0 ? worst_ms / best_ms : 0;
+    rows.push_back(
+        {spread,
+         {code_cell(name), number_cell(double(values.size())), number_cell(spread),
+          code_cell(best_v), number_cell(best_ms), code_cell(worst_v), number_cell(worst_ms)}});
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [spread, cells] : rows) imp.rows.push_back(std::move(cells));
+  if (imp.rows.empty()) return;
+  doc.text("Which parameters matter for " + chosen->front()->kernel + " (" +
+           std::to_string(chosen->size()) + " Ok measurements):");
+  doc.table(std::move(imp));
+  doc.note(
+      "For each value of a parameter, the median time of the configurations with it. Parameters "
+      "interact, so this ranks sensitivity, not cause.");
+}
+
+}  // namespace mmtune::report_detail
