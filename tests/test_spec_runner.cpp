@@ -222,16 +222,19 @@ global = ["n"]
 )");
   // Only correct, buildable variants, and a default to compare with.
   text.replace(text.find("bug = [0, 1]"), 12, "bug = [0]");
-  text.replace(text.find("broken = [0, 1]"), 15, "broken = [0]");
-  text.replace(text.find("[launch]"), 8,
-               "[default]\nwg = 1\nper_item = 1\nbug = 0\nbroken = 0\n[launch]");
+  // A parameter of words (the kernel ignores it): searched, stored and replayed like numbers.
+  text.replace(text.find("broken = [0, 1]"), 15,
+               "broken = [0]\nflavour = [\"plain\", \"also_plain\"]");
+  text.replace(
+      text.find("[launch]"), 8,
+      "[default]\nwg = 1\nper_item = 1\nbug = 0\nbroken = 0\nflavour = \"plain\"\n[launch]");
   std::ofstream(dir / "scale.toml") << text;
   const std::string db = dir / "spec.db";
   auto r = test::run_mmtune({"tune", "--spec", dir / "scale.toml", "--size", "100000", "--device",
                              "pthread", "--budget", "4", "--db", db, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["configurations"], 8);  // wg 8192 exceeds the device
+  EXPECT_EQ(j["configurations"], 16);  // wg 8192 exceeds the device
   EXPECT_EQ(j["reused"], 0);
   EXPECT_GE(j["evaluations"].get<int>(), 4);
   ASSERT_TRUE(j.contains("best")) << r.out;
@@ -275,8 +278,9 @@ global = ["n"]
                         "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const int replayed = nlohmann::json::parse(r.out)[0]["configurations"].get<int>();
-  EXPECT_GE(replayed, 4);  // what the two sessions measured, of the 8 valid configurations
-  EXPECT_LE(replayed, 8);
+  // What the two sessions measured (budget 8 and the default) of the 16 valid configurations.
+  EXPECT_GE(replayed, 4);
+  EXPECT_LE(replayed, 9);
 
   // The report has a section on users' kernels with the stored best.
   r = test::run_mmtune({"report", "--db", db, "--out", dir / "report"});
@@ -305,8 +309,14 @@ global = ["n"]
     as_text += (as_text.empty() ? "" : " ") + name + "=" + value;
   }
   EXPECT_EQ(as_text, stored);
-  EXPECT_EQ(exact->build_options(), "-Dbroken=0 -Dbug=0 -Dper_item=" + exact->parameters[2].second +
-                                        " -Dwg=" + exact->parameters[3].second);
+  // By name, each as -DNAME=VALUE: the words as words.
+  const std::string options = exact->build_options();
+  EXPECT_EQ(options.rfind("-Dbroken=0 -Dbug=0 -Dflavour=", 0), 0u) << options;
+  EXPECT_TRUE(options.find("-Dflavour=plain ") != std::string::npos ||
+              options.find("-Dflavour=also_plain ") != std::string::npos)
+      << options;
+  EXPECT_NE(options.find(" -Dwg=" + exact->parameters[4].second), std::string::npos) << options;
+  EXPECT_EQ(exact->parameters.size(), 5u);
   const auto nearest = best_defines(db, "scale", device, {50000});
   ASSERT_TRUE(nearest);
   EXPECT_EQ(nearest->source, LookupSource::kNearestShape);

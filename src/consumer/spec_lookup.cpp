@@ -1,39 +1,31 @@
 #include "mmtune/spec_lookup.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
+#include <sstream>
 
+#include "family/spec.hpp"
+#include "mmtune/error.hpp"
 #include "store/queries.hpp"
 #include "store/store.hpp"
 
 namespace mmtune {
 namespace {
 
-bool is_token(const std::string& s, bool name) {
-  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [&](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-           (!name && (c == '.' || c == '-'));
-  });
-}
-
-// "a=1 b=x" -> pairs; nothing when a part is not NAME=TOKEN (text from a database reaches a
-// compiler's command line only after this check).
+// "a=1 b=x" -> pairs; nothing when the text is not NAME=TOKEN pairs (text from a database reaches
+// a compiler's command line only after this check).
 std::optional<std::vector<std::pair<std::string, std::string>>> parse(const std::string& text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find(' ', pos), text.size());
-    const std::string item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos) return std::nullopt;
-    std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    if (!is_token(name, true) || !is_token(value, false)) return std::nullopt;
-    out.emplace_back(std::move(name), std::move(value));
+  try {
+    canonical_spec_config(text);
+  } catch (const UsageError&) {
+    return std::nullopt;
   }
-  if (out.empty()) return std::nullopt;
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(text);
+  for (std::string pair; in >> pair;) {
+    const auto eq = pair.find('=');
+    out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+  }
   return out;
 }
 

@@ -1,9 +1,13 @@
 #include "tune/replay.hpp"
 
+#include <iterator>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "family/recorded.hpp"
+#include "family/spec.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -27,7 +31,47 @@ ReplayTable replay_table(KernelKind kind, const std::vector<MeasurementRecord>& 
   return {SearchSpace(parameter_names(kind), std::move(points)), std::move(times)};
 }
 
-Landscape load_landscape(const std::string& kernel, const std::vector<MeasurementRecord>& records) {
+namespace {
+
+// A spec's parameters may take words: each becomes its rank among that parameter's words, so
+// that every strategy searches them as it searches numbers.
+std::vector<MeasurementRecord> numbered(std::vector<MeasurementRecord> records) {
+  std::map<std::string, std::set<std::string>> words;
+  const auto pairs = [](const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::istringstream in(text);
+    for (std::string pair; in >> pair;) {
+      const auto eq = pair.find('=');
+      if (eq != std::string::npos) out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    }
+    return out;
+  };
+  const auto is_number = [](const std::string& v) {
+    return !v.empty() && v.find_first_not_of("-0123456789") == std::string::npos;
+  };
+  for (const auto& r : records) {
+    for (const auto& [name, value] : pairs(r.config)) {
+      if (!is_number(value)) words[name].insert(value);
+    }
+  }
+  if (words.empty()) return records;
+  for (auto& r : records) {
+    std::string text;
+    for (const auto& [name, value] : pairs(r.config)) {
+      const auto& w = words[name];
+      const auto it = w.find(value);
+      text += (text.empty() ? "" : " ") + name + "=" +
+              (it == w.end() ? value : std::to_string(std::distance(w.begin(), it)));
+    }
+    r.config = text;
+  }
+  return records;
+}
+
+}  // namespace
+
+Landscape load_landscape(const std::string& kernel, const std::vector<MeasurementRecord>& input) {
+  const auto records = is_spec_kernel(kernel) ? numbered(input) : input;
   Landscape out;
   if (const auto kind = parse_kernel_kind(kernel)) {
     if ((*kind)->role() != FamilyRole::kSearched) {
