@@ -290,6 +290,13 @@ global = ["n"]
   EXPECT_NE(report.find("Users' kernels (spec files)"), std::string::npos);
   EXPECT_NE(report.find(j["kernel"].get<std::string>()), std::string::npos);
 
+  // Kernel Tuner's format here takes numbers only.
+  r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel",
+                        j["kernel"].get<std::string>(), "--device", "pthread", "--m", "100000",
+                        "--n", "1", "--k", "1"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("integer parameters only"), std::string::npos) << r.err;
+
   // Nothing stored is lost on the way through the exchange format.
   r = test::run_mmtune({"export", "--db", db, "-o", dir / "all.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -326,6 +333,31 @@ global = ["n"]
   other.key = "0000000000000000", other.vendor = "someone else";
   EXPECT_FALSE(best_defines(db, "scale", other, {100000}));
   EXPECT_FALSE(best.empty());
+}
+
+// The Kernel Tuner export of a spec kernel of integer parameters imports back as a recorded
+// landscape named after the spec; one with words is refused with the reason.
+TEST(SpecTune, KernelTunerExportOfASpecImportsBack) {
+  test::TempDir dir;
+  const std::string db = dir / "spec.db";
+  auto r = test::run_mmtune({"tune", "--spec", kExamples + "/convolution.toml", "--size", "64,48,3",
+                             "--device", "pthread", "--budget", "3", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string kernel = nlohmann::json::parse(r.out)["kernel"];
+  r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel", kernel,
+                        "--device", "pthread", "--m", "64", "--n", "48", "--k", "3", "-o",
+                        dir / "kt.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir / "kt.json");
+  const auto kt = nlohmann::json::parse(in);
+  EXPECT_EQ(kt["kernel_name"], "convolution");
+  EXPECT_EQ(kt["problem_size"], nlohmann::json::array({64, 48, 3}));
+  r = test::run_mmtune({"import", dir / "kt.json", "--db", dir / "back.db"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_mmtune({"simulate", "--db", dir / "back.db", "--kernel", "kt:convolution", "--m",
+                        "64", "--n", "48", "--k", "3", "--strategy", "random", "--seeds", "2",
+                        "--budget", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "exchange/exchange.hpp"
 #include "family/recorded.hpp"
+#include "family/spec.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -399,7 +400,12 @@ nlohmann::ordered_json export_kerneltuner(Store& store, const std::string& devic
   if (!kind) {
     std::vector<std::string> texts;
     for (const auto& r : records) texts.push_back(r.config);
-    recorded = RecordedFamily::from_texts(kernel, texts);
+    try {
+      recorded = RecordedFamily::from_texts(kernel, texts);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string(e.what()) +
+                       "; the Kernel Tuner export takes integer parameters only");
+    }
     kind = *recorded;
   }
   const auto names = parameter_names(*kind);
@@ -427,7 +433,11 @@ nlohmann::ordered_json export_kerneltuner(Store& store, const std::string& devic
   nlohmann::ordered_json j;
   j["device_name"] = device->name;
   const bool own = kernel.rfind(kRecordedPrefix, 0) == 0;
-  j["kernel_name"] = own ? kernel.substr(std::strlen(kRecordedPrefix)) : "mmtune_" + kernel;
+  // A spec's kernel goes by the spec's name ("spec:NAME:HASH"), which imports back as kt:NAME.
+  const bool spec = is_spec_kernel(kernel);
+  j["kernel_name"] = own    ? kernel.substr(std::strlen(kRecordedPrefix))
+                     : spec ? kernel.substr(5, kernel.rfind(':') - 5)
+                            : "mmtune_" + kernel;
   j["problem_size"] = {problem.m, problem.n, problem.k};
   j["tune_params_keys"] = names;
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
