@@ -212,23 +212,27 @@ TEST(LlvmpipeSpecExamples, EachRunsVerifiedOnRusticl) {
 
 // A kernel no example contains, written here: tuned in the supervised worker, stored, resumed,
 // and its tuned defines looked up through the consumer API.
-TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
-  test::TempDir dir;
+// The scale kernel with only correct, buildable variants, a parameter of words (the kernel
+// ignores it: searched, stored and replayed like numbers) and a default to compare with.
+void write_tunable_scale(const test::TempDir& dir) {
   std::ofstream(dir / "scale.cl") << kScaleSource;
   std::string text = scale_spec(R"([verification]
 reference = "kernel"
 kernel = "scale_reference"
 global = ["n"]
 )");
-  // Only correct, buildable variants, and a default to compare with.
   text.replace(text.find("bug = [0, 1]"), 12, "bug = [0]");
-  // A parameter of words (the kernel ignores it): searched, stored and replayed like numbers.
   text.replace(text.find("broken = [0, 1]"), 15,
                "broken = [0]\nflavour = [\"plain\", \"also_plain\"]");
   text.replace(
       text.find("[launch]"), 8,
       "[default]\nwg = 1\nper_item = 1\nbug = 0\nbroken = 0\nflavour = \"plain\"\n[launch]");
   std::ofstream(dir / "scale.toml") << text;
+}
+
+TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
+  test::TempDir dir;
+  write_tunable_scale(dir);
   const std::string db = dir / "spec.db";
   auto r = test::run_mmtune({"tune", "--spec", dir / "scale.toml", "--size", "100000", "--device",
                              "pthread", "--budget", "4", "--db", db, "--json"});
@@ -333,6 +337,22 @@ global = ["n"]
   other.key = "0000000000000000", other.vendor = "someone else";
   EXPECT_FALSE(best_defines(db, "scale", other, {100000}));
   EXPECT_FALSE(best.empty());
+}
+
+// A variant that takes the worker down (here: a test hook aborts it) is a status of that
+// variant; the worker restarts and the tune completes.
+TEST(SpecTune, AVariantThatCrashesTheWorkerIsAStatus) {
+  test::TempDir dir;
+  write_tunable_scale(dir);
+  const auto r = test::run_mmtune(
+      {"tune", "--spec", dir / "scale.toml", "--size", "1000", "--device", "pthread", "--strategy",
+       "exhaustive", "--db", dir / "spec.db", "--json"},
+      {{"MMTUNE_TEST_ABORT_ON_CONFIG", "broken=0 bug=0 flavour=also_plain per_item=3 wg=16"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["by_status"]["Crashed"], 1) << r.out;
+  EXPECT_GE(j["worker_restarts"].get<int>(), 1);
+  EXPECT_TRUE(j.contains("best"));
 }
 
 // The Kernel Tuner export of a spec kernel of integer parameters imports back as a recorded
