@@ -92,6 +92,7 @@ type = "int"
 value = "n"
 [metrics]
 flops = "n"
+bytes = "8 * n"
 )" + verification;
 }
 
@@ -119,6 +120,7 @@ relative = 1e-6
     EXPECT_GT(m.median_ms, 0.0);
     EXPECT_GE(m.routine_ms.size(), 3u);
     EXPECT_NEAR(m.gflops, 1001 / (m.median_ms * 1e6), 1e-9);
+    EXPECT_NEAR(m.gbps, 8 * 1001 / (m.median_ms * 1e6), 1e-9);  // from the spec's bytes
     EXPECT_EQ(m.max_error, 0.0);
   }
   const Measurement wrong = runner.evaluate(space.parse("wg=4 per_item=3 bug=1 broken=0"));
@@ -257,7 +259,11 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
   r = test::run_mmtune({"best", "--spec", dir / "scale.toml", "--size", "100000", "--device",
                         "pthread", "--db", db, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string stored = nlohmann::json::parse(r.out)["config"];
+  const auto stored_best = nlohmann::json::parse(r.out);
+  const std::string stored = stored_best["config"];
+  // GB/s from the spec's bytes, stored with the measurement.
+  EXPECT_NEAR(stored_best["gbps"].get<double>(),
+              8 * 100000 / (stored_best["median_ms"].get<double>() * 1e6), 1e-6);
 
   // The stored landscape replays like any other.
   r = test::run_mmtune({"simulate",
@@ -293,6 +299,7 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   EXPECT_NE(report.find("Users' kernels (spec files)"), std::string::npos);
   EXPECT_NE(report.find(j["kernel"].get<std::string>()), std::string::npos);
+  EXPECT_NE(report.find("best \\[GB/s\\]"), std::string::npos);  // markdown-escaped
 
   // Kernel Tuner's format here takes numbers only.
   r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel",
@@ -310,11 +317,13 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
                         "pthread", "--db", dir / "copy.db", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["config"], stored);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["gbps"], stored_best["gbps"]);
 
   const DeviceInfo& device = pthread_device().info;
   const auto exact = best_defines(db, "scale", device, {100000});
   ASSERT_TRUE(exact);
   EXPECT_EQ(exact->source, LookupSource::kExact);
+  EXPECT_EQ(exact->gbps, stored_best["gbps"].get<double>());
   std::string as_text;
   for (const auto& [name, value] : exact->parameters) {
     as_text += (as_text.empty() ? "" : " ") + name + "=" + value;
@@ -337,6 +346,25 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
   other.key = "0000000000000000", other.vendor = "someone else";
   EXPECT_FALSE(best_defines(db, "scale", other, {100000}));
   EXPECT_FALSE(best.empty());
+}
+
+// A buffer that no device allocation can hold: the spec's line of that argument, in one line.
+TEST(SpecTune, ABufferOverTheLargestAllocationNamesItsArgumentsLine) {
+  test::TempDir dir;
+  write_tunable_scale(dir);
+  for (const char* command : {"tune", "run"}) {
+    std::vector<std::string> args = {command,        "--spec",   dir / "scale.toml", "--size",
+                                     "100000000000", "--device", "pthread"};
+    if (std::string(command) == "tune") args.insert(args.end(), {"--db", dir / "x.db"});
+    const auto r = test::run_mmtune(args);
+    EXPECT_EQ(r.exit_code, kExitUsage) << command << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("scale.toml:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(": arguments[0].size: buffer y of 100000000000 elements"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("exceeds the device's largest allocation"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 // A variant that takes the worker down (here: a test hook aborts it) is a status of that

@@ -35,17 +35,15 @@ std::string without_numbers(const std::string& why) {
 }
 
 // " = 12.3 GFLOPS, 45.6 GB/s" from the spec's metrics (empty without them).
-std::string rates(const KernelSpec& spec, const std::vector<long long>& sizes,
-                  const DeviceInfo& device, const Measurement& m) {
+std::string rates(const Measurement& m) {
   std::string out;
   char buf[64];
   if (m.gflops > 0) {
     std::snprintf(buf, sizeof buf, " = %.3g GFLOPS", m.gflops);
     out += buf;
   }
-  if (const auto bytes = spec_metric(spec, spec.bytes, sizes, device); bytes && m.median_ms > 0) {
-    std::snprintf(buf, sizeof buf, "%s%.3g GB/s", out.empty() ? " = " : ", ",
-                  *bytes / (m.median_ms * 1e6));
+  if (m.gbps > 0) {
+    std::snprintf(buf, sizeof buf, "%s%.3g GB/s", out.empty() ? " = " : ", ", m.gbps);
     out += buf;
   }
   return out;
@@ -148,12 +146,17 @@ int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const s
   const auto devices = list_devices();
   const Device& dev = select_device(devices, device, platform);
   SpecRunner runner(dev, spec, parse_spec_sizes(sizes));
+  // Sizes no configuration can run with are bad input, not a variant's status.
+  std::string why_none;
+  const auto valid = runner.instance().enumerate(&why_none);
+  if (valid.empty()) {
+    throw UsageError("no configuration of " + spec_path + " can run on " + dev.info.name +
+                     " for these sizes: " + why_none);
+  }
   SpecPoint point;
   if (config.empty() && !spec.default_config.empty()) {
     point = runner.instance().parse(spec.default_config);
   } else if (config.empty()) {
-    const auto valid = runner.instance().enumerate();
-    if (valid.empty()) throw UsageError("no configuration of " + spec_path + " can run here");
     point = valid.front();
   } else {
     point = runner.instance().parse(config);
@@ -174,7 +177,7 @@ int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const s
       std::printf("Ok: %.3f ms median (%.3f-%.3f, %zu runs%s)", m.median_ms, m.min_ms, m.max_ms,
                   m.routine_ms.size(),
                   m.kernel_wall_clock ? ", wall clock: event timestamps unusable" : "");
-      std::printf("%s", rates(spec, parse_spec_sizes(sizes), dev.info, m).c_str());
+      std::printf("%s", rates(m).c_str());
       std::printf("; build %.2f s; max error %.3g\n", m.build_seconds, m.max_error);
     } else {
       std::printf("%s: %s\n", to_string(m.status), m.message.c_str());
@@ -217,7 +220,7 @@ int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnviro
   const auto line = [&](const MeasurementRecord& m) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.3f ms", m.result.median_ms);
-    return buf + rates(spec, req.sizes, device.info, m.result);
+    return buf + rates(m.result);
   };
   if (t.json) {
     nlohmann::json j = {{"session", s.session_id},

@@ -174,6 +174,7 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
                                 {"median_ms", b->median_ms},
                                 {"gflops", b->gflops},
                                 {"kernel_gflops", b->kernel_gflops},
+                                {"gbps", b->gbps > 0 ? nlohmann::json(b->gbps) : nlohmann::json()},
                                 {"measurement_id", b->measurement_id},
                                 {"session_id", b->session_id},
                                 {"session_command_line", command_line},
@@ -184,8 +185,10 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
   }
   std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(),
               b->kernel.c_str(), b->config.c_str());
-  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)\n", b->median_ms, b->gflops,
+  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)", b->median_ms, b->gflops,
               b->kernel_gflops);
+  if (b->gbps > 0) std::printf(", %.1f GB/s", b->gbps);
+  std::printf("\n");
   std::printf("  measurement %lld of session %lld (%s, started %s), recorded %s\n",
               static_cast<long long>(b->measurement_id), static_cast<long long>(b->session_id),
               command_line.c_str(), started.c_str(), b->updated_at.c_str());

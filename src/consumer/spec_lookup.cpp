@@ -73,6 +73,7 @@ std::optional<TunedDefines> best_defines(const std::string& db_path, const std::
     t.kernel = b.kernel, t.device_key = b.key, t.device_name = b.name;
     t.sizes = {(long long)b.p.m, (long long)b.p.n, (long long)b.p.k};
     t.gflops = b.gflops;
+    t.gbps = b.gbps.value_or(0.0);
     chosen = std::move(t);
     chosen_relation = relation, chosen_distance = distance;
   }

@@ -81,6 +81,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"kernel_wall_clock", m.kernel_wall_clock},
       {"gflops", m.gflops},
       {"kernel_gflops", m.kernel_gflops},
+      {"gbps", m.gbps},
       {"max_error", std::isfinite(m.max_error) ? nlohmann::json(m.max_error) : nlohmann::json()},
       {"routine_ms", m.routine_ms},
       {"kernel_ms", m.kernel_ms}};
@@ -122,6 +123,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.kernel_wall_clock = j.value("kernel_wall_clock", false);
   m.gflops = j.value("gflops", 0.0);
   m.kernel_gflops = j.value("kernel_gflops", 0.0);
+  m.gbps = j.value("gbps", 0.0);
   // Infinite errors (NaN results) travel as null.
   const auto err = j.find("max_error");
   m.max_error = err != j.end() && err->is_number() ? err->get<double>()

@@ -41,7 +41,8 @@ struct Measurement {
   // unusable) by the wall clock around a second, lone run of the kernel on a finished queue.
   bool kernel_wall_clock = false;
   double gflops = 0.0, kernel_gflops = 0.0;  // from the medians
-  double max_error = 0.0;                    // largest |C - reference|
+  double gbps = 0.0;  // whole-routine median GB/s, when the kernel's bytes are known (spec kernels)
+  double max_error = 0.0;  // largest |C - reference|
 };
 
 // What a strategy learns from a measurement: its median time when the variant was timed (Ok,

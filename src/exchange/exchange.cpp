@@ -351,6 +351,7 @@ ImportData read_mmtune_export(const json& j) {
       x.kernel_median_ms = f.at("kernel_median_ms").number(0.0, kMaxMs);
       x.gflops = f.at("gflops").number(0.0, 1e12);
       x.kernel_gflops = f.at("kernel_gflops").number(0.0, 1e12);
+      if (const auto g = f.optional("gbps")) x.gbps = g->number(0.0, 1e12);
     }
     x.max_error = std::numeric_limits<double>::quiet_NaN();
     if (const auto e = f.optional("max_error")) x.max_error = e->number(0.0, 1e300);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "mmtune/error.hpp"
@@ -237,8 +238,10 @@ std::string SpecInstance::violation(const SpecPoint& point) {
       if (a.kind != ArgumentKind::kBuffer) continue;
       const double bytes = double(l.argument_sizes[i]) * double(type_bytes(a.type));
       if (bytes > double(device_->max_alloc_bytes)) {
-        return "buffer " + a.name + " of " + std::to_string(l.argument_sizes[i]) +
-               " elements exceeds the device's largest allocation";
+        return a.size.where + ": buffer " + a.name + " of " + std::to_string(l.argument_sizes[i]) +
+               " elements (" + std::to_string((long long)bytes) +
+               " bytes) exceeds the device's largest allocation (" +
+               std::to_string(device_->max_alloc_bytes) + " bytes)";
       }
     }
   } catch (const EvaluationError& e) {
@@ -247,18 +250,31 @@ std::string SpecInstance::violation(const SpecPoint& point) {
   return {};
 }
 
-std::vector<SpecPoint> SpecInstance::enumerate() {
+std::vector<SpecPoint> SpecInstance::enumerate(std::string* why_none) {
   std::vector<SpecPoint> out;
+  std::map<std::string, std::size_t> reasons;
   const std::size_t dims = spec_.parameters.size();
   SpecPoint point(dims, 0);
+  const auto done = [&] {
+    if (why_none && out.empty()) {
+      const auto most = std::max_element(reasons.begin(), reasons.end(),
+                                         [](auto& a, auto& b) { return a.second < b.second; });
+      *why_none = most == reasons.end() ? std::string("the space is empty") : most->first;
+    }
+    return out;
+  };
   while (true) {
-    if (violation(point).empty()) out.push_back(point);
+    if (std::string why = violation(point); why.empty()) {
+      out.push_back(point);
+    } else if (why_none && out.empty() && (reasons.size() < 1000 || reasons.count(why))) {
+      ++reasons[why];  // bounded: reasons that name numbers differ per configuration
+    }
     std::size_t d = dims;
     while (d > 0) {
       --d;
       if (++point[d] < spec_.parameters[d].size()) break;
       point[d] = 0;
-      if (d == 0) return out;
+      if (d == 0) return done();
     }
   }
 }

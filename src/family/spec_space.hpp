@@ -58,8 +58,9 @@ class SpecInstance {
   // sizes for the parameters of `point` (the outputs must not depend on them).
   SpecLaunchSizes reference_launch(const SpecPoint& point);
   // Every configuration that can run, in the order of the parameters' values (the last
-  // parameter varies fastest).
-  std::vector<SpecPoint> enumerate();
+  // parameter varies fastest). When none can, `why_none` (if given) gets the reason that
+  // excluded the most configurations.
+  std::vector<SpecPoint> enumerate(std::string* why_none = nullptr);
 
   // "block_size_x=16 read_only=global": the configuration's canonical text.
   std::string to_text(const SpecPoint& point) const;

@@ -19,6 +19,7 @@ struct TunedDefines {
   std::string device_key, device_name;
   std::vector<long long> sizes;  // the tuned sizes it came from (three; unused ones are 1)
   double gflops = 0.0;           // as measured there (0 when the spec has no FLOP count)
+  double gbps = 0.0;             // as measured there (0 when the spec has no byte count)
   // "-DNAME=VALUE -DNAME=VALUE": for clBuildProgram, with the spec's own [defines] added by the
   // caller (they follow from its sizes).
   std::string build_options() const;

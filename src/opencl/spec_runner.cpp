@@ -85,6 +85,14 @@ void put(unsigned char* bytes, SpecType t, std::size_t i, double v) {
   }
 }
 
+// A launch's global or local size; an empty one is cl::NullRange (the implementation chooses).
+cl::NDRange ndrange(const std::vector<std::size_t>& d) {
+  if (d.size() == 1) return cl::NDRange(d[0]);
+  if (d.size() == 2) return cl::NDRange(d[0], d[1]);
+  if (d.size() == 3) return cl::NDRange(d[0], d[1], d[2]);
+  return cl::NullRange;
+}
+
 bool is_integer(SpecType t) {
   return t != SpecType::kFloat && t != SpecType::kDouble;
 }
@@ -105,6 +113,7 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
   calibration_ =
       calibrate(context_, queue_, cache_, device_, Precision::kSingle, builtin_, program_dir);
   flops_ = spec_metric(spec, spec.flops, sizes, device_);
+  bytes_ = spec_metric(spec, spec.bytes, sizes, device_);
   compute_reference();
 }
 
@@ -253,15 +262,7 @@ void SpecRunner::compute_reference() {
   try {
     cl::Kernel kernel(built->program, spec_.verification.kernel.c_str());
     const auto buffers = bind(kernel, ref);
-    cl::NDRange global, local;
-    if (ref.global.size() == 1) global = cl::NDRange(ref.global[0]);
-    if (ref.global.size() == 2) global = cl::NDRange(ref.global[0], ref.global[1]);
-    if (ref.global.size() == 3) global = cl::NDRange(ref.global[0], ref.global[1], ref.global[2]);
-    if (ref.local.size() == 1) local = cl::NDRange(ref.local[0]);
-    if (ref.local.size() == 2) local = cl::NDRange(ref.local[0], ref.local[1]);
-    if (ref.local.size() == 3) local = cl::NDRange(ref.local[0], ref.local[1], ref.local[2]);
-    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global,
-                                ref.local.empty() ? cl::NullRange : local);
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, ndrange(ref.global), ndrange(ref.local));
     queue_.finish();
     reference_ = read_outputs(buffers, ref);
   } catch (const cl::Error& e) {
@@ -301,13 +302,7 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
   try {
     cl::Kernel kernel(built->program, spec_.kernel.c_str());
     const auto buffers = bind(kernel, launch);
-    cl::NDRange global, local;
-    const auto& g = launch.global;
-    const auto& l = launch.local;
-    if (g.size() == 1) global = cl::NDRange(g[0]), local = cl::NDRange(l[0]);
-    if (g.size() == 2) global = cl::NDRange(g[0], g[1]), local = cl::NDRange(l[0], l[1]);
-    if (g.size() == 3)
-      global = cl::NDRange(g[0], g[1], g[2]), local = cl::NDRange(l[0], l[1], l[2]);
+    const cl::NDRange global = ndrange(launch.global), local = ndrange(launch.local);
     const bool events = calibration_.events.usable;
     m.kernel_wall_clock = !events;
     const auto run_once = [&](bool record) {
@@ -357,6 +352,9 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
   m.min_ms = *std::min_element(m.routine_ms.begin(), m.routine_ms.end());
   m.max_ms = *std::max_element(m.routine_ms.begin(), m.routine_ms.end());
   m.kernel_median_ms = median(m.kernel_ms);
+  // No bound for GB/s: caches serve a kernel faster than the memory bandwidth the roofline
+  // measures.
+  if (bytes_) m.gbps = *bytes_ / (m.median_ms * 1e6);
   if (flops_) {
     m.gflops = *flops_ / (m.median_ms * 1e6);
     m.kernel_gflops = m.kernel_median_ms > 0 ? *flops_ / (m.kernel_median_ms * 1e6) : 0.0;

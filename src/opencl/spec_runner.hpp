@@ -36,14 +36,12 @@ class SpecRunner {
   // Builds the program for such options (thread-safe); false when it does not build.
   bool build(const std::string& options);
   // Never throws for a failure of the variant itself: see Measurement::status. GFLOPS come from
-  // the spec's `flops` (0 without it). `on_run` is called after every completed run.
+  // the spec's `flops`, GB/s from its `bytes` (0 without them). `on_run` is called after every
+  // completed run.
   Measurement evaluate(const SpecPoint& point, const TimingOptions& timing = {},
                        const std::function<void()>& on_run = {});
 
  private:
-  struct Contents {
-    std::vector<unsigned char> bytes;  // the argument's initial contents
-  };
   const std::vector<unsigned char>& initial(std::size_t argument, long long elements);
   std::string options(const SpecLaunchSizes& launch) const;
   // Creates the buffers and sets the arguments of `kernel` for `launch`; the buffers are
@@ -66,7 +64,7 @@ class SpecRunner {
   ProgramCache cache_;
   KernelSources builtin_;  // roofline.cl, for the calibration
   Calibration calibration_;
-  std::optional<double> flops_;
+  std::optional<double> flops_, bytes_;
   std::map<std::pair<std::size_t, long long>, std::vector<unsigned char>> contents_;
   std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
 };

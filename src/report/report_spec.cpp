@@ -45,8 +45,9 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
   if (all.empty()) return;
   doc.heading(3, "Users' kernels (spec files)");
   Table t;
-  t.head = {"kernel",    "sizes",         "measurements",     "Ok", "best configuration",
-            "best [ms]", "best [GFLOPS]", "slowest Ok / best"};
+  t.head = {
+      "kernel",        "sizes",       "measurements",     "Ok", "best configuration", "best [ms]",
+      "best [GFLOPS]", "best [GB/s]", "slowest Ok / best"};
   for (const auto& [k, n] : all) {
     const auto& ok = groups[k];
     const BestRow* best = nullptr;
@@ -54,7 +55,11 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
       if (b.key == dev.key && b.kernel == k.first && pkey(b.p) == k.second) best = &b;
     }
     double slowest = 0;
-    for (const MeasRow* m : ok) slowest = std::max(slowest, *m->median_ms);
+    std::optional<double> gbps;  // the best's, as measured
+    for (const MeasRow* m : ok) {
+      slowest = std::max(slowest, *m->median_ms);
+      if (best && m->id == best->measurement_id) gbps = m->gbps;
+    }
     const GemmProblem& p = ok.empty() ? best ? best->p : GemmProblem{} : ok.front()->p;
     t.rows.push_back(
         {code_cell(k.first),
@@ -63,12 +68,14 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
          best ? code_cell(best->config) : text_cell("none"),
          best ? number_cell(best->median_ms) : Cell{"", true},
          best && best->gflops > 0 ? number_cell(best->gflops) : Cell{"", true},
+         gbps ? number_cell(*gbps) : Cell{"", true},
          best && best->median_ms > 0 ? number_cell(slowest / best->median_ms) : Cell{"", true}});
   }
   doc.table(std::move(t));
   doc.note(
       "Sizes as stored: the spec's sizes in order, 1 where it has fewer than three. GFLOPS need "
-      "the spec's `flops`; a spec's kernel name ends in the hash of its file and sources.");
+      "the spec's `flops`, GB/s its `bytes` (whole launch, by the wall clock); a spec's kernel "
+      "name ends in the hash of its file and sources.");
 
   // Which parameters move the time, for the group with the most Ok measurements.
   const std::vector<const MeasRow*>* chosen = nullptr;

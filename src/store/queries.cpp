@@ -65,7 +65,8 @@ std::vector<Meas> measurements(Store& store) {
       "SELECT m.id, COALESCE(m.session_id, 0), d.key, m.kernel, m.config, m.m, m.n, m.k, "
       "m.precision, m.layout, m.trans_a, m.trans_b, m.status, m.message, m.build_s, m.median_ms, "
       "m.min_ms, m.max_ms, m.kernel_median_ms, m.gflops, m.kernel_gflops, m.max_error, "
-      "m.measured_at FROM measurements m JOIN devices d ON d.id = m.device_id ORDER BY m.id");
+      "m.measured_at, m.gbps FROM measurements m JOIN devices d ON d.id = m.device_id ORDER BY "
+      "m.id");
   std::vector<Meas> out;
   while (m.step()) {
     Meas r;
@@ -77,7 +78,7 @@ std::vector<Meas> measurements(Store& store) {
     r.min_ms = m.optional_real(16), r.max_ms = m.optional_real(17);
     r.kernel_median_ms = m.optional_real(18), r.gflops = m.optional_real(19);
     r.kernel_gflops = m.optional_real(20), r.max_error = m.optional_real(21);
-    r.measured_at = m.text(22);
+    r.measured_at = m.text(22), r.gbps = m.optional_real(23);
     out.push_back(std::move(r));
   }
   return out;
@@ -176,7 +177,8 @@ std::vector<SpecBest> spec_bests(Store& store, const std::string& name) {
   auto q = store.db().prepare(
       "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.kernel, b.config, b.m, b.n, b.k, "
       "b.precision, b.layout, b.trans_a, b.trans_b, b.median_ms, b.gflops, b.measurement_id, "
-      "b.updated_at FROM best b JOIN devices d ON d.id = b.device_id "
+      "b.updated_at, m.gbps FROM best b JOIN devices d ON d.id = b.device_id "
+      "LEFT JOIN measurements m ON m.id = b.measurement_id "
       "WHERE substr(b.kernel, 1, ?) = ? ORDER BY d.id, b.updated_at");
   const std::string prefix = "spec:" + name + ":";
   q.bind(1, std::int64_t(prefix.size())).bind(2, prefix);
@@ -187,7 +189,7 @@ std::vector<SpecBest> spec_bests(Store& store, const std::string& name) {
     b.platform = q.text(4), b.kernel = q.text(5), b.config = q.text(6);
     b.p = read_problem(q, 7);
     b.median_ms = q.real(14), b.gflops = q.real(15), b.measurement_id = q.integer(16);
-    b.updated_at = q.text(17);
+    b.updated_at = q.text(17), b.gbps = q.optional_real(18);
     out.push_back(std::move(b));
   }
   return out;

@@ -46,6 +46,7 @@ struct Meas {
   GemmProblem p;
   std::string status, message;
   Opt build_s, median_ms, min_ms, max_ms, kernel_median_ms, gflops, kernel_gflops, max_error;
+  Opt gbps;  // spec kernels that state their bytes
   std::string measured_at;
   bool ok() const { return status == "Ok" && gflops.has_value(); }
 };
@@ -90,6 +91,7 @@ struct SpecBest {
   std::string kernel, config;  // kernel: "spec:NAME:HASH"
   GemmProblem p;               // the spec's sizes as m, n, k
   double median_ms = 0, gflops = 0;
+  Opt gbps;  // when the spec states its bytes
   std::int64_t measurement_id = 0;
   std::string updated_at;
 };

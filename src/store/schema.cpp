@@ -138,6 +138,8 @@ CREATE TABLE replay_curve (
   PRIMARY KEY (replay_id, evaluations)
 );
 )sql",
+    // 6 -> 7: GB/s of a measurement whose kernel states the bytes it moves (spec kernels).
+    "ALTER TABLE measurements ADD COLUMN gbps REAL;",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

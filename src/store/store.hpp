@@ -19,7 +19,7 @@
 namespace mmtune {
 
 // Schema version (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table).
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // The SQL that migrates version i to i + 1, for each i, written for SQLite (exposed for migration
 // tests; sql::Database::ddl() turns it into the connection's dialect).
@@ -60,6 +60,7 @@ struct BestRecord {
   std::string device_key, kernel, config;
   GemmProblem problem;
   double median_ms = 0.0, gflops = 0.0, kernel_gflops = 0.0;
+  double gbps = 0.0;  // 0 unless the kernel states the bytes it moves (spec kernels)
   std::int64_t measurement_id = 0, session_id = 0;
   std::string updated_at;
 };

@@ -53,10 +53,11 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   SpecTuneSummary out;
   out.kernel = spec_kernel_name(spec);
   SpecInstance instance(spec, r.sizes, &device.info);
-  const std::vector<SpecPoint> valid = instance.enumerate();
+  std::string why_none;
+  const std::vector<SpecPoint> valid = instance.enumerate(&why_none);
   if (valid.empty()) {
     throw UsageError("no configuration of " + spec.path.string() + " can run on " +
-                     device.info.name + " for these sizes (mmtune space --spec says why)");
+                     device.info.name + " for these sizes: " + why_none);
   }
   out.space = valid.size();
   std::vector<std::vector<int>> points;
@@ -196,7 +197,9 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   std::map<std::string, std::vector<MeasurementRecord>> rounds;
   if (r.finalists > 0 && r.confirm_rounds > 0 && !finalists.empty() && !stop) {
     for (std::size_t round = 0; round < r.confirm_rounds && !stop; ++round) {
-      for (const auto& text : finalists) {
+      // Each round starts one finalist later: none is always measured first (or last).
+      for (std::size_t i = 0; i < finalists.size(); ++i) {
+        const std::string& text = finalists[(i + round) % finalists.size()];
         const auto res = evaluator.evaluate(std::vector<Evaluator::Item>{{out.kernel, text}},
                                             TimingOptions{}, 60.0, &stop);
         if (!res[0]) break;
