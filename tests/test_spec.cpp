@@ -59,6 +59,13 @@ TEST(Expression, EvaluatesOverAScopeAndRefusesWhatIsNotAnExpression) {
   EXPECT_THROW(Expression("c + 1", scope), ExpressionError);
   EXPECT_THROW(Expression("(a + 1", scope), ExpressionError);
   EXPECT_THROW(Expression("  ", scope), ExpressionError);
+  // The names expressions give a meaning of their own: muParser's and ours.
+  for (const char* name : {"sin", "min", "_pi", "ceil_div", "mod", "floor"}) {
+    EXPECT_TRUE(is_expression_builtin(name)) << name;
+  }
+  for (const char* name : {"a", "wg", "width", "local_mem_size"}) {
+    EXPECT_FALSE(is_expression_builtin(name)) << name;
+  }
 }
 
 TEST(Spec, TheConvolutionExampleParsesIntoItsSpace) {

@@ -367,19 +367,21 @@ TEST(SpecTune, ABufferOverTheLargestAllocationNamesItsArgumentsLine) {
   }
 }
 
-// A variant that takes the worker down (here: a test hook aborts it) is a status of that
-// variant; the worker restarts and the tune completes.
-TEST(SpecTune, AVariantThatCrashesTheWorkerIsAStatus) {
+// A variant that takes the worker down or never finishes (here: test hooks abort it or sleep)
+// is a status of that variant; the worker restarts and the tune completes.
+TEST(SpecTune, AVariantThatCrashesOrHangsTheWorkerIsAStatus) {
   test::TempDir dir;
   write_tunable_scale(dir);
   const auto r = test::run_mmtune(
       {"tune", "--spec", dir / "scale.toml", "--size", "1000", "--device", "pthread", "--strategy",
        "exhaustive", "--db", dir / "spec.db", "--json"},
-      {{"MMTUNE_TEST_ABORT_ON_CONFIG", "broken=0 bug=0 flavour=also_plain per_item=3 wg=16"}});
+      {{"MMTUNE_TEST_ABORT_ON_CONFIG", "broken=0 bug=0 flavour=also_plain per_item=3 wg=16"},
+       {"MMTUNE_TEST_HANG_ON_CONFIG", "broken=0 bug=0 flavour=plain per_item=1 wg=4"}});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["by_status"]["Crashed"], 1) << r.out;
-  EXPECT_GE(j["worker_restarts"].get<int>(), 1);
+  EXPECT_EQ(j["by_status"]["Timeout"], 1) << r.out;
+  EXPECT_GE(j["worker_restarts"].get<int>(), 2);
   EXPECT_TRUE(j.contains("best"));
 }
 

@@ -37,7 +37,22 @@ bool has_assignment(const std::string& text) {
   return false;
 }
 
+// Our functions and operator beside muParser's built-ins.
+void define_functions(mu::Parser& p) {
+  p.DefineFun("mod", mod);
+  p.DefineFun("floor", floor_of);
+  p.DefineFun("ceil", ceil_of);
+  p.DefineFun("ceil_div", ceil_div);
+  p.DefineOprt("%", mod, mu::prMUL_DIV, mu::oaLEFT, true);
+}
+
 }  // namespace
+
+bool is_expression_builtin(const std::string& name) {
+  mu::Parser p;
+  define_functions(p);
+  return p.GetFunDef().count(name) > 0 || p.GetConst().count(name) > 0;
+}
 
 Scope::Scope(std::vector<std::string> names)
     : names_(std::move(names)), values_(new double[names_.size() + 1]()) {}
@@ -56,11 +71,7 @@ Expression::Expression(const std::string& text, Scope& scope)
     throw ExpressionError("'" + text + "': '=' assigns; compare with '=='");
   }
   try {
-    parser_->DefineFun("mod", mod);
-    parser_->DefineFun("floor", floor_of);
-    parser_->DefineFun("ceil", ceil_of);
-    parser_->DefineFun("ceil_div", ceil_div);
-    parser_->DefineOprt("%", mod, mu::prMUL_DIV, mu::oaLEFT, true);
+    define_functions(*parser_);
     for (std::size_t i = 0; i < scope.names().size(); ++i) {
       parser_->DefineVar(scope.names()[i], scope.value(i));
     }

@@ -25,6 +25,9 @@ struct EvaluationError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A function or constant of expressions (muParser's and ours): not a name for a variable.
+bool is_expression_builtin(const std::string& name);
+
 // The names an expression may use and their current values; expressions read the values when
 // evaluated, so a caller sets one configuration and evaluates every expression on it.
 class Scope {

@@ -2,6 +2,7 @@
 // once against the names it may use. Messages are one line: "FILE:LINE: KEY: what is wrong".
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "family/expression.hpp"
@@ -20,7 +21,7 @@ void check_names_and_expressions(const Reader& r, const toml::table& root, const
   const auto claim = [&](const std::string& name, const std::string& where) {
     std::string why;
     const auto& dev = spec_device_names();
-    if (kReserved.count(name)) {
+    if (is_expression_builtin(name)) {
       why = "'" + name + "' is a function or constant of expressions";
     } else if (std::find(dev.begin(), dev.end(), name) != dev.end()) {
       why = "'" + name + "' is a device limit's name";

@@ -8,7 +8,6 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -20,13 +19,6 @@ namespace mmtune::spec_detail {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxValues = 4096;  // per parameter
-
-// Names that expressions give a meaning of their own (muParser's functions and constants, and
-// the ones expression.cpp adds).
-inline const std::set<std::string> kReserved = {
-    "sin",   "cos",  "tan",   "asin", "acos",  "atan", "sinh",     "cosh", "tanh", "asinh", "acosh",
-    "atanh", "log2", "log10", "log",  "ln",    "exp",  "sqrt",     "sign", "rint", "abs",   "min",
-    "max",   "sum",  "avg",   "mod",  "floor", "ceil", "ceil_div", "_pi",  "_e"};
 
 inline bool is_identifier(const std::string& s) {
   if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -161,6 +162,11 @@ void Evaluator::start() {
     worker_.reset();
     throw Error("evaluation worker: " + why, code);
   }
+}
+
+RunLimits run_limits(double best_ms) {
+  if (!std::isfinite(best_ms)) return {};
+  return {std::clamp(50.0 * best_ms / 1e3, 5.0, 120.0), 4.0 * best_ms / 1e3 + 5.0};
 }
 
 std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<KernelConfig>& batch,

@@ -61,6 +61,14 @@ struct EvaluatorOptions {
   double first_run_extra_s = 60.0;  // added to the limit of a variant's first run
 };
 
+// The limits of a searched variant's runs, from the best median so far (infinite: none yet): a
+// run may take 50x the best (5 to 120 s); a first run beyond 4x the best plus 5 s (for lazy
+// compilation) is not worth finishing (0: no such limit).
+struct RunLimits {
+  double run_s = 120.0, slow_first_run_s = 0.0;
+};
+RunLimits run_limits(double best_ms);
+
 class Evaluator {
  public:
   explicit Evaluator(EvaluatorOptions options);

@@ -209,12 +209,10 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
 std::vector<std::optional<Measurement>> TuneSession::measure(
     const std::vector<KernelConfig>& configs, const TimingOptions& timing, bool reference) {
   const auto ts = Clock::now();
-  // A first run beyond 4x the best (plus time for lazy compilation) is not worth finishing.
-  const bool timed = std::isfinite(best_ms_);
-  const double slow_s = !reference && timed ? 4.0 * best_ms_ / 1e3 + 5.0 : 0.0;
-  const double run_limit = timed ? std::clamp(50.0 * best_ms_ / 1e3, 5.0, 120.0) : 120.0;
-  auto results =
-      evaluator_.evaluate(configs, timing, reference ? 600.0 : run_limit, &stop_, slow_s);
+  const RunLimits limits = run_limits(best_ms_);
+  auto results = reference ? evaluator_.evaluate(configs, timing, 600.0, &stop_)
+                           : evaluator_.evaluate(configs, timing, limits.run_s, &stop_,
+                                                 limits.slow_first_run_s);
   summary_.run_s += std::chrono::duration<double>(Clock::now() - ts).count();
   return results;
 }

@@ -159,8 +159,10 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
     if (ask.empty()) break;  // the space is exhausted
     TimingOptions timing;
     if (std::isfinite(best_ms)) timing.early_stop_ms = 3.0 * best_ms;
-    const auto results = evaluator.evaluate(
-        std::vector<Evaluator::Item>{{out.kernel, texts[ask[0]]}}, timing, 60.0, &stop);
+    const RunLimits limits = run_limits(best_ms);
+    const auto results =
+        evaluator.evaluate(std::vector<Evaluator::Item>{{out.kernel, texts[ask[0]]}}, timing,
+                           limits.run_s, &stop, limits.slow_first_run_s);
     if (!results[0]) break;  // interrupted mid-variant
     store_result(texts[ask[0]], *results[0]);
     const auto t = observed_time(*results[0]);

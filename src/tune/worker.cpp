@@ -23,6 +23,15 @@ namespace {
 using nlohmann::json;
 
 // Calls build(i) for i < count on the request's "parallel_builds" threads.
+// Test-only fault injection, for every family: a crash (abort) or a hang (sleep forever) on the
+// configuration named by the environment.
+void inject_test_faults(const std::string& config) {
+  const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
+  const char* hang = std::getenv("MMTUNE_TEST_HANG_ON_CONFIG");
+  if (crash && *crash && config == crash) std::abort();
+  while (hang && *hang && config == hang) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
 void build_in_parallel(const json& req, std::size_t count,
                        const std::function<void(std::size_t)>& build) {
   const std::size_t threads = std::min<std::size_t>(
@@ -90,12 +99,8 @@ class Worker {
       send({{"op", "built"}, {"id", items[i].id}});
     });
 
-    // Test-only fault injection: a crash (abort) or a hang (sleep forever) on one configuration.
-    const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
-    const char* hang = std::getenv("MMTUNE_TEST_HANG_ON_CONFIG");
     for (const auto& item : items) {
-      if (crash && *crash && item.text == crash) std::abort();
-      while (hang && *hang && item.text == hang) std::this_thread::sleep_for(std::chrono::hours(1));
+      inject_test_faults(item.text);
       const Measurement m = runner_->evaluate(item.config, timing, [&] {
         send({{"op", "tick"}, {"id", item.id}});
       });
@@ -127,9 +132,8 @@ class Worker {
       if (items[i].options) spec_runner_->build(*items[i].options);
       send({{"op", "built"}, {"id", items[i].id}});
     });
-    const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
     for (const auto& item : items) {
-      if (crash && *crash && item.text == crash) std::abort();
+      inject_test_faults(item.text);
       const Measurement m = spec_runner_->evaluate(item.point, timing, [&] {
         send({{"op", "tick"}, {"id", item.id}});
       });
