@@ -342,6 +342,28 @@ TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
   EXPECT_GT(second.naive->result.median_ms, second.best->result.median_ms);
 }
 
+// The baselines get a share of the tune: a first run past it is stopped and stored as a Timeout
+// whose time is a lower bound (here a limit far below their time).
+TEST(Tuner, BaselinesStopAtTheirShareOfTheTune) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  TuneRequest req = small_request("random");
+  req.budget = 3;
+  req.baselines = true;
+  req.baseline_limit_s = 0.001;
+  const TuneSummary s =
+      tune(test::pocl_device("pthread"), store, req, environment(dir), {}, kNoStop);
+  ASSERT_TRUE(s.best && s.naive && s.classic);
+  EXPECT_EQ(s.baseline_limit_s, 0.001);
+  for (const auto* r : {&*s.naive, &*s.classic}) {
+    EXPECT_EQ(r->result.status, Status::kTimeout) << r->kernel << ": " << r->result.message;
+    EXPECT_NE(r->result.message.find("lower bound"), std::string::npos) << r->result.message;
+    EXPECT_DOUBLE_EQ(r->result.median_ms, 1.0);  // the limit, in ms
+  }
+  EXPECT_GT(s.baselines_s, 0.0);
+  EXPECT_LT(s.baselines_s, s.total_s);
+}
+
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";

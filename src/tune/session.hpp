@@ -62,13 +62,15 @@ class TuneSession {
   void report(const std::string& last) const;
   // Stores one new measurement (committed at once) and accounts for it.
   MeasurementRecord record(const KernelConfig& config, const Measurement& m);
-  // `reference`: a default or baseline, measured to the end (the limit only catches hangs).
+  // Searched variants get run_limits() of the best so far; `limits` override them (defaults:
+  // measured to the end, the limit only catches hangs; baselines: their share of the tune).
   std::vector<std::optional<Measurement>> measure(const std::vector<KernelConfig>& configs,
                                                   const TimingOptions& timing,
-                                                  bool reference = false);
+                                                  std::optional<RunLimits> limits = {});
   // Reference configurations one at a time (each default can stop early against the ones
   // before it), skipping what the store holds. They do not count against the budget.
-  void measure_references(const std::vector<KernelConfig>& list, bool baseline);
+  // `baseline_limit_s` > 0: naive/classic, whose first run is stopped there.
+  void measure_references(const std::vector<KernelConfig>& list, double baseline_limit_s = 0);
   // Tells a search what the store holds for `picks` and measures the rest; returns what it
   // learned, in the order of `picks` where measured.
   std::vector<Observation> observe(KernelSearch& s, const std::vector<std::size_t>& picks);

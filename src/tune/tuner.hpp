@@ -33,6 +33,9 @@ struct TuneRequest {
   std::uint64_t seed = 1;
   bool fresh = false;     // measure again what the store already holds
   bool baselines = true;  // naive and classic kernels, once per device and problem
+  // Each baseline's run limit; 0: 2.5 % of the tune's time so far (at least 2 s), so that both
+  // cost about 5 % of a tune.
+  double baseline_limit_s = 0;
   // Confirmation after the search: the `finalists` fastest configurations (and each searched
   // kernel's stored best, its default configuration and the library's default for the device)
   // measured again side by side, `confirm_rounds` times; each kernel's best becomes its finalist
@@ -80,6 +83,9 @@ struct TuneSummary {
   std::size_t confirmed = 0, confirm_rounds = 0, confirm_evaluations = 0;
   double startup_s = 0, build_s = 0, run_s = 0, verify_s = 0, search_s = 0, store_s = 0,
          total_s = 0;
+  // The naive and classic baselines: their wall time (not in startup_s) and the limit of each
+  // one's runs (0: none measured).
+  double baselines_s = 0, baseline_limit_s = 0;
   std::vector<double> best_gflops_by_evaluation;  // convergence of this session
 };
 
