@@ -2,8 +2,10 @@
 // the summary against the store, and Ctrl-C with resume through the real binary.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/cpu_load.hpp"
 #include "mmtune/lookup.hpp"
 #include "search/strategy.hpp"
 #include "store/store.hpp"
@@ -362,6 +365,62 @@ TEST(Tuner, BaselinesStopAtTheirShareOfTheTune) {
   }
   EXPECT_GT(s.baselines_s, 0.0);
   EXPECT_LT(s.baselines_s, s.total_s);
+}
+
+// Processes that spin on every core until killed (at most two minutes): a busy machine.
+struct CpuHogs {
+  std::vector<pid_t> pids;
+  CpuHogs() {
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long i = 0; i < std::max(1L, cpus); ++i) {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        alarm(120);
+        volatile unsigned long spin = 0;
+        while (true) spin = spin + 1;
+      }
+      pids.push_back(pid);
+    }
+  }
+  ~CpuHogs() {
+    for (pid_t p : pids) kill(p, SIGKILL), waitpid(p, nullptr, 0);
+  }
+};
+
+// Other processes' CPU use is read from /proc for each measurement, stored with it, and a busy
+// machine is said once, while tuning and in the summary.
+TEST(Tuner, ABusyMachineIsSeenStoredAndSaidOnce) {
+  CpuLoad probe(0.2);
+  EXPECT_FALSE(probe.sample(-1)) << "one sample has no interval";
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  std::vector<std::string> warnings;
+  TuneSummary s;
+  {
+    const CpuHogs hogs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto share = probe.sample(-1);
+    ASSERT_TRUE(share);
+    EXPECT_GT(*share, 0.5) << "the hogs use every core";
+    s = tune(
+        test::pocl_device("pthread"), store, small_request("random"), environment(dir),
+        [&](const TuneProgress& p) {
+          if (!p.warning.empty()) warnings.push_back(p.warning);
+        },
+        kNoStop);
+  }
+  ASSERT_TRUE(s.best);
+  EXPECT_GT(s.busy_measurements, 0u);
+  EXPECT_GT(s.max_other_load, kBusyShare);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("the machine is busy"), std::string::npos) << warnings[0];
+  auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE other_load > ?");
+  q.bind(1, kBusyShare);
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(std::size_t(q.integer(0)), s.busy_measurements);
+  const auto best = store.best(test::pocl_device("pthread").info.key, small_problem());
+  ASSERT_TRUE(best);
+  EXPECT_GE(best->spread, 0.0);
 }
 
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {

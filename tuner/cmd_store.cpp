@@ -14,6 +14,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/cpu_load.hpp"
 #include "core/json.hpp"
 #include "exchange/exchange.hpp"
 #include "mmtune/device.hpp"
@@ -175,6 +176,10 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
                                 {"gflops", b->gflops},
                                 {"kernel_gflops", b->kernel_gflops},
                                 {"gbps", b->gbps > 0 ? nlohmann::json(b->gbps) : nlohmann::json()},
+                                {"spread",
+                                 b->spread >= 0 ? nlohmann::json(b->spread) : nlohmann::json()},
+                                {"other_load", b->other_load >= 0 ? nlohmann::json(b->other_load)
+                                                                  : nlohmann::json()},
                                 {"measurement_id", b->measurement_id},
                                 {"session_id", b->session_id},
                                 {"session_command_line", command_line},
@@ -189,6 +194,18 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
               b->kernel_gflops);
   if (b->gbps > 0) std::printf(", %.1f GB/s", b->gbps);
   std::printf("\n");
+  // How far the figure can be trusted: its runs' spread and the machine's other load then.
+  if (b->spread >= 0 || b->other_load >= 0) {
+    std::printf("  noise:");
+    if (b->spread >= 0) std::printf(" runs spread %.0f%% ((max - min) / median)", 100 * b->spread);
+    if (b->other_load >= 0) {
+      std::printf(
+          "%s other processes used %.0f%% of the CPUs%s", b->spread >= 0 ? ";" : "",
+          100 * b->other_load,
+          b->other_load > kBusyShare ? ": measured on a busy machine, slower than idle" : "");
+    }
+    std::printf("\n");
+  }
   std::printf("  measurement %lld of session %lld (%s, started %s), recorded %s\n",
               static_cast<long long>(b->measurement_id), static_cast<long long>(b->session_id),
               command_line.c_str(), started.c_str(), b->updated_at.c_str());

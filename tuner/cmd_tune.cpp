@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "core/cpu_load.hpp"
 #include "core/json.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
@@ -92,6 +93,9 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
                       {"reused", s.reused},
                       {"by_status", by_status},
                       {"worker_restarts", s.worker_restarts},
+                      {"busy_measurements", s.busy_measurements},
+                      {"max_other_load",
+                       s.max_other_load >= 0 ? nlohmann::json(s.max_other_load) : nlohmann::json()},
                       {"confirmed",
                        {{"finalists", s.confirmed},
                         {"rounds", s.confirm_rounds},
@@ -172,6 +176,12 @@ void print_summary(const TuneSummary& s, const std::string& db) {
         "the one with the fastest median round\n",
         s.confirmed, s.confirm_rounds);
   }
+  if (s.busy_measurements > 0) {
+    std::printf(
+        "Busy machine: in %zu of %zu measurements other processes used over %.0f%% of the CPUs "
+        "(up to %.0f%%); the figures above are lower and noisier than on an idle machine\n",
+        s.busy_measurements, s.evaluations, 100 * kBusyShare, 100 * s.max_other_load);
+  }
   std::printf(
       "Time: %.1f s total; building %.1f s, running %.1f s, verifying %.1f s, searching %.2f s, "
       "storing %.2f s (defaults and start-up %.1f s; baselines %.1f s)\n",
@@ -186,6 +196,10 @@ struct ProgressPrinter {
   bool drawn = false;
   std::string label;  // "[index] " when several devices print at once (log lines, no bar)
   void operator()(const TuneProgress& p) {
+    if (!p.warning.empty()) {
+      if (drawn) std::fprintf(stderr, "\n");  // below the bar, which is drawn again next
+      spdlog::warn("{}{}", label, p.warning);
+    }
     if (quiet) return;
     if (!tty) {
       spdlog::info("{}{}/{} {:.0f}s best {:.1f} GFLOPS, {} failed: {}", label, p.done, p.budget,

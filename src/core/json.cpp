@@ -82,6 +82,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"gflops", m.gflops},
       {"kernel_gflops", m.kernel_gflops},
       {"gbps", m.gbps},
+      {"other_load", m.other_load >= 0 ? nlohmann::json(m.other_load) : nlohmann::json()},
       {"max_error", std::isfinite(m.max_error) ? nlohmann::json(m.max_error) : nlohmann::json()},
       {"routine_ms", m.routine_ms},
       {"kernel_ms", m.kernel_ms}};
@@ -124,6 +125,8 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.gflops = j.value("gflops", 0.0);
   m.kernel_gflops = j.value("kernel_gflops", 0.0);
   m.gbps = j.value("gbps", 0.0);
+  const auto load = j.find("other_load");
+  m.other_load = load != j.end() && load->is_number() ? load->get<double>() : -1.0;
   // Infinite errors (NaN results) travel as null.
   const auto err = j.find("max_error");
   m.max_error = err != j.end() && err->is_number() ? err->get<double>()

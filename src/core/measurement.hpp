@@ -41,6 +41,9 @@ struct Measurement {
   // unusable) by the wall clock around a second, lone run of the kernel on a finished queue.
   bool kernel_wall_clock = false;
   double gflops = 0.0, kernel_gflops = 0.0;  // from the medians
+  // Other processes' share of the machine's CPUs while it was measured (0 to 1, from /proc, over
+  // at least the last half second); -1: unknown.
+  double other_load = -1.0;
   double gbps = 0.0;  // whole-routine median GB/s, when the kernel's bytes are known (spec kernels)
   double max_error = 0.0;  // largest |C - reference|
 };

@@ -353,6 +353,7 @@ ImportData read_mmtune_export(const json& j) {
       x.kernel_gflops = f.at("kernel_gflops").number(0.0, 1e12);
       if (const auto g = f.optional("gbps")) x.gbps = g->number(0.0, 1e12);
     }
+    if (const auto o = f.optional("other_load")) x.other_load = o->number(0.0, 1.0);
     x.max_error = std::numeric_limits<double>::quiet_NaN();
     if (const auto e = f.optional("max_error")) x.max_error = e->number(0.0, 1e300);
     r.measured_at = f.at("measured_at").text(kTimestampMax);

@@ -84,7 +84,7 @@ std::map<std::string, std::string> csv_files(const Data& d) {
   Csv meas(join(
       join({"id", "session_id", "device_key", "device_name", "kernel", "config"}, kProblemHead),
       {"status", "message", "build_s", "median_ms", "min_ms", "max_ms", "kernel_median_ms",
-       "gflops", "kernel_gflops", "max_error", "measured_at", "gbps"}));
+       "gflops", "kernel_gflops", "max_error", "measured_at", "gbps", "other_load"}));
   std::map<std::int64_t, std::vector<const MeasRow*>> by_session;
   for (const auto& m : d.meas) {
     if (m.session_id) by_session[m.session_id].push_back(&m);
@@ -93,7 +93,7 @@ std::map<std::string, std::string> csv_files(const Data& d) {
                        problem_fields(m.p)),
                   {m.status, m.message, full(m.build_s), full(m.median_ms), full(m.min_ms),
                    full(m.max_ms), full(m.kernel_median_ms), full(m.gflops), full(m.kernel_gflops),
-                   full(m.max_error), m.measured_at, full(m.gbps)}));
+                   full(m.max_error), m.measured_at, full(m.gbps), full(m.other_load)}));
   }
   files["measurements.csv"] = meas.text();
 

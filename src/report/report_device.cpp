@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/cpu_load.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "report/report.hpp"
 
@@ -137,23 +138,45 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
   }
 }
 
+std::string Report::noise(std::int64_t measurement_id) const {
+  const auto it = meas_by_id_.find(measurement_id);
+  if (it == meas_by_id_.end()) return "";
+  const MeasRow& m = *it->second;
+  std::string out;
+  if (m.median_ms && m.min_ms && m.max_ms && *m.median_ms > 0) {
+    out = "spread " + pct((*m.max_ms - *m.min_ms) / *m.median_ms);
+  }
+  if (m.other_load) out += (out.empty() ? "" : ", ") + ("others " + pct(*m.other_load) + " CPU");
+  return out;
+}
+
 void Report::best_table(Doc& doc, const DeviceRow& dev) {
   const auto rows = bests(dev.key);
   if (rows.empty()) return;
   doc.heading(3, "Best configuration per problem");
   Table t;
-  t.head = {"problem",       "kernel",        "configuration", "median [ms]",  "GFLOPS",
-            "kernel GFLOPS", "share of peak", "measurement",   "updated (UTC)"};
+  t.head = {"problem",       "kernel",        "configuration", "median [ms]", "GFLOPS",
+            "kernel GFLOPS", "share of peak", "noise",         "measurement", "updated (UTC)"};
+  bool busy = false;
   for (const auto* b : rows) {
     const RoofRow* peak = roof(dev.key, int(b->p.precision));
-    t.rows.push_back({text_cell(describe(b->p)), text_cell(b->kernel), code_cell(b->config),
-                      number_cell(b->median_ms), number_cell(b->gflops),
-                      b->kernel_gflops ? number_cell(*b->kernel_gflops) : Cell{"", true},
-                      Cell{peak ? pct(b->gflops / peak->peak) : "", true},
-                      Cell{"#" + std::to_string(b->measurement_id), true},
-                      text_cell(b->updated_at)});
+    t.rows.push_back(
+        {text_cell(describe(b->p)), text_cell(b->kernel), code_cell(b->config),
+         number_cell(b->median_ms), number_cell(b->gflops),
+         b->kernel_gflops ? number_cell(*b->kernel_gflops) : Cell{"", true},
+         Cell{peak ? pct(b->gflops / peak->peak) : "", true}, text_cell(noise(b->measurement_id)),
+         Cell{"#" + std::to_string(b->measurement_id), true}, text_cell(b->updated_at)});
+    const auto m = meas_by_id_.find(b->measurement_id);
+    busy = busy || (m != meas_by_id_.end() && m->second->other_load.value_or(0) > kBusyShare);
   }
   doc.table(std::move(t));
+  doc.note(
+      "Noise: the spread of the measurement's runs, (max - min) / median, and other processes' "
+      "share of the machine's CPUs while it ran (from /proc; blank where unknown).");
+  if (busy) {
+    doc.note("Some bests were measured while other processes used over " + pct(kBusyShare) +
+             " of the CPUs: their figures are lower and noisier than on an idle machine.");
+  }
 }
 
 void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {

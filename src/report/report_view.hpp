@@ -34,6 +34,7 @@ class Report {
     for (const auto& r : d_.roof) roof_[{r.key, r.precision}] = &r;
     for (const auto& m : d_.meas) {
       if (m.session_id) by_session_[m.session_id].push_back(&m);
+      meas_by_id_[m.id] = &m;
     }
   }
 
@@ -74,6 +75,8 @@ class Report {
   void device_section(Doc& doc, const DeviceRow& dev, std::size_t index);
   void performance(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void best_table(Doc& doc, const DeviceRow& dev);
+  // "spread 4%, others 48% CPU": how much a measurement's figures can be trusted.
+  std::string noise(std::int64_t measurement_id) const;
   void roofline(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void sessions(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void parameters(Doc& doc, const DeviceRow& dev, const std::string& tag);
@@ -87,6 +90,7 @@ class Report {
   std::map<std::pair<std::string, ProblemKey>, const BestRow*> best_of_;
   std::map<std::pair<std::string, int>, const RoofRow*> roof_;
   std::map<std::int64_t, std::vector<const MeasRow*>> by_session_;
+  std::map<std::int64_t, const MeasRow*> meas_by_id_;
 };
 
 }  // namespace mmtune::report_detail

@@ -103,7 +103,7 @@ json export_measurements(Store& store, const std::string& device_key) {
   auto m = db.prepare(
       "SELECT m.id, m.session_id, d.key, kernel, config, m, n, k, precision, layout, trans_a, "
       "trans_b, status, message, build_s, median_ms, min_ms, max_ms, kernel_median_ms, gflops, "
-      "kernel_gflops, max_error, samples, measured_at, gbps FROM measurements m "
+      "kernel_gflops, max_error, samples, measured_at, gbps, other_load FROM measurements m "
       "JOIN devices d ON d.id = m.device_id WHERE (? = '' OR d.key = ?) ORDER BY m.id");
   m.bind(1, device_key).bind(2, device_key);
   while (m.step()) {
@@ -124,6 +124,7 @@ json export_measurements(Store& store, const std::string& device_key) {
                    {"gflops", nullable_real(m, 19)},
                    {"kernel_gflops", nullable_real(m, 20)},
                    {"gbps", nullable_real(m, 24)},
+                   {"other_load", nullable_real(m, 25)},
                    {"max_error", nullable_real(m, 21)},
                    {"routine_ms", samples_of(samples, "routine_ms")},
                    {"kernel_ms", samples_of(samples, "kernel_ms")},

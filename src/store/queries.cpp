@@ -65,8 +65,9 @@ std::vector<Meas> measurements(Store& store) {
       "SELECT m.id, COALESCE(m.session_id, 0), d.key, m.kernel, m.config, m.m, m.n, m.k, "
       "m.precision, m.layout, m.trans_a, m.trans_b, m.status, m.message, m.build_s, m.median_ms, "
       "m.min_ms, m.max_ms, m.kernel_median_ms, m.gflops, m.kernel_gflops, m.max_error, "
-      "m.measured_at, m.gbps FROM measurements m JOIN devices d ON d.id = m.device_id ORDER BY "
-      "m.id");
+      "m.measured_at, m.gbps, m.other_load FROM measurements m JOIN devices d ON d.id = "
+      "m.device_id "
+      "ORDER BY m.id");
   std::vector<Meas> out;
   while (m.step()) {
     Meas r;
@@ -78,7 +79,7 @@ std::vector<Meas> measurements(Store& store) {
     r.min_ms = m.optional_real(16), r.max_ms = m.optional_real(17);
     r.kernel_median_ms = m.optional_real(18), r.gflops = m.optional_real(19);
     r.kernel_gflops = m.optional_real(20), r.max_error = m.optional_real(21);
-    r.measured_at = m.text(22), r.gbps = m.optional_real(23);
+    r.measured_at = m.text(22), r.gbps = m.optional_real(23), r.other_load = m.optional_real(24);
     out.push_back(std::move(r));
   }
   return out;

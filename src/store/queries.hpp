@@ -46,7 +46,8 @@ struct Meas {
   GemmProblem p;
   std::string status, message;
   Opt build_s, median_ms, min_ms, max_ms, kernel_median_ms, gflops, kernel_gflops, max_error;
-  Opt gbps;  // spec kernels that state their bytes
+  Opt gbps;        // spec kernels that state their bytes
+  Opt other_load;  // other processes' share of the CPUs while it was measured
   std::string measured_at;
   bool ok() const { return status == "Ok" && gflops.has_value(); }
 };

@@ -288,9 +288,9 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
   auto s = db_.prepare(
       "INSERT INTO measurements (session_id, device_id, kernel, config, params, m, n, k, "
       "precision, layout, trans_a, trans_b, status, message, build_s, median_ms, min_ms, max_ms, "
-      "kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at, gbps) VALUES "
-      "(?, (SELECT id FROM devices WHERE key = ?), ?,?,?, ?,?,?,?,?,?,?, "
-      "?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at, gbps, other_load) "
+      "VALUES (?, (SELECT id FROM devices WHERE key = ?), ?,?,?, ?,?,?,?,?,?,?, "
+      "?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, m.session_id ? std::optional<std::int64_t>(m.session_id) : std::nullopt);
   s.bind(2, m.device_key)
       .bind(3, m.kernel)
@@ -308,6 +308,7 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
   s.bind(23, samples.dump());
   s.bind(24, m.measured_at.empty() ? now_utc() : m.measured_at);
   s.bind(25, timed && r.gbps > 0 ? std::optional<double>(r.gbps) : std::nullopt);
+  s.bind(26, r.other_load >= 0 ? std::optional<double>(r.other_load) : std::nullopt);
   s.run();
   const std::int64_t id = db_.last_insert_id();
   if (r.status == Status::kOk && timed) upsert_best(id, m, true);
@@ -353,7 +354,8 @@ std::vector<MeasurementRecord> Store::measurements(const std::string& device_key
       std::string("SELECT m.id, COALESCE(m.session_id, 0), m.kernel, m.config, m.status, "
                   "m.message, m.build_s, m.median_ms, m.min_ms, m.max_ms, m.kernel_median_ms, "
                   "m.gflops, m.kernel_gflops, m.max_error, m.samples, m.measured_at, "
-                  "COALESCE(m.gbps, 0) FROM measurements m JOIN devices d ON d.id = m.device_id "
+                  "COALESCE(m.gbps, 0), COALESCE(m.other_load, -1) FROM measurements m "
+                  "JOIN devices d ON d.id = m.device_id "
                   "WHERE d.key = ? AND ") +
       kProblemMatch + " AND (? = '' OR m.kernel = ?) ORDER BY m.id");
   s.bind(1, device_key);
@@ -379,7 +381,7 @@ std::vector<MeasurementRecord> Store::measurements(const std::string& device_key
       x.kernel_wall_clock = samples.value("kernel_clock", "events") == "wall";
     }
     r.measured_at = s.text(15);
-    x.gbps = s.real(16);
+    x.gbps = s.real(16), x.other_load = s.real(17);
     out.push_back(std::move(r));
   }
   return out;
@@ -396,8 +398,8 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
                                       const std::string& kernel) {
   auto s = db_.prepare(
       std::string("SELECT b.kernel, b.config, b.median_ms, b.gflops, COALESCE(b.kernel_gflops, 0), "
-                  "b.measurement_id, COALESCE(m.session_id, 0), b.updated_at, COALESCE(m.gbps, 0) "
-                  "FROM best b "
+                  "b.measurement_id, COALESCE(m.session_id, 0), b.updated_at, COALESCE(m.gbps, 0), "
+                  "COALESCE(m.other_load, -1), m.min_ms, m.max_ms, m.median_ms FROM best b "
                   "JOIN devices d ON d.id = b.device_id "
                   "JOIN measurements m ON m.id = b.measurement_id WHERE d.key = ? AND b.") +
       "m = ? AND b.n = ? AND b.k = ? AND b.precision = ? AND b.layout = ? AND b.trans_a = ? "
@@ -415,7 +417,10 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
   b.kernel = s.text(0), b.config = s.text(1);
   b.median_ms = s.real(2), b.gflops = s.real(3), b.kernel_gflops = s.real(4);
   b.measurement_id = s.integer(5), b.session_id = s.integer(6), b.updated_at = s.text(7);
-  b.gbps = s.real(8);
+  b.gbps = s.real(8), b.other_load = s.real(9);
+  if (!s.is_null(10) && !s.is_null(11) && !s.is_null(12) && s.real(12) > 0) {
+    b.spread = (s.real(11) - s.real(10)) / s.real(12);
+  }
   return b;
 }
 

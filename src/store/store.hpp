@@ -61,6 +61,9 @@ struct BestRecord {
   GemmProblem problem;
   double median_ms = 0.0, gflops = 0.0, kernel_gflops = 0.0;
   double gbps = 0.0;  // 0 unless the kernel states the bytes it moves (spec kernels)
+  // The noise of its measurement: other processes' share of the CPUs then (-1: unknown) and
+  // the spread of its runs, (max - min) / median (-1: unknown).
+  double other_load = -1.0, spread = -1.0;
   std::int64_t measurement_id = 0, session_id = 0;
   std::string updated_at;
 };

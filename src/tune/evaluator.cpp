@@ -238,6 +238,7 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<It
         unbuilt.erase(it->second);
         if (unbuilt.empty()) {
           build_seconds_ += std::chrono::duration<double>(Clock::now() - build_start).count();
+          load_.sample(worker_->pid());  // the measurements' window starts here at the latest
           measuring = true;
           limit = first_limit;
         }
@@ -246,6 +247,8 @@ std::vector<std::optional<Measurement>> Evaluator::evaluate(const std::vector<It
         limit = run_limit_s;
       } else if (op == "result") {
         results[it->second] = measurement_from_json(msg.at("measurement"));
+        if (const auto share = load_.sample(worker_->pid()))
+          results[it->second]->other_load = *share;
         std::erase(pending, it->second);
         ++done_in_chunk;
         first_run = true;

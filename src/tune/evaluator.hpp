@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_load.hpp"
 #include "core/measurement.hpp"
 #include "mmtune/device_info.hpp"
 #include "mmtune/gemm_kernels.hpp"
@@ -33,6 +34,7 @@ class WorkerProcess {
   Read read(nlohmann::json& message, double timeout_s);
   void kill();                // SIGKILL and reap
   std::string exit_reason();  // e.g. "killed by signal 6 (Aborted)", after kExited
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
@@ -105,6 +107,7 @@ class Evaluator {
 
   EvaluatorOptions options_;
   std::unique_ptr<WorkerProcess> worker_;
+  CpuLoad load_;  // other processes' CPU use, attached to each measurement
   std::size_t restarts_ = 0;
   double build_seconds_ = 0.0;
   int next_id_ = 0;

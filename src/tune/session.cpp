@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "mmtune/error.hpp"
 #include "mmtune/lookup.hpp"
@@ -180,6 +181,7 @@ void TuneSession::report(const std::string& last) const {
   p.time_limit_s = request_.time_limit_s;
   p.best_gflops = std::isfinite(best_ms_) ? request_.problem.flops() / (best_ms_ * 1e6) : 0.0;
   p.last = last;
+  p.warning = std::exchange(warning_, {});
   progress_(p);
 }
 
@@ -197,6 +199,15 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
   summary_.verify_s += m.verify_seconds;
   ++summary_.evaluations;
   ++summary_.by_status[m.status];
+  summary_.max_other_load = std::max(summary_.max_other_load, m.other_load);
+  if (m.other_load > kBusyShare && ++summary_.busy_measurements == 1) {
+    char why[256];
+    std::snprintf(why, sizeof why,
+                  "the machine is busy: other processes used %.0f%% of its CPUs during a "
+                  "measurement; timings are slower and noisier than on an idle machine",
+                  100 * m.other_load);
+    warning_ = why;
+  }
   if (m.status == Status::kOk && is_searched(config)) {
     best_ms_ = std::min(best_ms_, m.median_ms);
   }

@@ -92,6 +92,7 @@ class TuneSession {
   bool running_ = false;  // a session row is recorded and not yet ended
   KnownMeasurements known_;
   double best_ms_;
+  mutable std::string warning_;  // for the next progress report, once
   std::size_t budget_done_ = 0;
   std::size_t measured_before_search_ = 0;
   std::vector<KernelSearch> searches_;

@@ -63,7 +63,8 @@ struct TuneProgress {
   std::size_t done = 0, budget = 0, failed = 0;
   double elapsed_s = 0, time_limit_s = 0;
   double best_gflops = 0;
-  std::string last;  // the latest evaluation, one line
+  std::string last;     // the latest evaluation, one line
+  std::string warning;  // set once per cause (e.g. a busy machine): for the user to see
 };
 
 struct TuneSummary {
@@ -87,6 +88,10 @@ struct TuneSummary {
   // one's runs (0: none measured).
   double baselines_s = 0, baseline_limit_s = 0;
   std::vector<double> best_gflops_by_evaluation;  // convergence of this session
+  // Measurements taken while other processes used over kBusyShare of the CPUs, and the most
+  // they used during one (-1: unknown, e.g. no /proc).
+  std::size_t busy_measurements = 0;
+  double max_other_load = -1;
 };
 
 // Runs one tuning session. Variant failures are recorded, never thrown; setup errors throw.
