@@ -100,10 +100,11 @@ TEST(FaultsCli, SigkillAtTwelveMomentsLosesNothingAndTheSameCommandCompletes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
   const Env env = {{"XDG_CACHE_HOME", dir / "cache"}};
-  // A budget that at most ~32 rows from the twelve moments cannot exhaust. No confirmation: it
-  // measures the finalists again on purpose, and this test checks that nothing else is.
+  // A budget that at most ~32 rows from the twelve moments cannot exhaust. No confirmation and
+  // no drift reference: they measure configurations again on purpose, and this test checks that
+  // nothing else is.
   auto args = tune_args(db, "64", "40");
-  args.insert(args.end(), {"--finalists", "0"});
+  args.insert(args.end(), {"--finalists", "0", "--no-drift"});
   std::size_t reported_before_kills = 0;
   for (int moment = 0; moment < 12; ++moment) {
     SCOPED_TRACE("moment " + std::to_string(moment));

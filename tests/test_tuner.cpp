@@ -60,6 +60,7 @@ TuneRequest small_request(const std::string& strategy) {
   r.budget = r.candidates->size();
   r.baselines = false;
   r.finalists = 0;  // the best is the fastest measurement (confirmation has its own test)
+  r.drift = false;  // exact counts of evaluations (drift has its own test)
   return r;
 }
 
@@ -423,6 +424,44 @@ TEST(Tuner, ABusyMachineIsSeenStoredAndSaidOnce) {
   EXPECT_GE(best->spread, 0.0);
 }
 
+// The search re-times a reference during the search (drift.hpp); the warm start's seeds (here
+// a configuration that ran fast at another shape) face the finalists side by side, whatever the
+// search saw of them.
+TEST(Tuner, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmation) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  store.upsert_device(dev.info);
+  const auto space = small_space();
+  MeasurementRecord elsewhere;  // an earlier measurement of another shape
+  elsewhere.device_key = dev.info.key;
+  elsewhere.kernel = "tiled";
+  elsewhere.config = to_string(space.back());
+  elsewhere.problem = small_problem();
+  elsewhere.problem.m = 96;
+  elsewhere.result.routine_ms = elsewhere.result.kernel_ms = {0.01};
+  elsewhere.result.median_ms = elsewhere.result.min_ms = elsewhere.result.max_ms = 0.01;
+  elsewhere.result.gflops = 2.0 * 96 * 96 * 128 / 1e7;
+  store.add_measurement(elsewhere);
+  TuneRequest req = small_request("exhaustive");
+  req.drift = true;
+  req.finalists = 2;
+  req.confirm_rounds = 2;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  EXPECT_GE(s.drift_evaluations, 1u) << "the origin, timed after the warm start";
+  EXPECT_GE(s.slowest, s.fastest);
+  EXPECT_GT(s.fastest, 0.0);
+  auto q = store.db().prepare(
+      "SELECT COUNT(*) FROM measurements WHERE session_id = ? AND kernel = 'tiled' AND config = ?");
+  q.bind(1, s.session_id).bind(2, elsewhere.config);
+  ASSERT_TRUE(q.step());
+  EXPECT_GE(q.integer(0), 3) << "searched once, then in both confirmation rounds";
+  auto all = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
+  all.bind(1, s.session_id);
+  ASSERT_TRUE(all.step());
+  EXPECT_EQ(std::size_t(all.integer(0)), s.evaluations) << "every re-timing is stored";
+}
+
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
@@ -457,8 +496,10 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   EXPECT_GE(j["reused"].get<int>(), 2);
   // The budget bounds the search; the references (default, naive, classic) come on top when the
   // interrupted run had not measured them yet.
-  const int confirming = j["confirmed"]["evaluations"].get<int>();
-  EXPECT_LE(j["evaluations"].get<int>() - confirming + j["reused"].get<int>(), 8 + 3);
+  // The confirmation and the drift reference measure configurations again on purpose.
+  const int again_on_purpose =
+      j["confirmed"]["evaluations"].get<int>() + j["drift"]["evaluations"].get<int>();
+  EXPECT_LE(j["evaluations"].get<int>() - again_on_purpose + j["reused"].get<int>(), 8 + 3);
   const auto best =
       test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;

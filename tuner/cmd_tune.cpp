@@ -80,37 +80,40 @@ nlohmann::json record_json(const std::optional<MeasurementRecord>& r) {
 nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
   nlohmann::json by_status = nlohmann::json::object();
   for (const auto& [st, n] : s.by_status) by_status[to_string(st)] = n;
-  nlohmann::json j = {{"session_id", s.session_id},
-                      {"outcome", to_string(s.outcome)},
-                      {"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
-                      {"problem", to_json(s.problem)},
-                      {"best", record_json(s.best)},
-                      {"default_tiled", record_json(s.default_tiled)},
-                      {"default_direct", record_json(s.default_direct)},
-                      {"naive", record_json(s.naive)},
-                      {"classic", record_json(s.classic)},
-                      {"evaluations", s.evaluations},
-                      {"reused", s.reused},
-                      {"by_status", by_status},
-                      {"worker_restarts", s.worker_restarts},
-                      {"busy_measurements", s.busy_measurements},
-                      {"max_other_load",
-                       s.max_other_load >= 0 ? nlohmann::json(s.max_other_load) : nlohmann::json()},
-                      {"confirmed",
-                       {{"finalists", s.confirmed},
-                        {"rounds", s.confirm_rounds},
-                        {"evaluations", s.confirm_evaluations}}},
-                      {"seconds",
-                       {{"total", s.total_s},
-                        {"startup", s.startup_s},
-                        {"baselines", s.baselines_s},
-                        {"baseline_limit", s.baseline_limit_s},
-                        {"build", s.build_s},
-                        {"run", s.run_s},
-                        {"verify", s.verify_s},
-                        {"search", s.search_s},
-                        {"store", s.store_s}}},
-                      {"best_gflops_by_evaluation", s.best_gflops_by_evaluation}};
+  nlohmann::json j = {
+      {"session_id", s.session_id},
+      {"outcome", to_string(s.outcome)},
+      {"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
+      {"problem", to_json(s.problem)},
+      {"best", record_json(s.best)},
+      {"default_tiled", record_json(s.default_tiled)},
+      {"default_direct", record_json(s.default_direct)},
+      {"naive", record_json(s.naive)},
+      {"classic", record_json(s.classic)},
+      {"evaluations", s.evaluations},
+      {"reused", s.reused},
+      {"by_status", by_status},
+      {"worker_restarts", s.worker_restarts},
+      {"busy_measurements", s.busy_measurements},
+      {"drift",
+       {{"evaluations", s.drift_evaluations}, {"slowest", s.slowest}, {"fastest", s.fastest}}},
+      {"max_other_load",
+       s.max_other_load >= 0 ? nlohmann::json(s.max_other_load) : nlohmann::json()},
+      {"confirmed",
+       {{"finalists", s.confirmed},
+        {"rounds", s.confirm_rounds},
+        {"evaluations", s.confirm_evaluations}}},
+      {"seconds",
+       {{"total", s.total_s},
+        {"startup", s.startup_s},
+        {"baselines", s.baselines_s},
+        {"baseline_limit", s.baseline_limit_s},
+        {"build", s.build_s},
+        {"run", s.run_s},
+        {"verify", s.verify_s},
+        {"search", s.search_s},
+        {"store", s.store_s}}},
+      {"best_gflops_by_evaluation", s.best_gflops_by_evaluation}};
   if (s.best) {
     const auto ratio = [&](const std::optional<MeasurementRecord>& r) -> nlohmann::json {
       const bool timed =
@@ -175,6 +178,13 @@ void print_summary(const TuneSummary& s, const std::string& db) {
         "Confirmed: %zu finalists measured again side by side in %zu rounds; the best is "
         "the one with the fastest median round\n",
         s.confirmed, s.confirm_rounds);
+  }
+  if (s.drift_evaluations > 0) {
+    std::printf(
+        "Drift: a reference configuration was timed again %zu times during the search (every "
+        "few variants, and beside each challenger); the machine ran at %.0f%%-%.0f%% of its "
+        "speed at the start, and the search compared times in that speed\n",
+        s.drift_evaluations, 100 / s.slowest, 100 / s.fastest);
   }
   if (s.busy_measurements > 0) {
     std::printf(
@@ -304,6 +314,7 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   req.seed = t.seed;
   req.fresh = t.fresh;
   req.baselines = !t.no_baselines;
+  req.drift = !t.no_drift;
   req.finalists = t.finalists;
   req.confirm_rounds = t.confirm_rounds;
   req.command_line = command_line;
@@ -371,6 +382,9 @@ void TuneCommands::add(CLI::App& app) {
       ->check(cli::non_negative_integer())
       ->capture_default_str();
   tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
+  tune->add_flag("--no-drift", tune_opt.no_drift,
+                 "no reference configuration timed again during the search (each configuration "
+                 "is measured once; times measured minutes apart are compared as they are)");
   tune->add_flag("--no-baselines", tune_opt.no_baselines,
                  "skip the naive and classic reference kernels (`mmtune bench` measures them)");
   tune->add_flag("--json", tune_opt.json, "print the summary as JSON");

@@ -15,7 +15,7 @@ struct TuneOptions {
   std::vector<std::string> strategy_options;  // NAME=VALUE
   std::size_t budget = 160, finalists = 4, confirm_rounds = 3;
   std::uint64_t seed = 1;
-  bool json = false, fresh = false, no_baselines = false;
+  bool json = false, fresh = false, no_baselines = false, no_drift = false;
   std::string spec, sizes;  // a user's kernel (docs/spec.md) instead of a GEMM problem
 };
 

@@ -18,7 +18,7 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
     }
   }
   std::sort(ok.begin(), ok.end(), [](const auto* x, const auto* y) {
-    return x->record.result.median_ms < y->record.result.median_ms;
+    return x->record.result.median_ms / x->slowdown < y->record.result.median_ms / y->slowdown;
   });
   std::vector<KernelConfig> out;
   const auto pick = [&](const KernelConfig& c) {

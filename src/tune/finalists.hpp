@@ -18,14 +18,17 @@ namespace mmtune {
 struct KnownMeasurement {
   MeasurementRecord record;
   std::optional<KernelConfig> config;
+  // The machine's slowdown when it was measured, relative to the search's start (drift.hpp; 1
+  // for rows of earlier sessions): finalists are ranked by median_ms / slowdown.
+  double slowdown = 1.0;
 };
 // What the store holds for a device and problem, by (kernel, canonical configuration text).
 using KnownMeasurements = std::map<std::pair<std::string, std::string>, KnownMeasurement>;
 
-// The configurations a confirmation measures again: the `count` fastest timed Ok measurements of
-// searched families, each kernel's stored best (which may be an older measurement, or one timed
-// another way, and must face the others under the same conditions) and `always` (the defaults a
-// user already has: the best must beat them side by side, or be one of them).
+// The configurations a confirmation measures again: the `count` fastest (normalized) timed Ok
+// measurements of searched families, each kernel's stored best (which may be an older measurement,
+// or one timed another way, and must face the others under the same conditions) and `always` (the
+// defaults a user already has: the best must beat them side by side, or be one of them).
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,

@@ -8,12 +8,12 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/lookup.hpp"
+#include "tune/session_detail.hpp"
 #include "tune/warm_start.hpp"
 
 namespace mmtune {
-namespace {
+namespace session_detail {
 
-// Timing for the search: enough repetitions for a stable median, few for clearly slow variants.
 TimingOptions search_timing(double best_ms) {
   TimingOptions t;
   t.warmup = 1;
@@ -24,6 +24,27 @@ TimingOptions search_timing(double best_ms) {
   t.early_stop_ms = std::isfinite(best_ms) ? 1.5 * best_ms : 0.0;
   return t;
 }
+
+bool is_searched(const std::optional<KernelConfig>& c) {
+  return c && c->kind()->role() == FamilyRole::kSearched;
+}
+
+std::string describe_result(const MeasurementRecord& r) {
+  const Measurement& m = r.result;
+  char buf[96];
+  if (m.status == Status::kOk || m.status == Status::kSlowerEarlyStop) {
+    std::snprintf(buf, sizeof buf, "%s %.1f GFLOPS", to_string(m.status), m.gflops);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s", to_string(m.status));
+  }
+  return r.kernel + " [" + r.config + "] " + buf;
+}
+
+}  // namespace session_detail
+
+namespace {
+
+using namespace session_detail;
 
 // Baselines can be very slow: a few runs, within their share of the tune, show what tuning gains.
 TimingOptions baseline_timing(double limit_s) {
@@ -69,21 +90,6 @@ EvaluatorOptions evaluator_options(const Device& device, const TuneRequest& requ
   eo.build_limit_s = env.build_limit_s;
   eo.first_run_extra_s = env.first_run_extra_s;
   return eo;
-}
-
-bool is_searched(const std::optional<KernelConfig>& c) {
-  return c && c->kind()->role() == FamilyRole::kSearched;
-}
-
-std::string describe_result(const MeasurementRecord& r) {
-  const Measurement& m = r.result;
-  char buf[96];
-  if (m.status == Status::kOk || m.status == Status::kSlowerEarlyStop) {
-    std::snprintf(buf, sizeof buf, "%s %.1f GFLOPS", to_string(m.status), m.gflops);
-  } else {
-    std::snprintf(buf, sizeof buf, "%s", to_string(m.status));
-  }
-  return r.kernel + " [" + r.config + "] " + buf;
 }
 
 }  // namespace
@@ -213,7 +219,9 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
   }
   summary_.best_gflops_by_evaluation.push_back(
       std::isfinite(best_ms_) ? request_.problem.flops() / (best_ms_ * 1e6) : 0.0);
-  known_[{r.kernel, r.config}] = {r, config};
+  known_[{r.kernel, r.config}] = {r, config, drift_.factor()};
+  summary_.slowest = std::max(summary_.slowest, drift_.factor());
+  summary_.fastest = std::min(summary_.fastest, drift_.factor());
   return r;
 }
 
@@ -221,7 +229,7 @@ std::vector<std::optional<Measurement>> TuneSession::measure(
     const std::vector<KernelConfig>& configs, const TimingOptions& timing,
     std::optional<RunLimits> limits) {
   const auto ts = Clock::now();
-  if (!limits) limits = run_limits(best_ms_);
+  if (!limits) limits = run_limits(best_now_ms());
   auto results =
       evaluator_.evaluate(configs, timing, limits->run_s, &stop_, limits->slow_first_run_s);
   summary_.run_s += std::chrono::duration<double>(Clock::now() - ts).count();
@@ -275,144 +283,7 @@ void TuneSession::measure_defaults() {
   startup_verify_s_ = summary_.verify_s;
 }
 
-void TuneSession::prepare_searches() {
-  const GemmProblem& problem = request_.problem;
-  for (auto k : request_.kernels) {
-    KernelSearch s;
-    s.kind = k;
-    if (request_.candidates) {
-      for (const auto& c : *request_.candidates) {
-        if (kind_of(c) == k) s.configs.push_back(c);
-      }
-    } else {
-      s.configs = enumerate(k, request_.space, &device_.info, problem.precision);
-    }
-    if (s.configs.empty()) continue;
-    std::vector<std::vector<int>> points;
-    points.reserve(s.configs.size());
-    for (const auto& c : s.configs) points.push_back(parameter_values(c));
-    if (!request_.candidates) {  // a given candidate list is searched as it is
-      const KernelConfig library = default_parameters(device_.info, problem).config;
-      const KernelConfig base = kind_of(library) == k ? library : default_config(k);
-      s.switches = switch_variants(points, parameter_values(base));
-    }
-    s.space = std::make_unique<SearchSpace>(parameter_names(k), std::move(points));
-    s.weight = k->search_weight();
-    searches_.push_back(std::move(s));
-  }
-  double total_weight = 0;
-  for (const auto& s : searches_) total_weight += s.weight;
-  for (auto& s : searches_) {
-    if (request_.budget) {
-      s.limit = std::max<std::size_t>(
-          1, std::size_t(std::llround(double(request_.budget) * s.weight / total_weight)));
-    }
-    s.strategy =
-        make_strategy(strategy_, *s.space, {request_.seed, s.limit, request_.strategy_settings});
-  }
-}
-
-std::vector<Observation> TuneSession::observe(KernelSearch& s,
-                                              const std::vector<std::size_t>& picks) {
-  std::vector<Observation> observations;
-  std::vector<std::size_t> to_measure;
-  for (std::size_t i : picks) {
-    const auto it = known_.find({kernel_name(s.kind), to_string(s.configs[i])});
-    if (it == known_.end()) {
-      to_measure.push_back(i);
-      continue;
-    }
-    observations.push_back({i, observed_time(it->second.record.result)});
-    ++summary_.reused;
-  }
-  if (!to_measure.empty() && !stop_) {
-    std::vector<KernelConfig> configs;
-    for (std::size_t i : to_measure) configs.push_back(s.configs[i]);
-    const auto results = measure(configs, search_timing(best_ms_));
-    for (std::size_t j = 0; j < configs.size(); ++j) {
-      if (!results[j]) continue;  // interrupted before this one
-      const auto r = record(configs[j], *results[j]);
-      observations.push_back({to_measure[j], observed_time(r.result)});
-      report(describe_result(r));
-    }
-  }
-  s.done += observations.size();
-  budget_done_ += observations.size();
-  return observations;
-}
-
-void TuneSession::warm_start() {
-  std::vector<KernelConfig> seeds = {default_parameters(device_.info, request_.problem).config};
-  for (const auto& [kernel, config] :
-       store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)) {
-    try {
-      if (const auto kind = parse_kernel_kind(kernel, *request_.families))
-        seeds.push_back(parse_config(*kind, config));
-    } catch (const UsageError&) {  // a damaged row is not a candidate
-    }
-  }
-  for (auto& s : searches_) {
-    std::vector<std::size_t> picks;
-    const auto pick = [&](std::size_t i) {
-      if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
-    };
-    for (const auto& c : seeds) {
-      if (kind_of(c) != s.kind) continue;
-      if (const auto i = s.space->find(parameter_values(c))) pick(*i);
-    }
-    // Every code path once (warm_start.hpp), within a quarter of the kernel's budget.
-    const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
-    for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
-    s.strategy->seed(observe(s, picks));
-  }
-}
-
-void TuneSession::search() {
-  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
-  // With a time limit, the search leaves the last tenth of it to the confirmation.
-  const Interrupted interrupted(stop_);
-  const TimeLimit time_limit(confirming ? 0.9 * request_.time_limit_s : request_.time_limit_s);
-  const Budget budget(request_.budget);
-  const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
-  measured_before_search_ = summary_.evaluations;
-  const std::size_t batch_size = std::max<std::size_t>(2, 2 * options_.parallel_builds);
-  summary_.outcome = TuneOutcome::kCompleted;
-  while (true) {
-    const SearchState state{elapsed_s(), budget_done_};
-    const auto reached = std::find_if(std::begin(conditions), std::end(conditions),
-                                      [&](const StopCondition* c) { return c->reached(state); });
-    if (reached != std::end(conditions)) {
-      summary_.outcome = (*reached)->outcome();
-      break;
-    }
-    KernelSearch* next = nullptr;
-    for (auto& s : searches_) {
-      if (s.exhausted || (s.limit && s.done >= s.limit)) continue;
-      if (!next || double(s.done) / s.weight < double(next->done) / next->weight) next = &s;
-    }
-    if (!next) break;  // every search spent its share or ran out of candidates
-    std::size_t n = batch_size;
-    if (next->limit) n = std::min(n, next->limit - next->done);
-    if (request_.budget) n = std::min(n, request_.budget - budget_done_);
-
-    auto ts = Clock::now();
-    const auto picks = next->strategy->ask(n);
-    summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
-    if (picks.empty()) {
-      next->exhausted = true;
-      continue;
-    }
-    const auto observations = observe(*next, picks);
-    ts = Clock::now();
-    next->strategy->tell(observations);
-    summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
-  }
-  if (budget.reached({elapsed_s(), budget_done_}) && summary_.outcome == TuneOutcome::kCompleted) {
-    summary_.outcome = TuneOutcome::kBudget;
-  }
-}
-
-std::vector<KernelConfig> TuneSession::users_defaults() const {
+std::vector<KernelConfig> TuneSession::always_finalists() const {
   std::vector<KernelConfig> out;
   for (auto k : request_.kernels) out.push_back(default_config(k));
   const KernelConfig library = default_parameters(device_.info, request_.problem).config;
@@ -420,6 +291,8 @@ std::vector<KernelConfig> TuneSession::users_defaults() const {
       request_.kernels.end()) {
     out.push_back(library);
   }
+  out.insert(out.end(), seeds_.begin(), seeds_.end());
+  if (drift_.has_reference()) out.push_back(drift_.reference());
   return out;
 }
 
@@ -434,7 +307,7 @@ void TuneSession::confirm() {
       bests.push_back(store_.best(device_.info.key, request_.problem, kernel_name(k)));
     }
     finalists_ =
-        pick_finalists(known_, bests, users_defaults(), request_.finalists, *request_.families);
+        pick_finalists(known_, bests, always_finalists(), request_.finalists, *request_.families);
     std::vector<std::vector<MeasurementRecord>> rounds(finalists_.size());
     for (std::size_t round = 0; finalists_.size() > 1 && round < request_.confirm_rounds; ++round) {
       // One round even past the time limit (a batch of timeouts can overrun the search's

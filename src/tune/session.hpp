@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "search/strategy.hpp"
+#include "tune/drift.hpp"
 #include "tune/evaluator.hpp"
 #include "tune/finalists.hpp"
 #include "tune/stop.hpp"
@@ -71,12 +72,20 @@ class TuneSession {
   // before it), skipping what the store holds. They do not count against the budget.
   // `baseline_limit_s` > 0: naive/classic, whose first run is stopped there.
   void measure_references(const std::vector<KernelConfig>& list, double baseline_limit_s = 0);
+  // The best searched time as the machine runs now: the drift reference's, else the fastest.
+  double best_now_ms() const;
+  // The drift's origin: the fastest searched configuration known, timed now.
+  void start_drift();
+  // Re-times the reference when due, or after `challenger` (the batch's variant that beat it,
+  // normalized; measured at `challenger_ms`), and follows the outcome.
+  void follow_drift(const std::optional<KernelConfig>& challenger, double challenger_ms);
   // Tells a search what the store holds for `picks` and measures the rest; returns what it
   // learned, in the order of `picks` where measured.
   std::vector<Observation> observe(KernelSearch& s, const std::vector<std::size_t>& picks);
-  // The defaults a user of this device already has: each kernel's own and the consumer
-  // library's built-in choice (when it is one of the tuned kernels).
-  std::vector<KernelConfig> users_defaults() const;
+  // Finalists whatever the search saw of them: the defaults a user of this device already has
+  // (each kernel's own and the consumer library's built-in choice, when it is one of the tuned
+  // kernels), the warm start's known-good seeds and the drift reference (the incumbent).
+  std::vector<KernelConfig> always_finalists() const;
 
   const Device& device_;
   Store& store_;
@@ -91,7 +100,10 @@ class TuneSession {
   std::string strategy_;
   bool running_ = false;  // a session row is recorded and not yet ended
   KnownMeasurements known_;
-  double best_ms_;
+  double best_ms_;  // the fastest searched measurement, as measured
+  Drift drift_;     // the reference re-timed during the search (drift.hpp)
+  // The warm start's known-good configurations: finalists, whatever the search saw of them.
+  std::vector<KernelConfig> seeds_;
   mutable std::string warning_;  // for the next progress report, once
   std::size_t budget_done_ = 0;
   std::size_t measured_before_search_ = 0;

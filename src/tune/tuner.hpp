@@ -42,6 +42,9 @@ struct TuneRequest {
   // with the fastest median round, so a default that wins stays the best. With a time limit, the
   // search leaves the last tenth of it to this (the first round runs even past the limit). 0: off.
   std::size_t finalists = 4, confirm_rounds = 3;
+  // Re-time a reference configuration during the search and compare times in the machine's
+  // speed at its start (drift.hpp).
+  bool drift = true;
   std::string command_line;  // recorded with the session
   // When set, the search runs over these configurations (of the requested kernels) instead of
   // the kernel's space: for small targeted searches and tests.
@@ -92,6 +95,10 @@ struct TuneSummary {
   // they used during one (-1: unknown, e.g. no /proc).
   std::size_t busy_measurements = 0;
   double max_other_load = -1;
+  // The drift reference (drift.hpp): its re-timings and pairings with challengers, and the
+  // machine's slowest and fastest speed relative to the search's start (2: twice as slow).
+  std::size_t drift_evaluations = 0;
+  double slowest = 1.0, fastest = 1.0;
 };
 
 // Runs one tuning session. Variant failures are recorded, never thrown; setup errors throw.

@@ -1,0 +1,210 @@
+// The search phases of a tuning session (session.hpp): the searches, the warm start and the
+// search loop, with the drift reference that keeps times measured minutes apart comparable.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "mmtune/error.hpp"
+#include "mmtune/lookup.hpp"
+#include "tune/session.hpp"
+#include "tune/session_detail.hpp"
+#include "tune/warm_start.hpp"
+
+namespace mmtune {
+
+using namespace session_detail;
+
+void TuneSession::prepare_searches() {
+  const GemmProblem& problem = request_.problem;
+  for (auto k : request_.kernels) {
+    KernelSearch s;
+    s.kind = k;
+    if (request_.candidates) {
+      for (const auto& c : *request_.candidates) {
+        if (kind_of(c) == k) s.configs.push_back(c);
+      }
+    } else {
+      s.configs = enumerate(k, request_.space, &device_.info, problem.precision);
+    }
+    if (s.configs.empty()) continue;
+    std::vector<std::vector<int>> points;
+    points.reserve(s.configs.size());
+    for (const auto& c : s.configs) points.push_back(parameter_values(c));
+    if (!request_.candidates) {  // a given candidate list is searched as it is
+      const KernelConfig library = default_parameters(device_.info, problem).config;
+      const KernelConfig base = kind_of(library) == k ? library : default_config(k);
+      s.switches = switch_variants(points, parameter_values(base));
+    }
+    s.space = std::make_unique<SearchSpace>(parameter_names(k), std::move(points));
+    s.weight = k->search_weight();
+    searches_.push_back(std::move(s));
+  }
+  double total_weight = 0;
+  for (const auto& s : searches_) total_weight += s.weight;
+  for (auto& s : searches_) {
+    if (request_.budget) {
+      s.limit = std::max<std::size_t>(
+          1, std::size_t(std::llround(double(request_.budget) * s.weight / total_weight)));
+    }
+    s.strategy =
+        make_strategy(strategy_, *s.space, {request_.seed, s.limit, request_.strategy_settings});
+  }
+}
+
+std::vector<Observation> TuneSession::observe(KernelSearch& s,
+                                              const std::vector<std::size_t>& picks) {
+  std::vector<Observation> observations;
+  std::vector<std::size_t> to_measure;
+  for (std::size_t i : picks) {
+    const auto it = known_.find({kernel_name(s.kind), to_string(s.configs[i])});
+    if (it == known_.end()) {
+      to_measure.push_back(i);
+      continue;
+    }
+    observations.push_back({i, observed_time(it->second.record.result)});
+    ++summary_.reused;
+  }
+  std::optional<KernelConfig> challenger;
+  double challenger_ms = 0;
+  if (!to_measure.empty() && !stop_) {
+    if (request_.drift && !drift_.has_reference()) start_drift();
+    std::vector<KernelConfig> configs;
+    for (std::size_t i : to_measure) configs.push_back(s.configs[i]);
+    const auto results = measure(configs, search_timing(best_now_ms()));
+    for (std::size_t j = 0; j < configs.size(); ++j) {
+      if (!results[j]) continue;  // interrupted before this one
+      const auto r = record(configs[j], *results[j]);
+      // The strategy compares times in the machine's speed at the search's start.
+      const auto t = observed_time(r.result);
+      if (t && r.result.status == Status::kOk && request_.drift && !drift_.has_reference()) {
+        drift_.start(configs[j], *t);  // nothing was known: the first that runs is the origin
+      }
+      observations.push_back({to_measure[j], t ? std::optional(drift_.normalized(*t)) : t});
+      if (t && r.result.status == Status::kOk && drift_.measured(*t) &&
+          (!challenger || *t < challenger_ms)) {
+        challenger = configs[j], challenger_ms = *t;
+      }
+      report(describe_result(r));
+    }
+  }
+  follow_drift(challenger, challenger_ms);
+  s.done += observations.size();
+  budget_done_ += observations.size();
+  return observations;
+}
+
+void TuneSession::start_drift() {
+  const KnownMeasurement* fastest = nullptr;
+  for (const auto& [k, m] : known_) {
+    if (!is_searched(m.config) || m.record.result.status != Status::kOk) continue;
+    if (!fastest || m.record.result.median_ms / m.slowdown <
+                        fastest->record.result.median_ms / fastest->slowdown) {
+      fastest = &m;
+    }
+  }
+  if (!fastest) return;
+  const KernelConfig c = *fastest->config;  // `record` below replaces the entry
+  const auto results = measure({c}, search_timing(std::numeric_limits<double>::infinity()));
+  if (!results[0]) return;
+  const auto r = record(c, *results[0]);
+  ++summary_.drift_evaluations;
+  if (r.result.status == Status::kOk) drift_.start(c, r.result.median_ms);
+}
+
+double TuneSession::best_now_ms() const {
+  return drift_.has_reference() ? drift_.reference_now_ms() : best_ms_;
+}
+
+void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger,
+                               double challenger_ms) {
+  if (stop_ || !drift_.has_reference() || (!challenger && !drift_.retime_due())) return;
+  // The reference right after the challenger's batch: the pair ran back to back.
+  const KernelConfig reference = drift_.reference();
+  const auto results = measure({reference}, search_timing(std::numeric_limits<double>::infinity()));
+  if (!results[0]) return;  // interrupted
+  const auto r = record(reference, *results[0]);
+  ++summary_.drift_evaluations;
+  if (r.result.status != Status::kOk) return;  // the scale stays as it was
+  if (challenger) {
+    drift_.paired(*challenger, r.result.median_ms, challenger_ms);
+  } else {
+    drift_.retimed(r.result.median_ms);
+  }
+}
+
+void TuneSession::warm_start() {
+  std::vector<KernelConfig> seeds = {default_parameters(device_.info, request_.problem).config};
+  for (const auto& [kernel, config] :
+       store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)) {
+    try {
+      if (const auto kind = parse_kernel_kind(kernel, *request_.families))
+        seeds.push_back(parse_config(*kind, config));
+    } catch (const UsageError&) {  // a damaged row is not a candidate
+    }
+  }
+  for (auto& s : searches_) {
+    std::vector<std::size_t> picks;
+    const auto pick = [&](std::size_t i) {
+      if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
+    };
+    for (const auto& c : seeds) {
+      if (kind_of(c) != s.kind) continue;
+      if (const auto i = s.space->find(parameter_values(c))) {
+        pick(*i);
+        // The library's default and the best two of other shapes stay in play to the end.
+        if (seeds_.size() < 3) seeds_.push_back(c);
+      }
+    }
+    // Every code path once (warm_start.hpp), within a quarter of the kernel's budget.
+    const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
+    for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
+    s.strategy->seed(observe(s, picks));
+  }
+}
+
+void TuneSession::search() {
+  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
+  // With a time limit, the search leaves the last tenth of it to the confirmation.
+  const Interrupted interrupted(stop_);
+  const TimeLimit time_limit(confirming ? 0.9 * request_.time_limit_s : request_.time_limit_s);
+  const Budget budget(request_.budget);
+  const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
+  measured_before_search_ = summary_.evaluations;
+  const std::size_t batch_size = std::max<std::size_t>(2, 2 * options_.parallel_builds);
+  summary_.outcome = TuneOutcome::kCompleted;
+  while (true) {
+    const SearchState state{elapsed_s(), budget_done_};
+    const auto reached = std::find_if(std::begin(conditions), std::end(conditions),
+                                      [&](const StopCondition* c) { return c->reached(state); });
+    if (reached != std::end(conditions)) {
+      summary_.outcome = (*reached)->outcome();
+      break;
+    }
+    KernelSearch* next = nullptr;
+    for (auto& s : searches_) {
+      if (s.exhausted || (s.limit && s.done >= s.limit)) continue;
+      if (!next || double(s.done) / s.weight < double(next->done) / next->weight) next = &s;
+    }
+    if (!next) break;  // every search spent its share or ran out of candidates
+    std::size_t n = batch_size;
+    if (next->limit) n = std::min(n, next->limit - next->done);
+    if (request_.budget) n = std::min(n, request_.budget - budget_done_);
+
+    auto ts = Clock::now();
+    const auto picks = next->strategy->ask(n);
+    summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
+    if (picks.empty()) {
+      next->exhausted = true;
+      continue;
+    }
+    const auto observations = observe(*next, picks);
+    ts = Clock::now();
+    next->strategy->tell(observations);
+    summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
+  }
+  if (budget.reached({elapsed_s(), budget_done_}) && summary_.outcome == TuneOutcome::kCompleted) {
+    summary_.outcome = TuneOutcome::kBudget;
+  }
+}
+
+}  // namespace mmtune
