@@ -6,9 +6,9 @@
 #
 #   bench/compare_bests.sh N DB...       e.g. bench/compare_bests.sh 2048 default.db long.db
 #
-# Environment: DEVICE (default pthread), PRECISION (32), ROUNDS (5), SESSION (only this session's
-# measurements of each database, e.g. 1 for the tune that created it; default: all). The CPU must
-# be idle.
+# Environment: DEVICE (default pthread), PRECISION (32), ROUNDS (5), SESSION (the fastest of this
+# session's measurements of each database, e.g. 1 for the tune that created it; default: the
+# database's stored best). The CPU must be idle.
 # Prints one line per database: its best as stored, the median re-measured, its share of the
 # fastest median.
 set -euo pipefail
@@ -25,10 +25,17 @@ export POCL_DEVICES=${POCL_DEVICES:-"pthread basic"}
 
 declare -a kernels configs stored samples
 for db in "$@"; do
-  row=$(sqlite3 -separator '|' "$db" "SELECT kernel, config, gflops FROM measurements
-    WHERE status = 'Ok' AND m = $n AND n = $n AND k = $n AND precision = $precision
-      AND layout = 'row' AND trans_a = 0 AND trans_b = 0 $session
-    ORDER BY gflops DESC LIMIT 1")
+  # The stored best (what a tune leaves a user), or with SESSION that session's fastest.
+  if [ -z "$session" ]; then
+    row=$(sqlite3 -separator '|' "$db" "SELECT kernel, config, gflops FROM best
+      WHERE m = $n AND n = $n AND k = $n AND precision = $precision
+        AND layout = 'row' AND trans_a = 0 AND trans_b = 0 ORDER BY gflops DESC LIMIT 1")
+  else
+    row=$(sqlite3 -separator '|' "$db" "SELECT kernel, config, gflops FROM measurements
+      WHERE status = 'Ok' AND m = $n AND n = $n AND k = $n AND precision = $precision
+        AND layout = 'row' AND trans_a = 0 AND trans_b = 0 $session
+      ORDER BY gflops DESC LIMIT 1")
+  fi
   [ -n "$row" ] || { echo "compare_bests.sh: no Ok measurement of n = $n in $db" >&2; exit 2; }
   IFS='|' read -r kernel config gflops <<<"$row"
   kernels+=("$kernel") configs+=("$config") stored+=("$gflops") samples+=("")

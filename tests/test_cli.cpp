@@ -1,5 +1,8 @@
 // The mmtune binary's command-line contract: exit codes and one-line errors.
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -22,14 +25,57 @@ void expect_usage_error(const std::vector<std::string>& args, const std::string&
 TEST(Cli, VersionAndHelp) {
   auto r = run_mmtune({"--version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("mmtune "), std::string::npos);
+  // "mmtune 0.1.0 (commit 0123456789ab)", "+changes" for a modified tree, "unknown" without git.
+  EXPECT_EQ(r.out.rfind("mmtune " MMTUNE_VERSION " (commit ", 0), 0u) << r.out;
+  const auto open = r.out.find("(commit "), close = r.out.find(')');
+  ASSERT_NE(close, std::string::npos) << r.out;
+  std::string commit = r.out.substr(open + 8, close - open - 8);
+  if (commit.size() > 12 && commit.substr(12) == "+changes") commit.resize(12);
+  EXPECT_TRUE(
+      commit == "unknown" ||
+      (commit.size() == 12 && commit.find_first_not_of("0123456789abcdef") == std::string::npos))
+      << r.out;
   r = run_mmtune({"--help"});
   EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("\nUsage: mmtune [OPTIONS]"), std::string::npos) << r.out.substr(0, 200);
   EXPECT_NE(r.out.find("Examples:"), std::string::npos);
   EXPECT_NE(r.out.find("devices"), std::string::npos);
   r = run_mmtune({"tune", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--time-limit"), std::string::npos);
+}
+
+// Shell completion and the CLI reference come from the option definitions: the completion
+// completes commands and their options in bash; docs/cli.md is what `cli-reference` prints.
+TEST(Cli, CompletionAndTheCliReferenceFollowTheOptions) {
+  test::TempDir dir;
+  auto r = run_mmtune({"completion", "bash"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ofstream(dir / "mmtune.bash") << r.out;
+  const auto complete = [&](const std::string& words, int cword) {
+    const std::string script = "source '" + (dir / "mmtune.bash") + "'; COMP_WORDS=(" + words +
+                               "); COMP_CWORD=" + std::to_string(cword) +
+                               "; _mmtune; echo \"${COMPREPLY[*]}\"";
+    std::ofstream(dir / "complete.sh") << script;
+    FILE* p = popen(("bash '" + (dir / "complete.sh") + "'").c_str(), "r");
+    std::string out;
+    char buf[256];
+    while (p && std::fgets(buf, sizeof buf, p)) out += buf;
+    if (p) pclose(p);
+    return out;
+  };
+  EXPECT_EQ(complete("mmtune tu", 1), "tune\n");
+  EXPECT_EQ(complete("mmtune tune --time", 2), "--time-limit\n");
+  EXPECT_EQ(complete("mmtune report --op", 2), "--open\n");
+  EXPECT_NE(complete("mmtune --", 1).find("--verbose"), std::string::npos);
+
+  r = run_mmtune({"cli-reference"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(std::string(MMTUNE_KERNELS_DIR) + "/../docs/cli.md");
+  const std::string committed((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+  EXPECT_EQ(r.out, committed) << "docs/cli.md is stale: mmtune cli-reference > docs/cli.md";
+  EXPECT_NE(r.out.find("## mmtune tune"), std::string::npos);
 }
 
 TEST(Cli, DevicesListsBothPoclDevices) {
@@ -48,6 +94,16 @@ TEST(Cli, DevicesListsBothPoclDevices) {
         "max_work_group_size", "preferred_vector_widths", "native_vector_widths", "fp64", "fp16"}) {
     EXPECT_TRUE(list[0].contains(field)) << field;
   }
+  // The default device (no --device): the most capable, said in the listing.
+  EXPECT_NE(r.out.find(": the default device"), std::string::npos) << r.out;
+  int defaults = 0;
+  for (const auto& d : list) {
+    defaults += d["default"].get<bool>() ? 1 : 0;
+    if (d["default"].get<bool>()) {
+      EXPECT_NE(d["name"].get<std::string>().find("pthread"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(defaults, 1);
 }
 
 TEST(Cli, BadSizesAreUsageErrors) {

@@ -71,6 +71,12 @@ TEST(Device, SelectsByIndexNameAndPlatform) {
   EXPECT_EQ(select_device(devices, "basic").info.key, basic.info.key);
   EXPECT_EQ(select_device(devices, "basic", "0").info.key, basic.info.key);
   EXPECT_EQ(select_device(devices, "basic", "portable").info.key, basic.info.key);
+  // No choice: the most capable device (pthread's two compute units beat basic's one), also
+  // within a platform.
+  EXPECT_GT(pthread.info.capability(), basic.info.capability());
+  EXPECT_EQ(select_device(devices, "").info.key, pthread.info.key)
+      << "pthread: units x MHz x width";
+  EXPECT_EQ(select_device(devices, "", "portable").info.key, pthread.info.key);
 }
 
 TEST(Device, RejectsUnknownAmbiguousAndMissing) {

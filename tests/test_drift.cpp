@@ -15,13 +15,13 @@ KernelConfig tiled(int mwg) {
 TEST(Drift, TimesAreComparedInTheSpeedOfTheStartAndChallengersArePaired) {
   Drift d(/*every=*/3, /*margin=*/0.05);
   EXPECT_FALSE(d.has_reference());
-  EXPECT_FALSE(d.measured(1.0)) << "no reference: nothing challenges";
+  EXPECT_FALSE(d.measured(1.0, true)) << "no reference: nothing challenges";
   d.start(tiled(64), 10.0);
   EXPECT_EQ(d.factor(), 1.0);
-  EXPECT_FALSE(d.measured(9.8)) << "within the margin";
-  EXPECT_TRUE(d.measured(9.0));
+  EXPECT_FALSE(d.measured(9.8, true)) << "within the margin";
+  EXPECT_TRUE(d.measured(9.0, true));
   EXPECT_FALSE(d.retime_due());
-  EXPECT_FALSE(d.measured(30.0));
+  EXPECT_FALSE(d.measured(std::nullopt, false)) << "a failed variant counts, challenges nothing";
   EXPECT_TRUE(d.retime_due()) << "three measured since the start";
 
   // The machine now runs at half speed: the reference takes 20 ms.
@@ -30,8 +30,8 @@ TEST(Drift, TimesAreComparedInTheSpeedOfTheStartAndChallengersArePaired) {
   EXPECT_DOUBLE_EQ(d.factor(), 2.0);
   EXPECT_DOUBLE_EQ(d.normalized(18.0), 9.0);
   EXPECT_DOUBLE_EQ(d.reference_now_ms(), 20.0);
-  EXPECT_FALSE(d.measured(19.5)) << "slower than the reference in the same conditions";
-  EXPECT_TRUE(d.measured(18.0));
+  EXPECT_FALSE(d.measured(19.5, true)) << "slower than the reference in the same conditions";
+  EXPECT_TRUE(d.measured(18.0, true));
 
   // Side by side the challenger loses: the reference stays, the factor follows the pair.
   EXPECT_FALSE(d.paired(tiled(32), 16.0, 17.0));
@@ -44,6 +44,12 @@ TEST(Drift, TimesAreComparedInTheSpeedOfTheStartAndChallengersArePaired) {
   d.retimed(6.0);  // the machine is idle again: faster than at the start
   EXPECT_DOUBLE_EQ(d.factor(), 0.8);
   EXPECT_DOUBLE_EQ(d.normalized(8.0), 10.0);
+  EXPECT_FALSE(d.measured(7.0, false)) << "only an Ok variant challenges";
+  d.reset();
+  EXPECT_FALSE(d.has_reference());
+  EXPECT_EQ(d.factor(), 1.0);
+  d.start(tiled(32), 0.0);
+  EXPECT_FALSE(d.has_reference()) << "a time of 0 is no origin";
 }
 
 }  // namespace

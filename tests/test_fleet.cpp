@@ -122,6 +122,15 @@ TEST_P(FleetTest, DeviceAllTunesEveryDeviceIntoOneStoreThatLookupAndReportRead) 
     EXPECT_EQ(t.device_key, d.key);
     EXPECT_EQ(to_string(t.config), best->config) << d.name;
   }
+  // `mmtune best` without --device: every stored device's best, as an array.
+  const auto all =
+      test::run_mmtune({"best", "--n", "32", "--kernel", "tiled", "--db", db, "--json"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto bests = nlohmann::json::parse(all.out);
+  ASSERT_TRUE(bests.is_array()) << all.out;
+  std::set<std::string> best_keys;
+  for (const auto& b : bests) best_keys.insert(b["device_key"].get<std::string>());
+  EXPECT_EQ(best_keys, keys);
 
   // The report compares the fleet's devices, and their implementations when there are two.
   const std::string out = dir / "report";

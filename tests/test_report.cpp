@@ -529,5 +529,16 @@ TEST(ReportWrite, EmptyDatabase) {
   EXPECT_TRUE(well_formed(slurp(options.out_dir + "/report.html"), {"meta"}));
 }
 
+// The report says where to open it; --open without a browser opener says so and still succeeds.
+TEST(ReportCli, SaysWhereToOpenItAndOpenWithoutABrowserIsAWarning) {
+  test::TempDir dir;
+  { Store store(dir / "t.db"); }
+  const auto r = test::run_mmtune({"report", "-o", dir / "r", "--open"},
+                                  {{"MMTUNE_DB", dir / "t.db"}, {"PATH", "/nonexistent"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Open " + (dir / "r/report.html")), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("no browser opener (xdg-open) here"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace mmtune

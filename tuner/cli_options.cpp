@@ -16,8 +16,8 @@ namespace mmtune::cli {
 void add_device_options(CLI::App* app, DeviceOptions& o) {
   app->add_option("-d,--device", o.device,
                   "device: index as listed by 'mmtune devices', or part of its name (tune: all, "
-                  "every device of the host)")
-      ->capture_default_str();
+                  "every device of the host); default: the most capable (compute units x clock "
+                  "x fp32 vector width, as 'mmtune devices' shows)");
   app->add_option("--platform", o.platform,
                   "narrow the device choice to one platform (index or name)");
 }

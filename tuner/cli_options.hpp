@@ -22,7 +22,7 @@ struct GlobalOptions {
 KernelSources load_sources(const GlobalOptions& g);
 
 struct DeviceOptions {
-  std::string device = "0";
+  std::string device;  // empty: the most capable device
   std::string platform;
 };
 

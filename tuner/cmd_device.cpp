@@ -39,10 +39,17 @@ int cmd_devices(bool json) {
   const auto devices = list_devices();
   if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& d : devices) out.push_back(to_json(d.info));
+    const std::size_t chosen = select_device(devices, "", "").info.index;
+    for (const auto& d : devices) {
+      auto j = to_json(d.info);
+      j["capability"] = d.info.capability();
+      j["default"] = d.info.index == chosen;
+      out.push_back(std::move(j));
+    }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
+  const std::size_t chosen = select_device(devices, "", "").info.index;
   for (const auto& dev : devices) {
     const DeviceInfo& d = dev.info;
     std::string items;
@@ -57,7 +64,11 @@ int cmd_devices(bool json) {
     std::printf("    vendor          %s, type %s, driver %s\n", d.vendor.c_str(), d.type.c_str(),
                 d.driver_version.c_str());
     std::printf("    OpenCL C        %s\n", d.opencl_c_version.c_str());
-    std::printf("    compute units   %u at %u MHz\n", d.compute_units, d.max_clock_mhz);
+    std::printf(
+        "    compute units   %u at %u MHz; capability %.0f (units x MHz x fp32 vector "
+        "width)%s\n",
+        d.compute_units, d.max_clock_mhz, d.capability(),
+        d.index == chosen ? ": the default device" : "");
     std::printf("    memory          global %s (max alloc %s), local %s%s\n",
                 human_bytes(d.global_mem_bytes).c_str(), human_bytes(d.max_alloc_bytes).c_str(),
                 human_bytes(d.local_mem_bytes).c_str(),

@@ -16,6 +16,7 @@ struct ReportCommand {
   CLI::App* cmd = nullptr;
   std::string db, out = "mmtune-report";
   std::vector<std::string> devices;
+  bool open = false;  // open report.html with the desktop's opener (xdg-open)
 };
 
 }  // namespace mmtune::cli

@@ -25,6 +25,7 @@
 #include "report/replay_chart.hpp"
 #include "search/simulate.hpp"
 #include "search/strategy.hpp"
+#include "store/export_rows.hpp"
 #include "store/queries.hpp"
 #include "store/store.hpp"
 #include "tune/replay.hpp"
@@ -140,6 +141,64 @@ int cmd_simulate(const SimulateOptions& o) {
   return kExitOk;
 }
 
+namespace {
+
+// One device's best for a problem, as JSON.
+nlohmann::json best_json(Store& store, const BestRecord& b, const DeviceInfo& device,
+                         const GemmProblem& problem) {
+  std::string command_line;
+  for (const auto& s : store.sessions()) {
+    if (s.id == b.session_id) command_line = s.command_line;
+  }
+  const auto or_null = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(); };
+  return {{"device", device.name},
+          {"device_key", device.key},
+          {"problem", to_json(problem)},
+          {"kernel", b.kernel},
+          {"config", b.config},
+          {"median_ms", b.median_ms},
+          {"gflops", b.gflops},
+          {"kernel_gflops", b.kernel_gflops},
+          {"gbps", b.gbps > 0 ? nlohmann::json(b.gbps) : nlohmann::json()},
+          {"spread", or_null(b.spread)},
+          {"other_load", or_null(b.other_load)},
+          {"measurement_id", b.measurement_id},
+          {"session_id", b.session_id},
+          {"session_command_line", command_line},
+          {"updated_at", b.updated_at}};
+}
+
+void print_best(Store& store, const BestRecord& b, const DeviceInfo& device,
+                const GemmProblem& problem) {
+  std::string command_line, started;
+  for (const auto& s : store.sessions()) {
+    if (s.id == b.session_id) command_line = s.command_line, started = s.started_at;
+  }
+  std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(),
+              b.kernel.c_str(), b.config.c_str());
+  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)", b.median_ms, b.gflops,
+              b.kernel_gflops);
+  if (b.gbps > 0) std::printf(", %.1f GB/s", b.gbps);
+  std::printf("\n");
+  // How far the figure can be trusted: its runs' spread and the machine's other load then.
+  if (b.spread >= 0 || b.other_load >= 0) {
+    std::printf("  noise:");
+    if (b.spread >= 0) std::printf(" runs spread %.0f%% ((max - min) / median)", 100 * b.spread);
+    if (b.other_load >= 0) {
+      std::printf(
+          "%s other processes used %.0f%% of the CPUs%s", b.spread >= 0 ? ";" : "",
+          100 * b.other_load,
+          b.other_load > kBusyShare ? ": measured on a busy machine, slower than idle" : "");
+    }
+    std::printf("\n");
+  }
+  std::printf("  measurement %lld of session %lld (%s, started %s), recorded %s\n",
+              static_cast<long long>(b.measurement_id), static_cast<long long>(b.session_id),
+              command_line.c_str(), started.c_str(), b.updated_at.c_str());
+}
+
+}  // namespace
+
 int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& popt) {
   GemmProblem problem;
   if (!o.spec.empty()) {
@@ -150,65 +209,37 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
     problem = make_problem(popt);
   }
   Store store(existing_database_path(o.db), Store::Access::kReadOnly);
-  // The device may be absent from this machine: resolve it among the stored ones first.
-  DeviceInfo device;
-  try {
-    device = select_device(list_devices(), dopt.device, dopt.platform).info;
-  } catch (const NoDeviceError&) {
-    device = find_stored_device(store, dopt.device);
+  std::vector<DeviceInfo> devices;
+  if (dopt.device.empty() && dopt.platform.empty()) {
+    // No --device: the best of every stored device that has one.
+    for (const auto& key : rows::device_keys(store)) devices.push_back(*store.device(key));
+  } else {
+    // The device may be absent from this machine: resolve it among the stored ones first.
+    try {
+      devices.push_back(select_device(list_devices(), dopt.device, dopt.platform).info);
+    } catch (const NoDeviceError&) {
+      devices.push_back(find_stored_device(store, dopt.device));
+    }
   }
-  const auto b = store.best(device.key, problem, o.kernel);
-  if (!b) {
-    throw UsageError("no stored result for " + describe(problem) + " on " + device.name +
+  nlohmann::json all = nlohmann::json::array();
+  std::size_t found = 0;
+  for (const DeviceInfo& device : devices) {
+    const auto b = store.best(device.key, problem, o.kernel);
+    if (!b) continue;
+    ++found;
+    if (o.json) {
+      all.push_back(best_json(store, *b, device, problem));
+    } else {
+      print_best(store, *b, device, problem);
+    }
+  }
+  if (found == 0) {
+    throw UsageError("no stored result for " + describe(problem) + " on " +
+                     (devices.size() == 1 ? devices.front().name : std::string("any device")) +
                      (o.kernel.empty() ? "" : " with the " + o.kernel + " kernel"));
   }
-  std::string command_line, started;
-  for (const auto& s : store.sessions()) {
-    if (s.id == b->session_id) command_line = s.command_line, started = s.started_at;
-  }
-  if (o.json) {
-    std::cout << nlohmann::json{{"device", device.name},
-                                {"device_key", device.key},
-                                {"problem", to_json(problem)},
-                                {"kernel", b->kernel},
-                                {"config", b->config},
-                                {"median_ms", b->median_ms},
-                                {"gflops", b->gflops},
-                                {"kernel_gflops", b->kernel_gflops},
-                                {"gbps", b->gbps > 0 ? nlohmann::json(b->gbps) : nlohmann::json()},
-                                {"spread",
-                                 b->spread >= 0 ? nlohmann::json(b->spread) : nlohmann::json()},
-                                {"other_load", b->other_load >= 0 ? nlohmann::json(b->other_load)
-                                                                  : nlohmann::json()},
-                                {"measurement_id", b->measurement_id},
-                                {"session_id", b->session_id},
-                                {"session_command_line", command_line},
-                                {"updated_at", b->updated_at}}
-                     .dump(2)
-              << "\n";
-    return kExitOk;
-  }
-  std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(),
-              b->kernel.c_str(), b->config.c_str());
-  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)", b->median_ms, b->gflops,
-              b->kernel_gflops);
-  if (b->gbps > 0) std::printf(", %.1f GB/s", b->gbps);
-  std::printf("\n");
-  // How far the figure can be trusted: its runs' spread and the machine's other load then.
-  if (b->spread >= 0 || b->other_load >= 0) {
-    std::printf("  noise:");
-    if (b->spread >= 0) std::printf(" runs spread %.0f%% ((max - min) / median)", 100 * b->spread);
-    if (b->other_load >= 0) {
-      std::printf(
-          "%s other processes used %.0f%% of the CPUs%s", b->spread >= 0 ? ";" : "",
-          100 * b->other_load,
-          b->other_load > kBusyShare ? ": measured on a busy machine, slower than idle" : "");
-    }
-    std::printf("\n");
-  }
-  std::printf("  measurement %lld of session %lld (%s, started %s), recorded %s\n",
-              static_cast<long long>(b->measurement_id), static_cast<long long>(b->session_id),
-              command_line.c_str(), started.c_str(), b->updated_at.c_str());
+  // One device asked for: one object; all devices: an array.
+  if (o.json) std::cout << (devices.size() == 1 ? all.front() : all).dump(2) << "\n";
   return kExitOk;
 }
 

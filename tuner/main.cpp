@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "git_commit.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/kernel_source.hpp"
 #include "store/sql.hpp"
@@ -18,6 +19,7 @@
 #include "cmd_bench.hpp"
 #include "cmd_device.hpp"
 #include "cmd_exchange.hpp"
+#include "cmd_help.hpp"
 #include "cmd_report.hpp"
 #include "cmd_store.hpp"
 #include "cmd_tune.hpp"
@@ -54,12 +56,14 @@ std::vector<std::string> with_default_command(int argc, char** argv, const CLI::
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"mmtune: generates, verifies, times and tunes OpenCL GEMM kernels for a device"};
-  app.set_version_flag("--version", std::string("mmtune ") + MMTUNE_VERSION);
+  CLI::App app{"mmtune: generates, verifies, times and tunes OpenCL GEMM kernels for a device",
+               "mmtune"};
+  app.set_version_flag(
+      "--version", std::string("mmtune ") + MMTUNE_VERSION + " (commit " + MMTUNE_GIT_COMMIT + ")");
   app.footer(
       "Examples:\n"
       "  mmtune devices                          list OpenCL devices\n"
-      "  mmtune --device 0 --n 2048              tune a 2048^3 fp32 GEMM on device 0\n"
+      "  mmtune --n 2048                         tune a 2048^3 fp32 GEMM on the default device\n"
       "  mmtune space --kernel tiled --device 0  show a kernel's parameter space\n"
       "  mmtune run --kernel tiled --n 1024 --config \"MWG=64 NWG=64 ...\"\n"
       "Exit codes: 0 success, 1 failure, 2 bad usage or input (including a damaged database),\n"
@@ -86,6 +90,8 @@ int main(int argc, char** argv) {
   exchange.add(app);
   mmtune::cli::ReportCommand report;
   report.add(app);
+  mmtune::cli::HelpCommands help_cmds;
+  help_cmds.add(app);
 
   if (argc == 1) {
     std::cout << app.help();
@@ -108,6 +114,7 @@ int main(int argc, char** argv) {
     if (const int rc = bench_cmds.run(); rc >= 0) return rc;
     if (const int rc = exchange.run(); rc >= 0) return rc;
     if (const int rc = report.run(); rc >= 0) return rc;
+    if (const int rc = help_cmds.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
     // Recorded with the session: a password in a connection URI stays out of the database.
     for (int i = 1; i < argc; ++i) command_line += " " + sql::redact_url(argv[i]);

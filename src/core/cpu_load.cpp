@@ -34,7 +34,7 @@ std::optional<double> process_s(pid_t pid) {
   if (!std::getline(in, line)) return std::nullopt;
   // The command name may hold spaces and parentheses: the fields follow the last ')'.
   const auto close = line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
+  if (close == std::string::npos || close + 2 > line.size()) return std::nullopt;
   std::istringstream fields(line.substr(close + 2));
   std::string skip;
   for (int i = 3; i < 14; ++i) fields >> skip;  // state .. cmajflt

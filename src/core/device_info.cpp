@@ -1,5 +1,6 @@
 #include "mmtune/device_info.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mmtune {
@@ -25,6 +26,10 @@ bool DeviceInfo::supports(Precision p) const {
       return fp16;
   }
   return false;
+}
+
+double DeviceInfo::capability() const {
+  return double(compute_units) * double(max_clock_mhz) * double(std::max(1u, preferred.float_));
 }
 
 unsigned DeviceInfo::preferred_width(Precision p) const {

@@ -255,28 +255,28 @@ std::vector<SpecPoint> SpecInstance::enumerate(std::string* why_none) {
   std::map<std::string, std::size_t> reasons;
   const std::size_t dims = spec_.parameters.size();
   SpecPoint point(dims, 0);
-  const auto done = [&] {
-    if (why_none && out.empty()) {
-      const auto most = std::max_element(reasons.begin(), reasons.end(),
-                                         [](auto& a, auto& b) { return a.second < b.second; });
-      *why_none = most == reasons.end() ? std::string("the space is empty") : most->first;
-    }
-    return out;
-  };
-  while (true) {
+  bool more = true;
+  while (more) {
     if (std::string why = violation(point); why.empty()) {
       out.push_back(point);
     } else if (why_none && out.empty() && (reasons.size() < 1000 || reasons.count(why))) {
       ++reasons[why];  // bounded: reasons that name numbers differ per configuration
     }
-    std::size_t d = dims;
-    while (d > 0) {
-      --d;
-      if (++point[d] < spec_.parameters[d].size()) break;
-      point[d] = 0;
-      if (d == 0) return done();
+    more = false;
+    for (std::size_t d = dims; d > 0 && !more; --d) {
+      if (++point[d - 1] < spec_.parameters[d - 1].size()) {
+        more = true;
+      } else {
+        point[d - 1] = 0;
+      }
     }
   }
+  if (why_none && out.empty()) {
+    const auto most = std::max_element(reasons.begin(), reasons.end(),
+                                       [](auto& a, auto& b) { return a.second < b.second; });
+    *why_none = most == reasons.end() ? std::string("the space is empty") : most->first;
+  }
+  return out;
 }
 
 std::string SpecInstance::to_text(const SpecPoint& point) const {

@@ -26,7 +26,8 @@ DeviceInfo describe_device(const cl::Device& device);
 std::vector<Device> list_devices();
 
 // Chooses one device. `spec` is a global index as listed or a case-insensitive substring of the
-// device name; `platform` (optional, index or name substring) narrows the candidates. Throws
+// device name; empty: the most capable device (DeviceInfo::capability, the lowest index of
+// equals). `platform` (optional, index or name substring) narrows the candidates. Throws
 // NoDeviceError naming what exists when nothing or more than one device matches.
 const Device& select_device(const std::vector<Device>& devices, const std::string& spec,
                             const std::string& platform = "");

@@ -41,6 +41,9 @@ struct DeviceInfo {
   // Preferred vector width for the scalar type of a precision.
   unsigned preferred_width(Precision p) const;
   bool is_cpu() const { return type == "CPU"; }
+  // Compute units x clock (MHz) x preferred fp32 vector width: the rough size of the device by
+  // OpenCL's own queries, which picks the default device.
+  double capability() const;
 };
 
 // A short, stable identifier of a device model and its driver: 16 hex digits of a 64-bit FNV-1a

@@ -207,6 +207,14 @@ std::string hardware_group(const Device& d) {
 const Device& select_device(const std::vector<Device>& devices, const std::string& spec,
                             const std::string& platform) {
   const std::vector<const Device*> candidates = platform_devices(devices, platform);
+  if (spec.empty()) {
+    const Device* most = nullptr;
+    for (const Device* d : candidates) {
+      if (!most || d->info.capability() > most->info.capability()) most = d;
+    }
+    if (!most) throw NoDeviceError("no OpenCL device; available: " + listing(devices));
+    return *most;
+  }
   std::size_t index = 0;
   if (parse_index(spec, index)) {
     for (const Device* d : candidates) {

@@ -5,8 +5,15 @@
 namespace mmtune {
 
 void Drift::start(const KernelConfig& reference, double ms) {
+  if (ms <= 0) return;
   reference_ = reference;
   reference_ms_ = ms;
+  factor_ = 1.0;
+  since_retime_ = 0;
+}
+
+void Drift::reset() {
+  reference_.reset();
   factor_ = 1.0;
   since_retime_ = 0;
 }
@@ -15,10 +22,10 @@ double Drift::reference_now_ms() const {
   return reference_ ? reference_ms_ * factor_ : std::numeric_limits<double>::infinity();
 }
 
-bool Drift::measured(double ms) {
+bool Drift::measured(std::optional<double> ms, bool ok) {
   if (!reference_) return false;
   ++since_retime_;
-  return normalized(ms) < (1.0 - margin_) * reference_ms_;
+  return ok && ms && *ms > 0 && normalized(*ms) < (1.0 - margin_) * reference_ms_;
 }
 
 void Drift::retimed(double ms) {

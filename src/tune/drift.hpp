@@ -19,8 +19,10 @@ class Drift {
   // beats the reference's by more than `margin` (a fraction) challenges it.
   explicit Drift(std::size_t every = 8, double margin = 0.03) : every_(every), margin_(margin) {}
 
-  // The first reference and its time now: the scale's origin (factor 1).
+  // The first reference and its time now (> 0): the scale's origin (factor 1).
   void start(const KernelConfig& reference, double ms);
+  // No reference (it failed when timed again): the next start() begins a new scale.
+  void reset();
   bool has_reference() const { return reference_.has_value(); }
   const KernelConfig& reference() const { return *reference_; }
   // The machine's slowdown since the origin (2: runs take twice as long now).
@@ -30,9 +32,9 @@ class Drift {
   // The reference's time now, as last seen (infinite without a reference).
   double reference_now_ms() const;
 
-  // A searched variant timed at `ms` now: counts towards the next re-timing; true when it
-  // challenges the reference.
-  bool measured(double ms);
+  // A searched variant measured now, timed at `ms` (nothing: it failed); `ok`: it ran Ok. Counts
+  // towards the next re-timing; true when it challenges the reference.
+  bool measured(std::optional<double> ms, bool ok);
   bool retime_due() const { return reference_ && since_retime_ >= every_; }
   // The reference re-timed alone.
   void retimed(double ms);

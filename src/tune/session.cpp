@@ -52,7 +52,7 @@ TimingOptions baseline_timing(double limit_s) {
   t.warmup = 0;
   t.min_reps = 2;
   t.max_reps = 5;
-  t.max_seconds = std::min(5.0, limit_s);
+  t.max_seconds = limit_s / 3;  // the first run is stopped at limit_s: about limit_s in all
   t.slow_first_run_suffices = true;
   return t;
 }
@@ -121,6 +121,10 @@ TuneSession::~TuneSession() {
   }
 }
 
+double TuneSession::baseline_share() const {
+  return request_.baselines ? 0.05 : 0.0;
+}
+
 double TuneSession::elapsed_s() const {
   return std::chrono::duration<double>(Clock::now() - t0_).count();
 }
@@ -178,6 +182,7 @@ void TuneSession::report(const std::string& last) const {
   if (!progress_) return;
   TuneProgress p;
   p.done = budget_done_;
+  p.measured = summary_.evaluations;
   p.budget = request_.budget;
   p.failed = 0;
   for (const auto& [s, n] : summary_.by_status) {
@@ -308,11 +313,24 @@ void TuneSession::confirm() {
     }
     finalists_ =
         pick_finalists(known_, bests, always_finalists(), request_.finalists, *request_.families);
+    // The search's fastest single measurement, for the summary to set beside the confirmed best.
+    for (const auto& [k, m] : known_) {
+      if (!is_searched(m.config) || m.record.result.status != Status::kOk ||
+          m.record.session_id != summary_.session_id) {
+        continue;
+      }
+      if (!summary_.search_fastest ||
+          m.record.result.median_ms < summary_.search_fastest->result.median_ms) {
+        summary_.search_fastest = m.record;
+      }
+    }
     std::vector<std::vector<MeasurementRecord>> rounds(finalists_.size());
     for (std::size_t round = 0; finalists_.size() > 1 && round < request_.confirm_rounds; ++round) {
       // One round even past the time limit (a batch of timeouts can overrun the search's
       // share): an unconfirmed best is the one outcome the confirmation exists to prevent.
-      if (stop_ || (round > 0 && TimeLimit(request_.time_limit_s).reached({elapsed_s(), 0}))) {
+      if (stop_ ||
+          (round > 0 &&
+           TimeLimit(request_.time_limit_s * (1.0 - baseline_share())).reached({elapsed_s(), 0}))) {
         break;
       }
       // No early stop: every finalist runs its full repetitions in every round.

@@ -60,11 +60,14 @@ class TuneSession {
   using Clock = std::chrono::steady_clock;
 
   double elapsed_s() const;
+  // The share of a time limit left to the baselines (they come last).
+  double baseline_share() const;
   void report(const std::string& last) const;
   // Stores one new measurement (committed at once) and accounts for it.
   MeasurementRecord record(const KernelConfig& config, const Measurement& m);
-  // Searched variants get run_limits() of the best so far; `limits` override them (defaults:
-  // measured to the end, the limit only catches hangs; baselines: their share of the tune).
+  // Searched variants get run_limits() of the best time now (best_now_ms); `limits` override them
+  // (defaults: measured to the end, the limit only catches hangs; baselines: their share of the
+  // tune).
   std::vector<std::optional<Measurement>> measure(const std::vector<KernelConfig>& configs,
                                                   const TimingOptions& timing,
                                                   std::optional<RunLimits> limits = {});
@@ -76,6 +79,8 @@ class TuneSession {
   double best_now_ms() const;
   // The drift's origin: the fastest searched configuration known, timed now.
   void start_drift();
+  // A drift measurement of `c` with full repetitions, stored; its median when it ran Ok.
+  std::optional<double> time_again(const KernelConfig& c);
   // Re-times the reference when due, or after `challenger` (the batch's variant that beat it,
   // normalized; measured at `challenger_ms`), and follows the outcome.
   void follow_drift(const std::optional<KernelConfig>& challenger, double challenger_ms);

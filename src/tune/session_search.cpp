@@ -61,7 +61,9 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
       to_measure.push_back(i);
       continue;
     }
-    observations.push_back({i, observed_time(it->second.record.result)});
+    // In the speed of the search's start, as the new measurements below.
+    const auto t = observed_time(it->second.record.result);
+    observations.push_back({i, t ? std::optional(*t / it->second.slowdown) : t});
     ++summary_.reused;
   }
   std::optional<KernelConfig> challenger;
@@ -74,14 +76,14 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
     for (std::size_t j = 0; j < configs.size(); ++j) {
       if (!results[j]) continue;  // interrupted before this one
       const auto r = record(configs[j], *results[j]);
-      // The strategy compares times in the machine's speed at the search's start.
       const auto t = observed_time(r.result);
-      if (t && r.result.status == Status::kOk && request_.drift && !drift_.has_reference()) {
+      const bool ok = r.result.status == Status::kOk;
+      if (t && ok && request_.drift && !drift_.has_reference()) {
         drift_.start(configs[j], *t);  // nothing was known: the first that runs is the origin
       }
+      // The strategy compares times in the machine's speed at the search's start.
       observations.push_back({to_measure[j], t ? std::optional(drift_.normalized(*t)) : t});
-      if (t && r.result.status == Status::kOk && drift_.measured(*t) &&
-          (!challenger || *t < challenger_ms)) {
+      if (drift_.measured(t, ok) && (!challenger || *t < challenger_ms)) {
         challenger = configs[j], challenger_ms = *t;
       }
       report(describe_result(r));
@@ -93,22 +95,30 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
   return observations;
 }
 
+std::optional<double> TuneSession::time_again(const KernelConfig& c) {
+  const auto results = measure({c}, search_timing(std::numeric_limits<double>::infinity()));
+  if (!results[0]) return std::nullopt;  // interrupted
+  const auto r = record(c, *results[0]);
+  ++summary_.drift_evaluations;
+  if (r.result.status != Status::kOk || r.result.median_ms <= 0) return std::nullopt;
+  return r.result.median_ms;
+}
+
 void TuneSession::start_drift() {
   const KnownMeasurement* fastest = nullptr;
   for (const auto& [k, m] : known_) {
-    if (!is_searched(m.config) || m.record.result.status != Status::kOk) continue;
+    if (!is_searched(m.config) || !observed_time(m.record.result) ||
+        m.record.result.status != Status::kOk || m.record.result.median_ms <= 0) {
+      continue;
+    }
     if (!fastest || m.record.result.median_ms / m.slowdown <
                         fastest->record.result.median_ms / fastest->slowdown) {
       fastest = &m;
     }
   }
   if (!fastest) return;
-  const KernelConfig c = *fastest->config;  // `record` below replaces the entry
-  const auto results = measure({c}, search_timing(std::numeric_limits<double>::infinity()));
-  if (!results[0]) return;
-  const auto r = record(c, *results[0]);
-  ++summary_.drift_evaluations;
-  if (r.result.status == Status::kOk) drift_.start(c, r.result.median_ms);
+  const KernelConfig c = *fastest->config;  // `record` replaces the entry
+  if (const auto ms = time_again(c)) drift_.start(c, *ms);
 }
 
 double TuneSession::best_now_ms() const {
@@ -120,16 +130,24 @@ void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger,
   if (stop_ || !drift_.has_reference() || (!challenger && !drift_.retime_due())) return;
   // The reference right after the challenger's batch: the pair ran back to back.
   const KernelConfig reference = drift_.reference();
-  const auto results = measure({reference}, search_timing(std::numeric_limits<double>::infinity()));
-  if (!results[0]) return;  // interrupted
-  const auto r = record(reference, *results[0]);
-  ++summary_.drift_evaluations;
-  if (r.result.status != Status::kOk) return;  // the scale stays as it was
-  if (challenger) {
-    drift_.paired(*challenger, r.result.median_ms, challenger_ms);
-  } else {
-    drift_.retimed(r.result.median_ms);
+  const auto ms = time_again(reference);
+  if (!ms) {
+    // A reference that no longer runs Ok cannot measure the drift: the next batch starts anew.
+    if (!stop_) drift_.reset();
+    return;
   }
+  if (challenger) {
+    drift_.paired(*challenger, *ms, challenger_ms);
+  } else {
+    drift_.retimed(*ms);
+  }
+  // The pair was measured at the factor now known: rank them with it.
+  for (const KernelConfig& c : {reference, challenger.value_or(reference)}) {
+    const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
+    if (it != known_.end()) it->second.slowdown = drift_.factor();
+  }
+  summary_.slowest = std::max(summary_.slowest, drift_.factor());
+  summary_.fastest = std::min(summary_.fastest, drift_.factor());
 }
 
 void TuneSession::warm_start() {
@@ -147,26 +165,35 @@ void TuneSession::warm_start() {
     const auto pick = [&](std::size_t i) {
       if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
     };
+    std::vector<KernelConfig> kept;
     for (const auto& c : seeds) {
       if (kind_of(c) != s.kind) continue;
       if (const auto i = s.space->find(parameter_values(c))) {
         pick(*i);
-        // The library's default and the best two of other shapes stay in play to the end.
-        if (seeds_.size() < 3) seeds_.push_back(c);
+        if (kept.size() < 3) kept.push_back(c);
       }
     }
     // Every code path once (warm_start.hpp), within a quarter of the kernel's budget.
     const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
     for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
     s.strategy->seed(observe(s, picks));
+    // The first three seeds of each kernel (the library's default, the best of other shapes)
+    // stay in play to the end when they ran Ok here.
+    for (const auto& c : kept) {
+      const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
+      if (it != known_.end() && it->second.record.result.status == Status::kOk) {
+        seeds_.push_back(c);
+      }
+    }
   }
 }
 
 void TuneSession::search() {
   const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
-  // With a time limit, the search leaves the last tenth of it to the confirmation.
+  // With a time limit, the search leaves a tenth of it to the confirmation and a twentieth to
+  // the baselines, so that the whole tune keeps to the limit.
   const Interrupted interrupted(stop_);
-  const TimeLimit time_limit(confirming ? 0.9 * request_.time_limit_s : request_.time_limit_s);
+  const TimeLimit time_limit(request_.time_limit_s * ((confirming ? 0.9 : 1.0) - baseline_share()));
   const Budget budget(request_.budget);
   const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
   measured_before_search_ = summary_.evaluations;

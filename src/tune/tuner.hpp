@@ -66,8 +66,9 @@ struct TuneProgress {
   std::size_t done = 0, budget = 0, failed = 0;
   double elapsed_s = 0, time_limit_s = 0;
   double best_gflops = 0;
-  std::string last;     // the latest evaluation, one line
-  std::string warning;  // set once per cause (e.g. a busy machine): for the user to see
+  std::size_t measured = 0;  // every measurement of the session (search, references, rounds)
+  std::string last;          // the latest evaluation, one line
+  std::string warning;       // set once per cause (e.g. a busy machine): for the user to see
 };
 
 struct TuneSummary {
@@ -97,6 +98,8 @@ struct TuneSummary {
   double max_other_load = -1;
   // The drift reference (drift.hpp): its re-timings and pairings with challengers, and the
   // machine's slowest and fastest speed relative to the search's start (2: twice as slow).
+  // The search's fastest single measurement of this session, before the confirmation.
+  std::optional<MeasurementRecord> search_fastest;
   std::size_t drift_evaluations = 0;
   double slowest = 1.0, fastest = 1.0;
 };

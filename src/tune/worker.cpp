@@ -22,7 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-// Calls build(i) for i < count on the request's "parallel_builds" threads.
 // Test-only fault injection, for every family: a crash (abort) or a hang (sleep forever) on the
 // configuration named by the environment.
 void inject_test_faults(const std::string& config) {
@@ -32,6 +31,7 @@ void inject_test_faults(const std::string& config) {
   while (hang && *hang && config == hang) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
+// Calls build(i) for i < count on the request's "parallel_builds" threads.
 void build_in_parallel(const json& req, std::size_t count,
                        const std::function<void(std::size_t)>& build) {
   const std::size_t threads = std::min<std::size_t>(
