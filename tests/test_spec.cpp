@@ -184,10 +184,10 @@ TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
   EXPECT_THROW(parse_spec_file(dir / "nothing.toml"), UsageError);
 }
 
-// The README documents the format with the convolution example: its block must stay a spec
+// docs/usage.md documents the format with the convolution example: its block must stay a spec
 // that parses, beside the example's kernels.
-TEST(Spec, TheReadmeExampleParses) {
-  const std::string readme = read(MMTUNE_EXAMPLES_DIR "/../README.md");
+TEST(Spec, TheDocumentedExampleParses) {
+  const std::string readme = read(MMTUNE_EXAMPLES_DIR "/../docs/usage.md");
   const auto begin = readme.find("```toml\n");
   ASSERT_NE(begin, std::string::npos);
   const auto end = readme.find("```", begin + 8);
