@@ -140,8 +140,10 @@ CREATE TABLE replay_curve (
 )sql",
     // 6 -> 7: GB/s of a measurement whose kernel states the bytes it moves (spec kernels); other
     // processes' share of the CPUs while it was measured (a busy machine's figures are slower).
-    "ALTER TABLE measurements ADD COLUMN gbps REAL;\n"
-    "ALTER TABLE measurements ADD COLUMN other_load REAL;",
+    R"sql(
+ALTER TABLE measurements ADD COLUMN gbps REAL;
+ALTER TABLE measurements ADD COLUMN other_load REAL;
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
