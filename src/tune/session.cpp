@@ -225,8 +225,6 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
   summary_.best_gflops_by_evaluation.push_back(
       std::isfinite(best_ms_) ? request_.problem.flops() / (best_ms_ * 1e6) : 0.0);
   known_[{r.kernel, r.config}] = {r, config, drift_.factor()};
-  summary_.slowest = std::max(summary_.slowest, drift_.factor());
-  summary_.fastest = std::min(summary_.fastest, drift_.factor());
   return r;
 }
 
