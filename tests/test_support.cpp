@@ -108,12 +108,16 @@ CommandResult run_mmtune_as(const std::vector<std::string>& args,
   const int out_fd = mkstemp(out_path);
   const int err_fd = mkstemp(err_path);
   if (out_fd < 0 || err_fd < 0) throw std::runtime_error("mkstemp failed");
+  // Whatever the run leaves in its TMPDIR (a crash skips its cleanup) goes with this directory;
+  // an unprivileged run could not write to it and keeps the system's.
+  const TempDir scratch;
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(out_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
     const int null_fd = open("/dev/null", O_RDONLY);
     dup2(null_fd, STDIN_FILENO);
+    if (!unprivileged) setenv("TMPDIR", scratch.path.c_str(), 1);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     if (unprivileged && !drop_privileges()) _exit(125);
     exec_mmtune(args);
@@ -197,6 +201,8 @@ Background spawn_mmtune(const std::vector<std::string>& args, const std::string&
     const int err = open(b.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
+    // A process the test kills leaves its scratch directory behind: in the test's own directory.
+    setenv("TMPDIR", out_dir.c_str(), 1);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     exec_mmtune(args);
   }
