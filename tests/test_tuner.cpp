@@ -419,6 +419,11 @@ TEST(Tuner, ABusyMachineIsSeenStoredAndSaidOnce) {
   q.bind(1, kBusyShare);
   ASSERT_TRUE(q.step());
   EXPECT_EQ(std::size_t(q.integer(0)), s.busy_measurements);
+  // The load's window opens when the worker starts and survives its restarts: all but the
+  // first quarter second's measurements carry a share.
+  EXPECT_GE(2 * test::count_rows(dir / "tuning.db",
+                                 "SELECT COUNT(*) FROM measurements WHERE other_load IS NOT NULL"),
+            std::int64_t(s.evaluations));
   const auto best = store.best(test::pocl_device("pthread").info.key, small_problem());
   ASSERT_TRUE(best);
   EXPECT_GE(best->spread, 0.0);

@@ -27,8 +27,9 @@ std::optional<double> machine_busy_s() {
   return (user + nice + system + irq + softirq + steal) / ticks_per_second();
 }
 
-// A process's user and system time (its threads together), in seconds.
-std::optional<double> process_s(pid_t pid) {
+// A process's user and system time (its threads together), in seconds; with `reaped`, also
+// that of its children it has waited for (a restarted worker's time stays counted as ours).
+std::optional<double> process_s(pid_t pid, bool reaped) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!std::getline(in, line)) return std::nullopt;
@@ -38,21 +39,19 @@ std::optional<double> process_s(pid_t pid) {
   std::istringstream fields(line.substr(close + 2));
   std::string skip;
   for (int i = 3; i < 14; ++i) fields >> skip;  // state .. cmajflt
-  double utime = 0, stime = 0;
-  if (!(fields >> utime >> stime)) return std::nullopt;
-  return (utime + stime) / ticks_per_second();
+  double utime = 0, stime = 0, cutime = 0, cstime = 0;
+  if (!(fields >> utime >> stime >> cutime >> cstime)) return std::nullopt;
+  return (utime + stime + (reaped ? cutime + cstime : 0.0)) / ticks_per_second();
 }
 
 }  // namespace
 
 std::optional<double> CpuLoad::sample(pid_t worker) {
   const auto busy = machine_busy_s();
-  const auto self = process_s(getpid());
-  const auto child = worker > 0 ? process_s(worker) : std::optional<double>(0.0);
+  const auto self = process_s(getpid(), true);
+  const auto child = worker > 0 ? process_s(worker, false) : std::optional<double>(0.0);
   if (!busy || !self || !child) return std::nullopt;
-  const Sample now{std::chrono::steady_clock::now(), *busy, *self + *child, worker};
-  // Samples of another worker cannot be compared: a finished worker's time leaves /proc.
-  while (!samples_.empty() && samples_.front().worker != worker) samples_.pop_front();
+  const Sample now{std::chrono::steady_clock::now(), *busy, *self + *child};
   // The newest sample at least a window old; older ones are not needed again.
   const auto age = [&](const Sample& s) {
     return std::chrono::duration<double>(now.at - s.at).count();

@@ -19,17 +19,16 @@ class CpuLoad {
   // `window_s`: the shortest interval a share is computed over (/proc counts in 10 ms ticks).
   explicit CpuLoad(double window_s = 0.5) : window_s_(window_s) {}
 
-  // Records the machine's and our processes' CPU time now: this process and `worker` (its
-  // threads included; -1: none). Returns the other processes' share of all CPUs (0 to 1) over
-  // the last window_s or more, back to a sample taken with the same worker; nothing when /proc
-  // cannot be read or no such sample exists yet.
+  // Records the machine's and our processes' CPU time now: this process, the children it has
+  // reaped (earlier workers) and the live `worker` (threads included; -1: none), which must be
+  // reaped when it ends. Returns the other processes' share of all CPUs (0 to 1) over the last
+  // window_s or more; nothing when /proc cannot be read or no sample is that old yet.
   std::optional<double> sample(pid_t worker);
 
  private:
   struct Sample {
     std::chrono::steady_clock::time_point at;
-    double busy_s = 0, ours_s = 0;  // all CPUs' busy time; this process's and the worker's
-    pid_t worker = -1;
+    double busy_s = 0, ours_s = 0;  // all CPUs' busy time; ours (this process and its workers)
   };
   double window_s_;
   std::deque<Sample> samples_;

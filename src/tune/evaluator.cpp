@@ -162,6 +162,8 @@ void Evaluator::start() {
     worker_.reset();
     throw Error("evaluation worker: " + why, code);
   }
+  // The load's window opens now: the first measurements after a start get a share too.
+  load_.sample(worker_->pid());
 }
 
 RunLimits run_limits(double best_ms) {

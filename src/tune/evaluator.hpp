@@ -107,7 +107,9 @@ class Evaluator {
 
   EvaluatorOptions options_;
   std::unique_ptr<WorkerProcess> worker_;
-  CpuLoad load_;  // other processes' CPU use, attached to each measurement
+  // Other processes' CPU use, attached to each measurement: over a quarter second or more
+  // (on 2 CPUs 50 ticks of /proc, a share to about 4 %), so that short runs get one too.
+  CpuLoad load_{0.25};
   std::size_t restarts_ = 0;
   double build_seconds_ = 0.0;
   int next_id_ = 0;
