@@ -95,7 +95,9 @@ if gemm:
 open(os.path.join(out, "README.md"), "w").write("\n".join(lines))
 EOF
 echo "wrote $out/README.md" >&2
-"$mmtune" report --db "$db" --out "$out/report" >/dev/null
+# From inside the scratch directory: the report names its database as given (no machine path).
+out_abs=$(cd "$out" && pwd)
+(cd "$work" && "$mmtune" report --db landscapes.db --out "$out_abs/report" >/dev/null)
 # The landscapes themselves are the shared files: their 40,000 measurements as CSV only repeat them.
 rm -f "$out/report/measurements.csv"
 echo "wrote $out/report/report.md" >&2

@@ -19,7 +19,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-$root/results/efficiency}
+# Relative to the repository: the sessions stored in the committed databases name their --db.
+cd "$root"
+out=${OUT:-results/efficiency}
 mmtune=${MMTUNE_BUILD_DIR:-$root/build}/tuner/mmtune
 device=${DEVICE:-pthread}
 n=${N:-2048}

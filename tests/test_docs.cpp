@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "store/sql_backend.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -211,6 +212,39 @@ TEST(Docs, EveryCommandRuns) {
     EXPECT_EQ(r.exit_code, 0) << c.where << ": " << line << "\n" << r.err.substr(0, 2000);
   }
   EXPECT_GE(ran, 6) << "README.md and docs/usage.md show commands to run";
+}
+
+// Committed output (results/) is read on other machines: paths in it are relative to the
+// repository, never this machine's (a database path in a summary, a report, a session's command).
+TEST(Docs, CommittedOutputNamesNoMachinePaths) {
+  const std::vector<std::string> roots = {"/tmp/", "/home/", "/root/", "/work/", "/check/"};
+  const auto machine_path = [&](const std::string& text) -> std::string {
+    for (const auto& r : roots) {
+      if (const auto at = text.find(r); at != std::string::npos) return text.substr(at, 60);
+    }
+    return "";
+  };
+  int files = 0, databases = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(kSourceDir + "/results")) {
+    const auto name = e.path().string();
+    if (!e.is_regular_file() || name.find("/.work/") != std::string::npos) continue;
+    const auto ext = e.path().extension().string();
+    if (ext == ".db") {
+      sql::Database d(name, sql::OpenMode::kReadOnly);
+      auto q = d.prepare("SELECT command_line FROM sessions");
+      while (q.step()) EXPECT_EQ(machine_path(q.text(0)), "") << name << ": " << q.text(0);
+      ++databases;
+      continue;
+    }
+    if (ext != ".txt" && ext != ".md" && ext != ".html" && ext != ".json" && ext != ".csv")
+      continue;
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(machine_path(text), "") << name;
+    ++files;
+  }
+  EXPECT_GE(files, 10);
+  EXPECT_GE(databases, 1);
 }
 
 }  // namespace
