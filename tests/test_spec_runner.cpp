@@ -264,6 +264,11 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
   // GB/s from the spec's bytes, stored with the measurement.
   EXPECT_NEAR(stored_best["gbps"].get<double>(),
               8 * 100000 / (stored_best["median_ms"].get<double>() * 1e6), 1e-6);
+  // In text, the kernel is named as the user named it, not as a GEMM shape.
+  r = test::run_mmtune({"best", "--spec", dir / "scale.toml", "--size", "100000", "--device",
+                        "pthread", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("scale at sizes 100000 on ", 0), 0u) << r.out;
 
   // The stored landscape replays like any other.
   r = test::run_mmtune({"simulate",

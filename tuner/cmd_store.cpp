@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -168,14 +169,15 @@ nlohmann::json best_json(Store& store, const BestRecord& b, const DeviceInfo& de
           {"updated_at", b.updated_at}};
 }
 
+// `what`: the problem as the user named it (a GEMM's shape, or a spec kernel and its sizes).
 void print_best(Store& store, const BestRecord& b, const DeviceInfo& device,
-                const GemmProblem& problem) {
+                const std::string& what) {
   std::string command_line, started;
   for (const auto& s : store.sessions()) {
     if (s.id == b.session_id) command_line = s.command_line, started = s.started_at;
   }
-  std::printf("%s on %s: %s [%s]\n", describe(problem).c_str(), device.name.c_str(),
-              b.kernel.c_str(), b.config.c_str());
+  std::printf("%s on %s: %s [%s]\n", what.c_str(), device.name.c_str(), b.kernel.c_str(),
+              b.config.c_str());
   std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)", b.median_ms, b.gflops,
               b.kernel_gflops);
   if (b.gbps > 0) std::printf(", %.1f GB/s", b.gbps);
@@ -208,6 +210,9 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
     if (!o.sizes.empty()) throw UsageError("--size needs --spec");
     problem = make_problem(popt);
   }
+  const std::string what =
+      o.spec.empty() ? describe(problem)
+                     : std::filesystem::path(o.spec).stem().string() + " at sizes " + o.sizes;
   Store store(existing_database_path(o.db), Store::Access::kReadOnly);
   std::vector<DeviceInfo> devices;
   if (dopt.device.empty() && dopt.platform.empty()) {
@@ -230,11 +235,11 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
     if (o.json) {
       all.push_back(best_json(store, *b, device, problem));
     } else {
-      print_best(store, *b, device, problem);
+      print_best(store, *b, device, what);
     }
   }
   if (found == 0) {
-    throw UsageError("no stored result for " + describe(problem) + " on " +
+    throw UsageError("no stored result for " + what + " on " +
                      (devices.size() == 1 ? devices.front().name : std::string("any device")) +
                      (o.kernel.empty() ? "" : " with the " + o.kernel + " kernel"));
   }
