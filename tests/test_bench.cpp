@@ -15,7 +15,7 @@ TEST(Bench, EverySubjectIsMeasuredVerifiedAndStored) {
   Store store(dir / "t.db");
   const ParameterLookup lookup;  // no tuned parameters: the tuned row says so
   BenchOptions o;
-  o.sizes = {64, 96};
+  o.shapes = {GemmShape::square(64), {96, 8, 40}};  // a square and a skinny problem
   o.min_reps = 2;
   o.max_reps = 3;
   const auto rows = run_bench(test::pocl_device("pthread"), store, lookup, o);
@@ -126,6 +126,24 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
   EXPECT_NE(rows[0]["note"].get<std::string>().find("exact"), std::string::npos) << rows[0]["note"];
   const auto bad = test::run_mmtune({"bench", "--device", "pthread", "--n", "64,abc"});
   EXPECT_EQ(bad.exit_code, 2);
+
+  // Only the shapes asked for when --n is not given; each row names its shape.
+  const auto skinny = test::run_mmtune(
+      {"bench", "--device", "pthread", "--shape", "8x64x40,64x1x64", "--db", db, "--json"});
+  ASSERT_EQ(skinny.exit_code, 0) << skinny.err;
+  const auto shapes = nlohmann::json::parse(skinny.out);
+  ASSERT_EQ(shapes.size(), 12u);
+  EXPECT_EQ(shapes[0]["m"], 8);
+  EXPECT_EQ(shapes[0]["n"], 64);
+  EXPECT_EQ(shapes[0]["k"], 40);
+  EXPECT_EQ(shapes[0]["status"], "Ok") << shapes[0]["note"];
+  EXPECT_EQ(shapes[6]["n"], 1);
+  EXPECT_EQ(shapes[6]["status"], "Ok") << shapes[6]["note"];
+  const auto text = test::run_mmtune(
+      {"bench", "--device", "pthread", "--n", "64", "--shape", "8x64x40", "--db", db});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\n            64  tuned"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\n       8x64x40  tuned"), std::string::npos) << text.out;
 }
 
 TEST(BenchCli, ClblastWithTunerFileParameters) {

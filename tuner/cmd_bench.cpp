@@ -23,14 +23,43 @@
 namespace mmtune::cli {
 namespace {
 
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(sep, start), text.size());
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// "MxNxK": C is m x n, the inner dimension k.
+GemmShape parse_shape(const std::string& text) {
+  const auto parts = split(text, 'x');
+  if (parts.size() != 3) {
+    throw UsageError("--shape '" + text + "': expected MxNxK, e.g. 8x4096x4096");
+  }
+  return {cli::parse_size("--shape m", parts[0]), cli::parse_size("--shape n", parts[1]),
+          cli::parse_size("--shape k", parts[2])};
+}
+
+// The shape column: n for a square problem, MxNxK otherwise.
+std::string shape_text(const GemmProblem& p) {
+  if (p.m == p.n && p.n == p.k) return std::to_string(p.n);
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+}
+
 int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   BenchOptions bo;
   bo.precision = static_cast<Precision>(o.precision);
-  std::size_t start = 0;
-  while (start <= o.sizes.size()) {
-    const std::size_t comma = std::min(o.sizes.find(',', start), o.sizes.size());
-    bo.sizes.push_back(cli::parse_size("--n", o.sizes.substr(start, comma - start)));
-    start = comma + 1;
+  if (o.squares) {
+    for (const auto& n : split(o.sizes, ',')) {
+      bo.shapes.push_back(GemmShape::square(cli::parse_size("--n", n)));
+    }
+  }
+  if (!o.shapes.empty()) {
+    for (const auto& text : split(o.shapes, ',')) bo.shapes.push_back(parse_shape(text));
   }
   // The given CLBlast tuner results for this precision, fastest first.
   std::vector<std::pair<double, BenchOptions::ClblastParameters>> clb;
@@ -66,12 +95,14 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     spdlog::warn("host BLAS: {}", w);
   }
   const auto rows = run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
-    spdlog::info("{} {}: {} {:.1f} GFLOPS", r.problem.n, r.subject, r.status, r.gflops);
+    spdlog::info("{} {}: {} {:.1f} GFLOPS", shape_text(r.problem), r.subject, r.status, r.gflops);
   });
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : rows) {
-      out.push_back({{"n", r.problem.n},
+      out.push_back({{"m", r.problem.m},
+                     {"n", r.problem.n},
+                     {"k", r.problem.k},
                      {"precision", o.precision},
                      {"subject", r.subject},
                      {"kernel", r.kernel},
@@ -93,14 +124,14 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
       "Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event, or wall "
       "clock around a lone run where events are unusable)\n",
       device.info.name.c_str(), o.precision);
-  std::printf("%6s  %-13s %9s  %-19s %8s %12s  %s\n", "n", "subject", "GFLOPS", "min-max",
+  std::printf("%14s  %-13s %9s  %-19s %8s %12s  %s\n", "n or MxNxK", "subject", "GFLOPS", "min-max",
               "vs tuned", "kernel only", "note");
   double tuned = 0;
   for (const auto& r : rows) {
     if (r.subject == "tuned") tuned = r.status == "Ok" ? r.gflops : 0;
     if (r.status != "Ok") {
-      std::printf("%6zu  %-13s %9s  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(),
-                  r.status.c_str(), "", "", "", r.note.c_str());
+      std::printf("%14s  %-13s %9s  %-19s %8s %12s  %s\n", shape_text(r.problem).c_str(),
+                  r.subject.c_str(), r.status.c_str(), "", "", "", r.note.c_str());
       continue;
     }
     char range[40], ratio[16] = "", kernel[24] = "";
@@ -108,8 +139,8 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
                   r.problem.flops() / (r.min_ms * 1e6));
     if (tuned > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.gflops / tuned);
     if (r.kernel_gflops > 0) std::snprintf(kernel, sizeof kernel, "%.1f", r.kernel_gflops);
-    std::printf("%6zu  %-13s %9.1f  %-19s %8s %12s  %s\n", r.problem.n, r.subject.c_str(), r.gflops,
-                range, ratio, kernel, r.note.c_str());
+    std::printf("%14s  %-13s %9.1f  %-19s %8s %12s  %s\n", shape_text(r.problem).c_str(),
+                r.subject.c_str(), r.gflops, range, ratio, kernel, r.note.c_str());
   }
   std::printf("Stored in %s\n", sql::redact_url(db).c_str());
   return kExitOk;
@@ -146,7 +177,14 @@ void BenchCommands::add(CLI::App& app) {
       "bench",
       "benchmark the tuned routine against defaults, baselines, CLBlast and the host BLAS");
   add_device_options(bench, bench_dev);
-  bench->add_option("--n", bench_opt.sizes, "square sizes, comma-separated")->capture_default_str();
+  bench_sizes = bench
+                    ->add_option("--n", bench_opt.sizes,
+                                 "square sizes, comma-separated (not run when only "
+                                 "--shape is given)")
+                    ->capture_default_str();
+  bench->add_option("--shape", bench_opt.shapes,
+                    "other shapes MxNxK (C is MxN, inner dimension K), comma-separated, e.g. "
+                    "8x4096x4096,4096x1x4096");
   bench->add_option("--precision", bench_opt.precision, "bits: 16, 32 or 64")
       ->check(CLI::IsMember({16, 32, 64}))
       ->capture_default_str();
@@ -167,7 +205,11 @@ void BenchCommands::add(CLI::App& app) {
 }
 
 int BenchCommands::run() const {
-  if (bench->parsed()) return cmd_bench(bench_dev, bench_opt);
+  if (bench->parsed()) {
+    BenchCliOptions o = bench_opt;
+    o.squares = bench_sizes->count() > 0 || o.shapes.empty();
+    return cmd_bench(bench_dev, o);
+  }
   if (roofline->parsed()) return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json);
   return -1;
 }

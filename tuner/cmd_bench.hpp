@@ -13,6 +13,8 @@ namespace mmtune::cli {
 
 struct BenchCliOptions {
   std::string sizes = "256,512,1024,2048", db;
+  std::string shapes;   // MxNxK, comma-separated
+  bool squares = true;  // false: only --shape was given
   std::vector<std::string> clblast_tuned;
   int precision = 32;
   bool json = false;
@@ -25,6 +27,7 @@ struct BenchCommands {
   int run() const;
 
   CLI::App* bench = nullptr;
+  CLI::Option* bench_sizes = nullptr;
   DeviceOptions bench_dev;
   BenchCliOptions bench_opt;
   CLI::App* roofline = nullptr;

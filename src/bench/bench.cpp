@@ -35,6 +35,13 @@ BenchRow unmeasured(const std::string& subject, const GemmProblem& p, const char
   return row;
 }
 
+GemmProblem problem_of(const GemmShape& shape, Precision precision) {
+  GemmProblem p;
+  p.m = shape.m, p.n = shape.n, p.k = shape.k;
+  p.precision = precision;
+  return p;
+}
+
 constexpr const char* kWallClockNote =
     "kernel alone by wall clock around a lone run (the device's event timestamps are unusable)";
 
@@ -107,10 +114,8 @@ void check_bench_options(const Device& device, const BenchOptions& o) {
     throw NoDeviceError("device '" + device.info.name + "' has no fp" + to_string(o.precision) +
                         " support");
   }
-  for (std::size_t n : o.sizes) {
-    GemmProblem p;
-    p.m = p.n = p.k = n;
-    p.precision = o.precision;
+  for (const GemmShape& shape : o.shapes) {
+    const GemmProblem p = problem_of(shape, o.precision);
     check_fits(p, device.info);
     validate(p);
   }
@@ -119,7 +124,7 @@ void check_bench_options(const Device& device, const BenchOptions& o) {
 std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
                                 const BenchOptions& o,
                                 const std::function<void(const BenchRow&)>& progress) {
-  // Every size is checked before anything runs or is stored (a bad last size used to stop the
+  // Every shape is checked before anything runs or is stored (a bad last shape used to stop the
   // run after the first ones were measured).
   check_bench_options(device, o);
   store.upsert_device(device.info);
@@ -135,10 +140,8 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   std::vector<BenchRow> rows;
   std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
 
-  for (std::size_t n : o.sizes) {
-    GemmProblem p;
-    p.m = p.n = p.k = n;
-    p.precision = o.precision;
+  for (const GemmShape& shape : o.shapes) {
+    const GemmProblem p = problem_of(shape, o.precision);
     const Operands in = random_operands(p, 1);
     const Reference ref = reference_gemm(p, in);
     const auto a_bytes = to_bytes(in.a, p.precision), b_bytes = to_bytes(in.b, p.precision);

@@ -30,8 +30,14 @@ struct BenchRow {
   double kernel_median_ms = 0, kernel_gflops = 0;  // 0 when not separately known
 };
 
+// A GEMM's shape: C (m x n) = A (m x k) B (k x n).
+struct GemmShape {
+  std::size_t m = 0, n = 0, k = 0;
+  static GemmShape square(std::size_t n) { return {n, n, n}; }
+};
+
 struct BenchOptions {
-  std::vector<std::size_t> sizes;  // square problems
+  std::vector<GemmShape> shapes;  // square and skinny problems alike
   Precision precision = Precision::kSingle;
   int min_reps = 3, max_reps = 10;
   double max_seconds = 3.0;  // per subject and size; a slow subject gets a single run
@@ -59,11 +65,11 @@ struct TimedSubject {
 // takes longer than max_seconds stops there.
 void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& options);
 
-// Throws NoDeviceError when the device lacks the precision, UsageError when a size is 0 or too
-// large for it: run_bench's first step, and what a caller checks before opening a database.
+// Throws NoDeviceError when the device lacks the precision, UsageError when a shape has a 0 or is
+// too large for it: run_bench's first step, and what a caller checks before opening a database.
 void check_bench_options(const Device& device, const BenchOptions& options);
 
-// Runs every subject for every size; rows are also stored in the `bench` table under one run id.
+// Runs every subject for every shape; rows are also stored in the `bench` table under one run id.
 std::vector<BenchRow> run_bench(const Device& device, Store& store, const ParameterLookup& lookup,
                                 const BenchOptions& options,
                                 const std::function<void(const BenchRow&)>& progress = {});
