@@ -53,6 +53,7 @@ std::string shape_text(const GemmProblem& p) {
 int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   BenchOptions bo;
   bo.precision = static_cast<Precision>(o.precision);
+  bo.baselines = !o.no_baselines;
   if (o.squares) {
     for (const auto& n : split(o.sizes, ',')) {
       bo.shapes.push_back(GemmShape::square(cli::parse_size("--n", n)));
@@ -190,6 +191,9 @@ void BenchCommands::add(CLI::App& app) {
       ->capture_default_str();
   bench->add_option("--db", bench_opt.db, "tuning database (tuned parameters; rows are stored)");
   bench->add_flag("--json", bench_opt.json, "print JSON");
+  bench->add_flag("--no-baselines", bench_opt.no_baselines,
+                  "skip the naive and classic kernels (a single call of the naive one takes "
+                  "minutes at n = 4096 on a CPU)");
   bench->add_option("--clblast-tuned", bench_opt.clblast_tuned,
                     "clblast_tuner_xgemm JSON files: also run CLBlast with the fastest of their "
                     "best parameters (clblast::OverrideParameters)");

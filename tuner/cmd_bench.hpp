@@ -18,6 +18,7 @@ struct BenchCliOptions {
   std::vector<std::string> clblast_tuned;
   int precision = 32;
   bool json = false;
+  bool no_baselines = false;
 };
 
 struct BenchCommands {

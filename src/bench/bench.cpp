@@ -182,7 +182,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       KernelConfig config;
       std::string note;
     };
-    const std::vector<Subject> ours = {
+    std::vector<Subject> ours = {
         {"tuned", tuned.config,
          tuned.source == LookupSource::kDefault
              ? "no tuned parameters stored for this device: built-in defaults"
@@ -195,6 +195,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         {kernel_name(KernelKind::kNaive), NaiveConfig{}, ""},
         {kernel_name(KernelKind::kClassic), ClassicConfig{16}, ""},
     };
+    if (!o.baselines) ours.resize(2);
     // mmtune's subjects and the host BLAS are timed together, in rounds (time_side_by_side).
     std::vector<BenchRow> mine(ours.size());
     std::vector<TimedSubject> together;

@@ -39,6 +39,7 @@ struct GemmShape {
 struct BenchOptions {
   std::vector<GemmShape> shapes;  // square and skinny problems alike
   Precision precision = Precision::kSingle;
+  bool baselines = true;  // the naive and classic kernels (minutes per call at n = 4096)
   int min_reps = 3, max_reps = 10;
   double max_seconds = 3.0;  // per subject and size; a slow subject gets a single run
   // CLBlast Xgemm parameter sets (e.g. the bests of clblast_tuner_xgemm files), fastest first,
