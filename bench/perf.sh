@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Performance against the host's BLAS and CLBlast, side by side, in one command:
+#
+#   bench/perf.sh
+#
+# On one device (default: PoCL's pthread device, the host CPU), in fp32 and fp64: measures the
+# FMA peak (`mmtune roofline`), tunes every square size and every skinny shape with the default
+# tune (`mmtune tune`, its time limit TIME_LIMIT), then runs `mmtune bench` on all of them in one
+# process (tuned whole routine, the tiled default, CLBlast with its own parameters, the host BLAS)
+# and writes results/perf/: the bench tables as printed, and README.md with the ratios (tuned /
+# OpenBLAS, tuned / CLBlast, tuned / FMA peak), the machine's CPU model, the date and the commit.
+# The README's "Performance" table (between its perf:begin and perf:end marks) is regenerated from
+# the same figures. The CPU must otherwise be idle; with the defaults about 1 h 40 min on 2 cores.
+#
+# Environment: DEVICE (pthread), TIME_LIMIT (8m: the default tune's; e.g. 2m for a quicker run,
+# which the README then states), SIZES ("512 1024 2048 4096"), SHAPES ("8x4096x4096 4096x4096x64
+# 4096x1x4096 1000x700x333"), FP64_SIZES ("512 1024 2048"), OUT (results/perf), PERF_DB (the
+# working database, default results/.work/perf.db; resumed if it exists).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Paths relative to the repository: the stored sessions and the printed tables name them.
+cd "$root"
+mmtune=${MMTUNE_BUILD_DIR:-build}/tuner/mmtune
+device=${DEVICE:-pthread}
+limit=${TIME_LIMIT:-8m}
+read -r -a sizes <<<"${SIZES:-512 1024 2048 4096}"
+read -r -a shapes <<<"${SHAPES:-8x4096x4096 4096x4096x64 4096x1x4096 1000x700x333}"
+read -r -a fp64_sizes <<<"${FP64_SIZES:-512 1024 2048}"
+out=${OUT:-results/perf}
+db=${PERF_DB:-results/.work/perf.db}
+export POCL_DEVICES=${POCL_DEVICES:-"pthread basic"}
+# OpenBLAS 0.3.21 runs generic SSE3 kernels on CPU models it does not know (about a fifth of the
+# speed): name the core from the CPU's features unless the caller did.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  if grep -qw avx512f /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+  elif grep -qw avx2 /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=Haswell
+  fi
+fi
+[ -x "$mmtune" ] || "$root/scripts/dev.sh" build
+mkdir -p "$out" "$(dirname "$db")"
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+commit=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- src kernels tuner || commit="$commit (with local changes)"
+log=$out/commands.txt
+: >"$log"
+run() {  # logs and runs one mmtune command
+  echo "mmtune $*" >>"$log"
+  echo "+ mmtune $*" >&2
+  "$mmtune" "$@"
+}
+shape_args() {  # MxNxK -> --m M --n N --k K
+  local m n k
+  IFS=x read -r m n k <<<"$1"
+  echo "--m $m --n $n --k $k"
+}
+
+for prec in 32 64; do
+  if [ "$prec" = 32 ]; then list=("${sizes[@]}"); else list=("${fp64_sizes[@]}"); fi
+  run roofline --device "$device" --precision "$prec" --db "$db" --json >"$out/roofline-fp$prec.json"
+  for n in "${list[@]}"; do
+    run tune --device "$device" --precision "$prec" --n "$n" --time-limit "$limit" --db "$db" \
+      -q >/dev/null
+  done
+  if [ "$prec" = 32 ]; then
+    for s in "${shapes[@]}"; do
+      read -r -a dims <<<"$(shape_args "$s")"
+      run tune --device "$device" --precision 32 "${dims[@]}" --time-limit "$limit" --db "$db" \
+        -q >/dev/null
+    done
+  fi
+done
+
+# Both benches after every tune, so that their rows are measured minutes apart at most.
+square=$(IFS=,; echo "${sizes[*]}")
+skinny=$(IFS=,; echo "${shapes[*]}")
+run bench --device "$device" --precision 32 --n "$square" --shape "$skinny" --no-baselines \
+  --db "$db" --json >"$out/bench-fp32.json"
+square64=$(IFS=,; echo "${fp64_sizes[*]}")
+run bench --device "$device" --precision 64 --n "$square64" --no-baselines --db "$db" \
+  --json >"$out/bench-fp64.json"
+finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+cpu=$(lscpu | sed -n 's/^Model name: *//p')
+
+python3 - "$out" "$started" "$finished" "$commit" "$cpu" "$(nproc)" "$limit" <<'EOF'
+import json, os, sys
+out, started, finished, commit, cpu, cores, limit = sys.argv[1:]
+
+def table(prec):
+    rows = json.load(open(os.path.join(out, f"bench-fp{prec}.json")))
+    peak = json.load(open(os.path.join(out, f"roofline-fp{prec}.json")))["peak_gflops"]
+    by_shape = {}
+    for r in rows:
+        shape = (r["m"], r["n"], r["k"])
+        by_shape.setdefault(shape, {})[r["subject"]] = r
+    lines = [f"| shape (fp{prec}) | tuned GFLOPS | host BLAS | tuned / BLAS | CLBlast | tuned / CLBlast | % of FMA peak | tuned parameters |",
+             "|---|---|---|---|---|---|---|---|"]
+    def g(r):
+        return r["gflops"] if r and r["status"] == "Ok" else None
+    def f(x, fmt="{:.1f}"):
+        return fmt.format(x) if x is not None else "-"
+    for (m, n, k), s in by_shape.items():
+        name = str(n) if m == n == k else f"{m}x{n}x{k}"
+        t, b, c = g(s.get("tuned")), g(s.get("host-blas")), g(s.get("clblast"))
+        ratio = lambda x, y: x / y if x and y else None
+        note = s["tuned"]["note"].split(";")[0] if "tuned" in s else ""
+        lines.append(f"| {name} | {f(t)} | {f(b)} | {f(ratio(t, b), '{:.2f}')} | {f(c)} | "
+                     f"{f(ratio(t, c), '{:.1f}')} | {f(t / peak * 100 if t else None, '{:.0f}')} | {note} |")
+    return lines, peak
+
+fp32, peak32 = table(32)
+fp64, peak64 = table(64)
+section = [
+    f"Measured by `bench/perf.sh` on {cpu} ({cores} cores), PoCL pthread device, {started} to "
+    f"{finished} UTC, commit {commit}; each shape tuned by the default tune with time limit "
+    f"{limit}, then all benchmarked side by side in one `mmtune bench` run (whole routine, wall "
+    f"clock per call, median; host BLAS: OpenBLAS through CBLAS on the same cores). FMA peak "
+    f"measured by `mmtune roofline`: {peak32:.0f} GFLOPS fp32, {peak64:.0f} fp64. The machine's "
+    "speed drifts by up to a third within minutes: compare within a row.",
+    "",
+] + fp32 + [""] + fp64
+with open(os.path.join(out, "README.md"), "w") as fh:
+    fh.write("# Performance against OpenBLAS and CLBlast\n\n" + "\n".join(section) + "\n\n"
+             "Files: `bench-fp32.json`, `bench-fp64.json` (every row, as `mmtune bench --json` "
+             "printed it), `roofline-fp*.json`, `commands.txt` (the commands, in order).\n")
+readme = "README.md"
+text = open(readme).read()
+begin, end = "<!-- perf:begin (bench/perf.sh) -->", "<!-- perf:end -->"
+if begin in text and end in text:
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    open(readme, "w").write(head + begin + "\n" + "\n".join(section) + "\n" + end + tail)
+EOF
+echo "wrote $out/README.md and the README's performance table" >&2
