@@ -369,6 +369,7 @@ TEST_P(StoreTest, SigkillLosesNothingAndTheSameCommandResumes) {
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_GE(j["reused"].get<std::int64_t>(), kept - 2)
       << "stored configurations are not measured again";
+  EXPECT_EQ(j["drift"]["evaluations"], 0) << "--no-drift times no reference again";
   EXPECT_EQ(j["outcome"], "budget");
 }
 
