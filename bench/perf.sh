@@ -62,13 +62,13 @@ for prec in 32 64; do
   run roofline --device "$device" --precision "$prec" --db "$db" --json >"$out/roofline-fp$prec.json"
   for n in "${list[@]}"; do
     run tune --device "$device" --precision "$prec" --n "$n" --time-limit "$limit" --db "$db" \
-      -q >/dev/null
+      --json -q >"$out/tune-fp$prec-$n.json"
   done
   if [ "$prec" = 32 ]; then
     for s in "${shapes[@]}"; do
       read -r -a dims <<<"$(shape_args "$s")"
       run tune --device "$device" --precision 32 "${dims[@]}" --time-limit "$limit" --db "$db" \
-        -q >/dev/null
+        --json -q >"$out/tune-fp32-$s.json"
     done
   fi
 done
@@ -110,6 +110,26 @@ def table(prec):
                      f"{f(ratio(t, c), '{:.1f}')} | {f(t / peak * 100 if t else None, '{:.0f}')} | {note} |")
     return lines, peak
 
+# What each tune cost and how early it was good: the shares of its time spent building kernels
+# and timing the naive and classic baselines, and its best within the first 10 evaluations (the
+# warm start: library default, the device's bests at other shapes) against its best overall,
+# both as the search measured them.
+def tunes():
+    lines = ["| tune | evaluations | total s | building | baselines | best of first 10 / best |",
+             "|---|---|---|---|---|---|"]
+    names = sorted((f for f in os.listdir(out) if f.startswith("tune-") and f.endswith(".json")),
+                   key=lambda f: os.path.getmtime(os.path.join(out, f)))
+    for name in names:
+        j = json.load(open(os.path.join(out, name)))
+        sec, curve = j["seconds"], j["best_gflops_by_evaluation"]
+        early = max(curve[:10]) / max(curve) if curve and max(curve) > 0 else None
+        label = name[len("tune-"):-len(".json")].replace("-", " ", 1)
+        lines.append(f"| {label} | {j['evaluations']} | {sec['total']:.0f} | "
+                     f"{100 * sec['build'] / sec['total']:.0f} % | "
+                     f"{100 * sec['baselines'] / sec['total']:.0f} % | "
+                     + (f"{early:.2f}" if early is not None else "-") + " |")
+    return lines
+
 fp32, peak32 = table(32)
 fp64, peak64 = table(64)
 section = [
@@ -121,10 +141,14 @@ section = [
     "speed drifts by up to a third within minutes: compare within a row.",
     "",
 ] + fp32 + [""] + fp64
+tuning = tunes()
 with open(os.path.join(out, "README.md"), "w") as fh:
     fh.write("# Performance against OpenBLAS and CLBlast\n\n" + "\n".join(section) + "\n\n"
+             "## The tunes\n\nIn the order they ran (each later one starts from the bests "
+             "stored before it):\n\n" + "\n".join(tuning) + "\n\n"
              "Files: `bench-fp32.json`, `bench-fp64.json` (every row, as `mmtune bench --json` "
-             "printed it), `roofline-fp*.json`, `commands.txt` (the commands, in order).\n")
+             "printed it), `tune-*.json` (each tune's summary), `roofline-fp*.json`, "
+             "`commands.txt` (the commands, in order).\n")
 readme = "README.md"
 text = open(readme).read()
 begin, end = "<!-- perf:begin (bench/perf.sh) -->", "<!-- perf:end -->"
