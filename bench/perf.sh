@@ -84,9 +84,10 @@ run bench --device "$device" --precision 64 --n "$square64" --no-baselines --db 
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 cpu=$(lscpu | sed -n 's/^Model name: *//p')
 
-python3 - "$out" "$started" "$finished" "$commit" "$cpu" "$(nproc)" "$limit" <<'EOF'
+python3 - "$out" "$started" "$finished" "$commit" "$cpu" "$(nproc)" "$limit" \
+  "${OPENBLAS_CORETYPE:-unset}" <<'EOF'
 import json, os, sys
-out, started, finished, commit, cpu, cores, limit = sys.argv[1:]
+out, started, finished, commit, cpu, cores, limit, coretype = sys.argv[1:]
 
 def table(prec):
     rows = json.load(open(os.path.join(out, f"bench-fp{prec}.json")))
@@ -136,7 +137,9 @@ section = [
     f"Measured by `bench/perf.sh` on {cpu} ({cores} cores), PoCL pthread device, {started} to "
     f"{finished} UTC, commit {commit}; each shape tuned by the default tune with time limit "
     f"{limit}, then all benchmarked side by side in one `mmtune bench` run (whole routine, wall "
-    f"clock per call, median; host BLAS: OpenBLAS through CBLAS on the same cores). FMA peak "
+    f"clock per call, median; host BLAS: OpenBLAS through CBLAS on the same cores, "
+    f"OPENBLAS_CORETYPE={coretype}, since OpenBLAS 0.3.21 runs generic kernels on CPU models it "
+    "does not know). FMA peak "
     f"measured by `mmtune roofline`: {peak32:.0f} GFLOPS fp32, {peak64:.0f} fp64. The machine's "
     "speed drifts by up to a third within minutes: compare within a row.",
     "",
