@@ -269,6 +269,12 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
                         "pthread", "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("scale at sizes 100000 on ", 0), 0u) << r.out;
+  // Where the best came from: the session that measured it, with its command line.
+  const std::string from = "of session " + std::to_string(stored_best["session_id"].get<int>()) +
+                           " (" + stored_best["session_command_line"].get<std::string>();
+  EXPECT_NE(r.out.find(from), std::string::npos) << r.out;
+  EXPECT_NE(stored_best["session_command_line"].get<std::string>().find("tune --spec"),
+            std::string::npos);
 
   // The stored landscape replays like any other.
   r = test::run_mmtune({"simulate",

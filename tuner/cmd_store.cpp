@@ -145,12 +145,10 @@ int cmd_simulate(const SimulateOptions& o) {
 namespace {
 
 // One device's best for a problem, as JSON.
-nlohmann::json best_json(Store& store, const BestRecord& b, const DeviceInfo& device,
-                         const GemmProblem& problem) {
-  std::string command_line;
-  for (const auto& s : store.sessions()) {
-    if (s.id == b.session_id) command_line = s.command_line;
-  }
+// `session`: the session that measured it (the store's sessions, read once per command).
+nlohmann::json best_json(const BestRecord& b, const SessionRecord* session,
+                         const DeviceInfo& device, const GemmProblem& problem) {
+  const std::string command_line = session ? session->command_line : "";
   const auto or_null = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(); };
   return {{"device", device.name},
           {"device_key", device.key},
@@ -170,12 +168,10 @@ nlohmann::json best_json(Store& store, const BestRecord& b, const DeviceInfo& de
 }
 
 // `what`: the problem as the user named it (a GEMM's shape, or a spec kernel and its sizes).
-void print_best(Store& store, const BestRecord& b, const DeviceInfo& device,
+void print_best(const BestRecord& b, const SessionRecord* session, const DeviceInfo& device,
                 const std::string& what) {
-  std::string command_line, started;
-  for (const auto& s : store.sessions()) {
-    if (s.id == b.session_id) command_line = s.command_line, started = s.started_at;
-  }
+  const std::string command_line = session ? session->command_line : "";
+  const std::string started = session ? session->started_at : "";
   std::printf("%s on %s: %s [%s]\n", what.c_str(), device.name.c_str(), b.kernel.c_str(),
               b.config.c_str());
   std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)", b.median_ms, b.gflops,
@@ -226,16 +222,20 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
       devices.push_back(find_stored_device(store, dopt.device));
     }
   }
+  std::map<std::int64_t, SessionRecord> sessions;
+  for (auto& s : store.sessions()) sessions.emplace(s.id, std::move(s));
   nlohmann::json all = nlohmann::json::array();
   std::size_t found = 0;
   for (const DeviceInfo& device : devices) {
     const auto b = store.best(device.key, problem, o.kernel);
     if (!b) continue;
     ++found;
+    const auto it = sessions.find(b->session_id);
+    const SessionRecord* session = it == sessions.end() ? nullptr : &it->second;
     if (o.json) {
-      all.push_back(best_json(store, *b, device, problem));
+      all.push_back(best_json(*b, session, device, problem));
     } else {
-      print_best(store, *b, device, what);
+      print_best(*b, session, device, what);
     }
   }
   if (found == 0) {
