@@ -181,9 +181,9 @@ void print_summary(const TuneSummary& s, const std::string& db) {
               s.worker_restarts);
   if (s.confirm_rounds > 0) {
     std::printf(
-        "Confirmed: %zu finalists measured again side by side in %zu rounds; the best is "
+        "Confirmed: %zu finalists measured again side by side in %zu round%s; the best is "
         "the one with the fastest median round\n",
-        s.confirmed, s.confirm_rounds);
+        s.confirmed, s.confirm_rounds, s.confirm_rounds == 1 ? "" : "s");
   }
   if (s.best && s.search_fastest && s.search_fastest->result.gflops > 1.1 * s.best->result.gflops) {
     // The search's figure and the stored one differ: say why rather than leave two numbers.

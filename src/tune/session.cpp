@@ -125,6 +125,31 @@ double TuneSession::baseline_share() const {
   return request_.baselines ? 0.05 : 0.0;
 }
 
+double TuneSession::confirmation_round_s() const {
+  const double best = best_now_ms();
+  if (request_.finalists <= 1 || request_.confirm_rounds == 0 || !std::isfinite(best)) return 0;
+  // One finalist: its verified first run, a warm-up and its repetitions (confirmation_timing:
+  // 3 to 10 within about 3 s, or the first run alone when that takes longer).
+  const auto cost_ms = [](double ms) {
+    return ms > 3000 ? ms : 2 * ms + std::max(3 * ms, std::min(10 * ms, 3000.0));
+  };
+  double ms = double(request_.finalists) * cost_ms(best);
+  for (const KernelConfig& c : always_finalists()) {
+    const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
+    const auto t = it == known_.end() ? std::nullopt : observed_time(it->second.record.result);
+    ms += cost_ms(t ? *t : best);
+  }
+  return ms / 1000;
+}
+
+double TuneSession::confirmation_reserve_s() const {
+  if (request_.time_limit_s <= 0) return 0;
+  // Its rounds as estimated, at least a tenth of the limit, at most three tenths (rounds past
+  // the first stop at the limit).
+  const double rounds = double(request_.confirm_rounds) * confirmation_round_s();
+  return std::clamp(rounds, 0.1 * request_.time_limit_s, 0.3 * request_.time_limit_s);
+}
+
 double TuneSession::elapsed_s() const {
   return std::chrono::duration<double>(Clock::now() - t0_).count();
 }
@@ -323,17 +348,22 @@ void TuneSession::confirm() {
       }
     }
     std::vector<std::vector<MeasurementRecord>> rounds(finalists_.size());
+    double round_s = 0;  // the last round's duration: the next one's estimate
     for (std::size_t round = 0; finalists_.size() > 1 && round < request_.confirm_rounds; ++round) {
       // One round even past the time limit (a batch of timeouts can overrun the search's
-      // share): an unconfirmed best is the one outcome the confirmation exists to prevent.
-      if (stop_ ||
-          (round > 0 &&
-           TimeLimit(request_.time_limit_s * (1.0 - baseline_share())).reached({elapsed_s(), 0}))) {
+      // share): an unconfirmed best is the one outcome the confirmation exists to prevent. A
+      // further round only when it ends within the limit.
+      if (stop_ || (round > 0 && TimeLimit(request_.time_limit_s * (1.0 - baseline_share()))
+                                     .reached({elapsed_s() + round_s, 0}))) {
         break;
       }
-      // No early stop: every finalist runs its full repetitions in every round.
-      const auto results =
-          measure(finalists_, search_timing(std::numeric_limits<double>::infinity()));
+      const double round_start = elapsed_s();
+      // No early stop: every finalist runs its full repetitions in every round; one whose
+      // first run alone takes over 3 s (a default far behind) is timed by that run.
+      TimingOptions timing = search_timing(std::numeric_limits<double>::infinity());
+      timing.slow_first_run_suffices = true;
+      const auto results = measure(finalists_, timing);
+      round_s = elapsed_s() - round_start;
       for (std::size_t j = 0; j < finalists_.size(); ++j) {
         if (!results[j]) continue;
         rounds[j].push_back(record(finalists_[j], *results[j]));

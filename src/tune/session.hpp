@@ -62,6 +62,10 @@ class TuneSession {
   double elapsed_s() const;
   // The share of a time limit left to the baselines (they come last).
   double baseline_share() const;
+  // What a confirmation round of the finalists as they stand now would take (from their known
+  // times; 0 without a time limit or a confirmation), and the search's time left for it.
+  double confirmation_round_s() const;
+  double confirmation_reserve_s() const;
   void report(const std::string& last) const;
   // Stores one new measurement (committed at once) and accounts for it.
   MeasurementRecord record(const KernelConfig& config, const Measurement& m);

@@ -190,17 +190,19 @@ void TuneSession::warm_start() {
 
 void TuneSession::search() {
   const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
-  // With a time limit, the search leaves a tenth of it to the confirmation and a twentieth to
-  // the baselines, so that the whole tune keeps to the limit.
+  // With a time limit, the search leaves the confirmation its estimated rounds (from the
+  // finalists' times as they stand, 10-30 % of the limit) and the baselines a twentieth, so that
+  // the whole tune keeps to the limit.
   const Interrupted interrupted(stop_);
-  const TimeLimit time_limit(request_.time_limit_s * ((confirming ? 0.9 : 1.0) - baseline_share()));
+  const TimeLimit time_limit(request_.time_limit_s * (1.0 - baseline_share()));
   const Budget budget(request_.budget);
   const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
   measured_before_search_ = summary_.evaluations;
   const std::size_t batch_size = std::max<std::size_t>(2, 2 * options_.parallel_builds);
   summary_.outcome = TuneOutcome::kCompleted;
   while (true) {
-    const SearchState state{elapsed_s(), budget_done_};
+    const SearchState state{elapsed_s() + (confirming ? confirmation_reserve_s() : 0.0),
+                            budget_done_};
     const auto reached = std::find_if(std::begin(conditions), std::end(conditions),
                                       [&](const StopCondition* c) { return c->reached(state); });
     if (reached != std::end(conditions)) {

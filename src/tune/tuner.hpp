@@ -40,7 +40,8 @@ struct TuneRequest {
   // kernel's stored best, its default configuration and the library's default for the device)
   // measured again side by side, `confirm_rounds` times; each kernel's best becomes its finalist
   // with the fastest median round, so a default that wins stays the best. With a time limit, the
-  // search leaves the last tenth of it to this (the first round runs even past the limit). 0: off.
+  // search leaves this its estimated rounds (10-30 % of the limit); the first round runs even
+  // past the limit, a further one only when it ends within it. 0: off.
   std::size_t finalists = 4, confirm_rounds = 3;
   // Re-time a reference configuration during the search and compare times in the machine's
   // speed at its start (drift.hpp).
