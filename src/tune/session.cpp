@@ -128,7 +128,7 @@ double TuneSession::baseline_share() const {
 double TuneSession::confirmation_round_s() const {
   const double best = best_now_ms();
   if (request_.finalists <= 1 || request_.confirm_rounds == 0 || !std::isfinite(best)) return 0;
-  // One finalist: its verified first run, a warm-up and its repetitions (confirmation_timing:
+  // One finalist: its verified first run, a warm-up and its repetitions (confirm()'s timing:
   // 3 to 10 within about 3 s, or the first run alone when that takes longer).
   const auto cost_ms = [](double ms) {
     return ms > 3000 ? ms : 2 * ms + std::max(3 * ms, std::min(10 * ms, 3000.0));
