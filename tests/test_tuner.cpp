@@ -377,15 +377,17 @@ TEST(Tuner, ATimeLimitHoldsForTheWholeTune) {
   req.problem.m = req.problem.n = req.problem.k = 256;
   req.kernels = {KernelKind::kTiled};
   req.space = SpaceSize::kQuick;
-  req.time_limit_s = 8;
+  req.time_limit_s = 10;
   const TuneSummary s =
       tune(test::pocl_device("pthread"), store, req, environment(dir), {}, kNoStop);
   ASSERT_TRUE(s.best);
   EXPECT_EQ(s.outcome, TuneOutcome::kTimeLimit);
   EXPECT_GE(s.confirm_rounds, 1u);
   EXPECT_TRUE(s.naive && s.classic);
-  // A measurement in flight when the limit comes is finished: a little slack.
-  EXPECT_LE(s.total_s, req.time_limit_s + 1.0)
+  // A batch in flight when the limit comes is finished (builds and runs of up to four variants:
+  // 5 s beside another test in CI, with cold caches); a confirmation that ignored the limit
+  // (three full rounds of slow defaults) would take far longer at large sizes.
+  EXPECT_LE(s.total_s, 2 * req.time_limit_s)
       << "confirmation " << s.confirm_rounds << " rounds, baselines " << s.baselines_s << " s";
 }
 
