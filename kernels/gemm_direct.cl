@@ -149,14 +149,18 @@ inline void gemm_direct_body(const int M, const int N, const int K, const real a
 #endif
 
 // The transpositions are compile-time constants so the compiler specialises the index
-// arithmetic and builds only the variant the problem needs.
+// arithmetic and builds only the variant the problem needs. A strided batch is one launch:
+// dimension 2 of the range numbers the items, each `*_stride` elements after the one before.
 __kernel __attribute__((reqd_work_group_size(MDIMCD, NDIMCD, 1)))
 void gemm_direct(const int M, const int N, const int K, const real alpha, const real beta,
                  const __global real* restrict A, const int a_offset, const int lda,
                  const __global real* restrict B, const int b_offset, const int ldb,
-                 __global real* C, const int c_offset, const int ldc) {
+                 __global real* C, const int c_offset, const int ldc, const int a_stride,
+                 const int b_stride, const int c_stride) {
   __local real alm[WGD * LDAL];
   __local real blm[WGD * LDBL];
-  gemm_direct_body(M, N, K, alpha, beta, A + a_offset, lda, TRANS_A, B + b_offset, ldb, TRANS_B,
-                   C + c_offset, ldc, alm, blm);
+  const int item = get_group_id(2);  // the host keeps every item's last element below 2^31
+  gemm_direct_body(M, N, K, alpha, beta, A + a_offset + item * a_stride, lda, TRANS_A,
+                   B + b_offset + item * b_stride, ldb, TRANS_B, C + c_offset + item * c_stride,
+                   ldc, alm, blm);
 }

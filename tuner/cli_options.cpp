@@ -36,6 +36,12 @@ void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& wh
   app->add_flag("--trans-b", o.trans_b, what + "B is stored transposed");
 }
 
+void add_batch_option(CLI::App* app, ProblemOptions& o) {
+  app->add_option("--batch", o.batch,
+                  "multiplications per call on matrices back to back (a strided-batched GEMM, "
+                  "tuned as a problem of its own)");
+}
+
 std::string database_path(const std::string& db) {
   return db.empty() ? Store::default_path() : db;
 }
@@ -104,6 +110,7 @@ GemmProblem make_problem(const ProblemOptions& o) {
   p.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
   p.trans_a = o.trans_a;
   p.trans_b = o.trans_b;
+  if (!o.batch.empty()) p.batch = parse_size("--batch", o.batch);
   return p;
 }
 

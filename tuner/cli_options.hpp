@@ -31,12 +31,15 @@ struct ProblemOptions {
   int precision = 32;
   std::string layout = "row";
   bool trans_a = false, trans_b = false;
+  std::string batch;  // empty: 1
   bool given() const { return !m.empty() || !n.empty() || !k.empty(); }
 };
 
 void add_device_options(CLI::App* app, DeviceOptions& o);
 // `what` prefixes the help texts, e.g. "clblast: ".
 void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& what = "");
+// --batch: where a problem may be a strided batch (tune, best, run).
+void add_batch_option(CLI::App* app, ProblemOptions& o);
 
 // A matrix size: a positive decimal integer. Throws UsageError naming `flag` otherwise.
 std::size_t parse_size(const char* flag, const std::string& text);

@@ -44,16 +44,18 @@ GemmShape parse_shape(const std::string& text) {
           cli::parse_size("--shape k", parts[2])};
 }
 
-// The shape column: n for a square problem, MxNxK otherwise.
+// The shape column: n for a square problem, MxNxK otherwise, and the batch ("64 x1000").
 std::string shape_text(const GemmProblem& p) {
-  if (p.m == p.n && p.n == p.k) return std::to_string(p.n);
-  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+  const std::string batch = p.batch != 1 ? " x" + std::to_string(p.batch) : "";
+  if (p.m == p.n && p.n == p.k) return std::to_string(p.n) + batch;
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + batch;
 }
 
 int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   BenchOptions bo;
   bo.precision = static_cast<Precision>(o.precision);
   bo.baselines = !o.no_baselines;
+  if (!o.batch.empty()) bo.batch = cli::parse_size("--batch", o.batch);
   if (o.squares) {
     for (const auto& n : split(o.sizes, ',')) {
       bo.shapes.push_back(GemmShape::square(cli::parse_size("--n", n)));
@@ -186,6 +188,9 @@ void BenchCommands::add(CLI::App& app) {
   bench->add_option("--shape", bench_opt.shapes,
                     "other shapes MxNxK (C is MxN, inner dimension K), comma-separated, e.g. "
                     "8x4096x4096,4096x1x4096");
+  bench->add_option("--batch", bench_opt.batch,
+                    "multiplications per call, matrices back to back (a strided-batched GEMM; "
+                    "the host BLAS loops, CLBlast runs GemmStridedBatched)");
   bench->add_option("--precision", bench_opt.precision, "bits: 16, 32 or 64")
       ->check(CLI::IsMember({16, 32, 64}))
       ->capture_default_str();

@@ -14,6 +14,7 @@ namespace mmtune::cli {
 struct BenchCliOptions {
   std::string sizes = "256,512,1024,2048", db;
   std::string shapes;   // MxNxK, comma-separated
+  std::string batch;    // multiplications per call (empty: 1)
   bool squares = true;  // false: only --shape was given
   std::vector<std::string> clblast_tuned;
   int precision = 32;

@@ -192,6 +192,7 @@ void DeviceCommands::add(CLI::App& app) {
   run_cmd = app.add_subcommand("run", "build, verify and time one configuration");
   add_device_options(run_cmd, run_dev);
   add_problem_options(run_cmd, run_prob);
+  add_batch_option(run_cmd, run_prob);
   run_cmd->add_option("--kernel", run_kernel, "tiled, direct, naive or classic")
       ->capture_default_str();
   run_cmd->add_option("--config", run_config,

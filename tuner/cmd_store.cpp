@@ -309,6 +309,7 @@ void StoreCommands::add(CLI::App& app) {
   best = app.add_subcommand("best", "print the stored best configuration for a problem");
   add_device_options(best, best_dev);
   add_problem_options(best, best_prob);
+  add_batch_option(best, best_prob);
   best->add_option("--kernel", best_opt.kernel,
                    "tiled, direct, naive, classic (default: the routine's pick)");
   best->add_option("--db", best_opt.db, "tuning database");

@@ -321,6 +321,10 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   TuneRequest req;
   req.problem = make_problem(popt);
   req.kernels = searched_kernels(t.kernel);
+  if (req.problem.batch > 1 && t.kernel == "all") {
+    // A family that does not batch runs the items one launch each: not a candidate.
+    std::erase_if(req.kernels, [](const KernelKind& k) { return !k->batches(); });
+  }
   req.strategy = t.strategy.empty() ? default_strategy() : t.strategy;
   for (const auto& pair : t.strategy_options) parse_strategy_setting(pair, req.strategy_settings);
   check_strategy_settings(req.strategy, req.strategy_settings);  // before a session is recorded
@@ -372,6 +376,7 @@ void TuneCommands::add(CLI::App& app) {
   tune = app.add_subcommand("tune", "tune a GEMM problem on a device (the default command)");
   add_device_options(tune, tune_dev);
   add_problem_options(tune, tune_prob);
+  add_batch_option(tune, tune_prob);
   tune->add_option("--kernel", tune_opt.kernel, "tiled, direct or all")->capture_default_str();
   tune->add_option("--space", tune_opt.space, "full or quick")
       ->check(CLI::IsMember({"full", "quick"}))

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "bench/bench_backends.hpp"
 #include "core/measurement.hpp"
@@ -35,10 +36,11 @@ BenchRow unmeasured(const std::string& subject, const GemmProblem& p, const char
   return row;
 }
 
-GemmProblem problem_of(const GemmShape& shape, Precision precision) {
+GemmProblem problem_of(const GemmShape& shape, const BenchOptions& o) {
   GemmProblem p;
   p.m = shape.m, p.n = shape.n, p.k = shape.k;
-  p.precision = precision;
+  p.precision = o.precision;
+  p.batch = o.batch;
   return p;
 }
 
@@ -115,7 +117,7 @@ void check_bench_options(const Device& device, const BenchOptions& o) {
                         " support");
   }
   for (const GemmShape& shape : o.shapes) {
-    const GemmProblem p = problem_of(shape, o.precision);
+    const GemmProblem p = problem_of(shape, o);
     check_fits(p, device.info);
     validate(p);
   }
@@ -141,7 +143,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
 
   for (const GemmShape& shape : o.shapes) {
-    const GemmProblem p = problem_of(shape, o.precision);
+    const GemmProblem p = problem_of(shape, o);
     const Operands in = random_operands(p, 1);
     const Reference ref = reference_gemm(p, in);
     const auto a_bytes = to_bytes(in.a, p.precision), b_bytes = to_bytes(in.b, p.precision);
@@ -190,7 +192,9 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
                    (tuned.source == LookupSource::kExact
                         ? ""
                         : " (" + std::to_string(tuned.m) + "x" + std::to_string(tuned.n) + "x" +
-                              std::to_string(tuned.k) + ")")},
+                              std::to_string(tuned.k) +
+                              (tuned.batch != 1 ? " batch " + std::to_string(tuned.batch) : "") +
+                              ")")},
         {"default", default_config(KernelKind::kTiled), "the tiled kernel's #ifndef defaults"},
         {kernel_name(KernelKind::kNaive), NaiveConfig{}, ""},
         {kernel_name(KernelKind::kClassic), ClassicConfig{16}, ""},
@@ -220,7 +224,8 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         auto ev = routine.enqueue(queue, p, s.config, {&a}, {&b}, {&c});
         queue.finish();
         const double wall = ms_since(t0);
-        return std::pair{wall, main_kernel_ms(queue, ev, events)};
+        const double kernel = main_kernel_ms(queue, ev, events);  // NaN: a batch item by item
+        return std::pair{wall, std::isnan(kernel) ? 0.0 : kernel};
       };
       if (warm_up_and_verify(row, [&] { return call(), true; })) together.push_back({&row, call});
     }

@@ -38,6 +38,9 @@ struct GemmShape {
 
 struct BenchOptions {
   std::vector<GemmShape> shapes;  // square and skinny problems alike
+  // Multiplications per call (strided-batched, matrices back to back); the host BLAS runs them
+  // in a loop, CLBlast as GemmStridedBatched.
+  std::size_t batch = 1;
   Precision precision = Precision::kSingle;
   bool baselines = true;  // the naive and classic kernels (minutes per call at n = 4096)
   int min_reps = 3, max_reps = 10;

@@ -10,8 +10,9 @@
 
 namespace mmtune::bench_detail {
 
-// Enqueues CLBlast's GEMM (its own routine, with the parameters it holds for the device) and
-// waits for it. Returns false with `error` set when unavailable or failing.
+// Enqueues CLBlast's GEMM (its own routine, with the parameters it holds for the device; a
+// batch as GemmStridedBatched) and waits for it. Returns false with `error` set when unavailable or
+// failing.
 bool clblast_gemm(cl::CommandQueue& queue, const GemmProblem& p, const cl::Buffer& a,
                   const cl::Buffer& b, const cl::Buffer& c, std::string& error);
 bool clblast_available();
@@ -24,8 +25,9 @@ bool clblast_get_xgemm(const cl::Device& device, Precision precision,
 bool clblast_set_xgemm(const cl::Device& device, Precision precision,
                        const std::map<std::string, int>& parameters, std::string& error);
 
-// The host's BLAS (CBLAS sgemm/dgemm) on host arrays of the problem's precision (fp32 or fp64,
-// as raw bytes). Returns false with `error` set when unavailable.
+// The host's BLAS (CBLAS sgemm/dgemm, a batch one call per item) on host arrays of the
+// problem's precision (fp32 or fp64, as raw bytes). Returns false with `error` set when
+// unavailable.
 bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
                const std::vector<unsigned char>& b, std::vector<unsigned char>& c,
                std::string& error);

@@ -20,7 +20,17 @@ bool clblast_gemm(cl::CommandQueue& queue, const GemmProblem& p, const cl::Buffe
   cl_command_queue q = queue();
   cl_event event = nullptr;
   clblast::StatusCode s;
-  if (p.precision == Precision::kDouble) {
+  if (p.batch > 1 && p.precision == Precision::kDouble) {
+    s = clblast::GemmStridedBatched<double>(
+        layout, ta, tb, p.m, p.n, p.k, p.alpha, a(), 0, p.lda_or_min(), p.stride_a_or_min(), b(), 0,
+        p.ldb_or_min(), p.stride_b_or_min(), p.beta, c(), 0, p.ldc_or_min(), p.stride_c_or_min(),
+        p.batch, &q, &event);
+  } else if (p.batch > 1 && p.precision == Precision::kSingle) {
+    s = clblast::GemmStridedBatched<float>(
+        layout, ta, tb, p.m, p.n, p.k, float(p.alpha), a(), 0, p.lda_or_min(), p.stride_a_or_min(),
+        b(), 0, p.ldb_or_min(), p.stride_b_or_min(), float(p.beta), c(), 0, p.ldc_or_min(),
+        p.stride_c_or_min(), p.batch, &q, &event);
+  } else if (p.precision == Precision::kDouble) {
     s = clblast::Gemm<double>(layout, ta, tb, p.m, p.n, p.k, p.alpha, a(), 0, p.lda_or_min(), b(),
                               0, p.ldb_or_min(), p.beta, c(), 0, p.ldc_or_min(), &q, &event);
   } else if (p.precision == Precision::kSingle) {

@@ -53,17 +53,24 @@ bool host_gemm(const GemmProblem& p, const std::vector<unsigned char>& a,
   const auto tb = p.trans_b ? CblasTrans : CblasNoTrans;
   const int m = int(p.m), n = int(p.n), k = int(p.k);
   const int lda = int(p.lda_or_min()), ldb = int(p.ldb_or_min()), ldc = int(p.ldc_or_min());
-  if (p.precision == Precision::kDouble) {
-    cblas_dgemm(order, ta, tb, m, n, k, p.alpha, reinterpret_cast<const double*>(a.data()), lda,
-                reinterpret_cast<const double*>(b.data()), ldb, p.beta,
-                reinterpret_cast<double*>(c.data()), ldc);
-  } else if (p.precision == Precision::kSingle) {
-    cblas_sgemm(order, ta, tb, m, n, k, float(p.alpha), reinterpret_cast<const float*>(a.data()),
-                lda, reinterpret_cast<const float*>(b.data()), ldb, float(p.beta),
-                reinterpret_cast<float*>(c.data()), ldc);
-  } else {
+  if (p.precision != Precision::kDouble && p.precision != Precision::kSingle) {
     error = "the host BLAS has no fp16 GEMM";
     return false;
+  }
+  // A batch: one call per item, as a program without a batched BLAS would do.
+  const std::size_t sa = p.stride_a_or_min(), sb = p.stride_b_or_min(), sc = p.stride_c_or_min();
+  for (std::size_t i = 0; i < p.batch; ++i) {
+    if (p.precision == Precision::kDouble) {
+      cblas_dgemm(order, ta, tb, m, n, k, p.alpha,
+                  reinterpret_cast<const double*>(a.data()) + i * sa, lda,
+                  reinterpret_cast<const double*>(b.data()) + i * sb, ldb, p.beta,
+                  reinterpret_cast<double*>(c.data()) + i * sc, ldc);
+    } else {
+      cblas_sgemm(order, ta, tb, m, n, k, float(p.alpha),
+                  reinterpret_cast<const float*>(a.data()) + i * sa, lda,
+                  reinterpret_cast<const float*>(b.data()) + i * sb, ldb, float(p.beta),
+                  reinterpret_cast<float*>(c.data()) + i * sc, ldc);
+    }
   }
   return true;
 }

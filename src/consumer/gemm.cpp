@@ -1,5 +1,6 @@
 #include "mmtune/gemm.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -89,6 +90,11 @@ struct Gemm::Impl {
   cl::Event run(const cl::CommandQueue& queue, const GemmProblem& problem, const cl::Buffer& a,
                 const cl::Buffer& b, const cl::Buffer& c, std::size_t a_offset,
                 std::size_t b_offset, std::size_t c_offset, const std::vector<cl::Event>& wait_for);
+  // run() without the checks and the lock, which the caller holds.
+  cl::Event run_locked(const cl::CommandQueue& queue, const GemmProblem& problem,
+                       const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                       std::size_t a_offset, std::size_t b_offset, std::size_t c_offset,
+                       const std::vector<cl::Event>& wait_for);
 
   cl::Context context_;
   cl::CommandQueue queue_;
@@ -98,7 +104,8 @@ struct Gemm::Impl {
   KernelSources sources_;
   ProgramCache cache_;
   GemmRoutine routine_;
-  using ShapeKey = std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool, bool>;
+  using ShapeKey =
+      std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool, bool, std::size_t>;
   std::map<ShapeKey, Ready> chosen_;
   std::mutex mutex_;  // serialises calls: kernel arguments, scratch buffers, chosen_
 };
@@ -122,8 +129,8 @@ Gemm::Gemm(cl_context context, cl_command_queue queue,
 
 Gemm::Impl::Ready& Gemm::Impl::ready(const GemmProblem& p) {
   const ShapeKey key{
-      p.m,       p.n,      p.k, static_cast<int>(p.precision), static_cast<int>(p.layout),
-      p.trans_a, p.trans_b};
+      p.m,       p.n,       p.k,    static_cast<int>(p.precision), static_cast<int>(p.layout),
+      p.trans_a, p.trans_b, p.batch};
   auto it = chosen_.find(key);
   if (it == chosen_.end()) {
     Ready r;
@@ -165,6 +172,13 @@ cl::Event Gemm::Impl::run(const cl::CommandQueue& queue, const GemmProblem& prob
                         " support");
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  return run_locked(queue, problem, a, b, c, a_offset, b_offset, c_offset, wait_for);
+}
+
+cl::Event Gemm::Impl::run_locked(const cl::CommandQueue& queue, const GemmProblem& problem,
+                                 const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                                 std::size_t a_offset, std::size_t b_offset, std::size_t c_offset,
+                                 const std::vector<cl::Event>& wait_for) {
   try {
     // Only a problem that multiplies needs tuned kernels (BLAS semantics, see the header).
     KernelConfig config = NaiveConfig{};
@@ -186,6 +200,77 @@ cl::Event Gemm::Impl::run(const cl::CommandQueue& queue, const GemmProblem& prob
   } catch (const cl::Error& e) {
     throw opencl_error(e);
   }
+}
+
+cl::Event Gemm::batched(const GemmProblem& problem, const std::vector<double>& alphas,
+                        const std::vector<double>& betas, const cl::Buffer& a,
+                        const std::vector<std::size_t>& a_offsets, const cl::Buffer& b,
+                        const std::vector<std::size_t>& b_offsets, const cl::Buffer& c,
+                        const std::vector<std::size_t>& c_offsets,
+                        const std::vector<cl::Event>& wait_for) {
+  const std::size_t count = alphas.size();
+  if (betas.size() != count || a_offsets.size() != count || b_offsets.size() != count ||
+      c_offsets.size() != count) {
+    throw UsageError("a batched call needs as many betas and A, B and C offsets as alphas (" +
+                     std::to_string(count) + ")");
+  }
+  if (problem.batch != 1) {
+    throw UsageError("a batched call's problem has batch 1: the lists give the items");
+  }
+  GemmProblem item = problem;
+  item.batch = count;  // validated with the batch's size; each item is checked by the routine
+  validate_call(item);
+  item.batch = 1;
+  // Items run in parallel within one launch: their C matrices must not overlap.
+  std::vector<std::size_t> order = c_offsets;
+  std::sort(order.begin(), order.end());
+  for (std::size_t i = 1; i < count; ++i) {
+    if (order[i] - order[i - 1] < item.c_span()) {
+      throw UsageError("the batch's C matrices at offsets " + std::to_string(order[i - 1]) +
+                       " and " + std::to_string(order[i]) + " overlap (each spans " +
+                       std::to_string(item.c_span()) + " elements)");
+    }
+  }
+  if (!impl_->device_.supports(problem.precision)) {
+    throw NoDeviceError("device '" + impl_->device_.name + "' has no fp" +
+                        to_string(problem.precision) + " support");
+  }
+  // Evenly spaced (a positive stride: 0 means "tight" in GemmProblem) with equal scalars: one
+  // strided batch.
+  const auto even = [&](const std::vector<std::size_t>& offsets) {
+    if (count < 2 || offsets[1] <= offsets[0]) return false;
+    for (std::size_t i = 2; i < count; ++i) {
+      if (offsets[i] < offsets[i - 1] || offsets[i] - offsets[i - 1] != offsets[1] - offsets[0])
+        return false;
+    }
+    return true;
+  };
+  const bool same_scalars =
+      std::all_of(alphas.begin(), alphas.end(), [&](double v) { return v == alphas[0]; }) &&
+      std::all_of(betas.begin(), betas.end(), [&](double v) { return v == betas[0]; });
+  std::lock_guard<std::mutex> lock(impl_->mutex_);
+  if (count == 0) {
+    GemmProblem none = item;
+    none.batch = 0;
+    return impl_->run_locked(impl_->queue_, none, a, b, c, 0, 0, 0, wait_for);
+  }
+  if (same_scalars && even(a_offsets) && even(b_offsets) && even(c_offsets)) {
+    GemmProblem strided = item;
+    strided.batch = count;
+    strided.alpha = alphas[0], strided.beta = betas[0];
+    strided.stride_a = a_offsets[1] - a_offsets[0];
+    strided.stride_b = b_offsets[1] - b_offsets[0];
+    strided.stride_c = c_offsets[1] - c_offsets[0];
+    return impl_->run_locked(impl_->queue_, strided, a, b, c, a_offsets[0], b_offsets[0],
+                             c_offsets[0], wait_for);
+  }
+  cl::Event last;
+  for (std::size_t i = 0; i < count; ++i) {
+    item.alpha = alphas[i], item.beta = betas[i];
+    last = impl_->run_locked(impl_->queue_, item, a, b, c, a_offsets[i], b_offsets[i], c_offsets[i],
+                             i == 0 ? wait_for : std::vector<cl::Event>{last});
+  }
+  return last;
 }
 
 }  // namespace mmtune

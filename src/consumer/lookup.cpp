@@ -38,9 +38,11 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   wide.MWG = std::max(16, 2 * vw), wide.NWG = 64, wide.KWG = 32, wide.MDIMC = 1, wide.NDIMC = 8,
   wide.VWM = vw, wide.VWN = 8, wide.KWI = 8, wide.SA = 0, wide.SB = 0, wide.MDIMA = 1,
   wide.NDIMB = 8;
-  const std::vector<KernelConfig> candidates = {
+  // A batch: the direct kernel runs it in one launch, without copies.
+  std::vector<KernelConfig> candidates = {
       vw >= 4 ? KernelConfig(wide) : KernelConfig(TiledConfig{}), TiledConfig{}, DirectConfig{},
       ClassicConfig{8}, NaiveConfig{}};
+  if (problem.batch > 1) candidates.insert(candidates.begin(), DirectConfig{});
   for (const auto& c : candidates) {
     if (constraint_violations(c).empty() &&
         limit_violations(c, device, problem.precision).empty()) {
@@ -72,6 +74,8 @@ ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistr
     e.m = b.p.m, e.n = b.p.n, e.k = b.p.k;
     e.log_m = std::log2(double(e.m)), e.log_n = std::log2(double(e.n)),
     e.log_k = std::log2(double(e.k));
+    e.batch = b.p.batch, e.log_batch = std::log2(double(e.batch));
+    e.batches = config.kind()->batches();
     e.config = config;
     e.median_ms = b.median_ms, e.gflops = b.gflops, e.measurement_id = b.measurement_id;
     const Class c{int(b.p.precision), b.p.layout == Layout::kColMajor ? 1 : 0, b.p.trans_a,
@@ -102,7 +106,8 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
   // An empty dimension (a BLAS no-op) is measured as 1, so distances stay finite.
   const double lm = std::log2(double(std::max<std::size_t>(p.m, 1))),
                ln = std::log2(double(std::max<std::size_t>(p.n, 1))),
-               lk = std::log2(double(std::max<std::size_t>(p.k, 1)));
+               lk = std::log2(double(std::max<std::size_t>(p.k, 1))),
+               lb = std::log2(double(std::max<std::size_t>(p.batch, 1)));
   // Ranks candidates: this device before similar ones, then the nearest shape, then the fastest.
   struct Rank {
     int relation;
@@ -117,9 +122,10 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
   Rank best{0, 0, 0};
   for (const Entry& e : group->second) {
     const int rel = relation[e.device];
-    if (rel == 0) continue;
-    const double dm = e.log_m - lm, dn = e.log_n - ln, dk = e.log_k - lk;
-    const Rank r{rel, dm * dm + dn * dn + dk * dk, e.median_ms};
+    // A batch runs item by item in a family that does not batch: those are not candidates.
+    if (rel == 0 || (p.batch > 1 && !e.batches)) continue;
+    const double dm = e.log_m - lm, dn = e.log_n - ln, dk = e.log_k - lk, db = e.log_batch - lb;
+    const Rank r{rel, dm * dm + dn * dn + dk * dk + db * db, e.median_ms};
     // The device-limit check is the costly part: only for a candidate that would win.
     if ((!chosen || r.better_than(best)) &&
         limit_violations(e.config, device, p.precision).empty()) {
@@ -135,7 +141,7 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
                                     : LookupSource::kNearestShape;
   t.device_key = devices_[chosen->device].key;
   t.device_name = devices_[chosen->device].name;
-  t.m = chosen->m, t.n = chosen->n, t.k = chosen->k;
+  t.m = chosen->m, t.n = chosen->n, t.k = chosen->k, t.batch = chosen->batch;
   t.gflops = chosen->gflops;
   t.measurement_id = chosen->measurement_id;
   return t;

@@ -65,7 +65,8 @@ nlohmann::json to_json(const GemmProblem& p) {
           {"ldb", p.ldb_or_min()},
           {"ldc", p.ldc_or_min()},
           {"alpha", p.alpha},
-          {"beta", p.beta}};
+          {"beta", p.beta},
+          {"batch", p.batch}};
 }
 
 nlohmann::json to_json(const Measurement& m) {
@@ -108,6 +109,7 @@ GemmProblem problem_from_json(const nlohmann::json& j) {
   p.ldc = j.value("ldc", std::size_t(0));
   p.alpha = j.value("alpha", 1.0);
   p.beta = j.value("beta", 0.0);
+  p.batch = j.value("batch", std::size_t(1));  // files from before batches
   return p;
 }
 

@@ -13,6 +13,7 @@ void validate(const GemmProblem& p) {
     throw UsageError("matrix sizes must be at least 1 (got m=" + std::to_string(p.m) +
                      ", n=" + std::to_string(p.n) + ", k=" + std::to_string(p.k) + ")");
   }
+  if (p.batch == 0) throw UsageError("the batch must hold at least 1 multiplication");
   validate_call(p);
 }
 
@@ -20,6 +21,30 @@ std::size_t addressable_end(std::size_t offset, std::size_t elements) {
   if (offset > kMaxKernelElements || elements > kMaxKernelElements - offset) return 0;
   return offset + elements;
 }
+
+namespace {
+
+// A batch's strides: every item within 32-bit kernel indexing, and C's items apart (the kernels
+// write them in parallel). The strides and spans are below 2^31 by then; doubles for the product.
+void check_batch(const GemmProblem& p) {
+  const auto check = [&](const char* name, std::size_t stride, std::size_t span) {
+    if (double(p.batch - 1) * double(stride) + double(span) > double(kMaxKernelElements)) {
+      throw UsageError("problem " + describe(p) + " is too large: " + name + "'s " +
+                       std::to_string(p.batch) + " matrices " + std::to_string(stride) +
+                       " elements apart exceed 2^31 elements");
+    }
+  };
+  if (p.stride_c != 0 && p.stride_c < p.c_span()) {
+    throw UsageError("stride_c=" + std::to_string(p.stride_c) +
+                     " makes the batch's C matrices overlap: it must be at least " +
+                     std::to_string(p.c_span()));
+  }
+  check("A", p.stride_a_or_min(), p.a_span());
+  check("B", p.stride_b_or_min(), p.b_span());
+  check("C", p.stride_c_or_min(), p.c_span());
+}
+
+}  // namespace
 
 void validate_call(const GemmProblem& p) {
   if (p.precision != Precision::kHalf && p.precision != Precision::kSingle &&
@@ -50,6 +75,7 @@ void validate_call(const GemmProblem& p) {
     throw UsageError("problem " + describe(p) +
                      " is too large: a matrix would exceed 2^31 elements");
   }
+  if (p.batch > 1) check_batch(p);
 }
 
 void check_fits(const GemmProblem& p, const DeviceInfo& d) {
@@ -59,9 +85,11 @@ void check_fits(const GemmProblem& p, const DeviceInfo& d) {
     return double(ld ? ld : p.min_ld(rows, cols)) *
            double(p.layout == Layout::kRowMajor ? rows : cols) * es;
   };
-  const double a = bytes(p.lda, p.a_rows(), p.a_cols());
-  const double b = bytes(p.ldb, p.b_rows(), p.b_cols());
-  const double c = bytes(p.ldc, p.m, p.n);
+  // A batch's operands each in one buffer, tight.
+  const double items = double(std::max<std::size_t>(p.batch, 1));
+  const double a = bytes(p.lda, p.a_rows(), p.a_cols()) * items;
+  const double b = bytes(p.ldb, p.b_rows(), p.b_cols()) * items;
+  const double c = bytes(p.ldc, p.m, p.n) * items;
   const auto gib = [](double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g GiB", v / double(1ull << 30));
@@ -81,7 +109,8 @@ void check_fits(const GemmProblem& p, const DeviceInfo& d) {
 std::string describe(const GemmProblem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " fp" +
          to_string(p.precision) + (p.layout == Layout::kRowMajor ? " row " : " col ") +
-         (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N");
+         (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N") +
+         (p.batch != 1 ? " batch " + std::to_string(p.batch) : "");
 }
 
 ColMajorProblem to_col_major(const GemmProblem& p) {

@@ -157,6 +157,8 @@ GemmProblem read_problem(const Field& f) {
   p.layout = layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
   p.trans_a = f.at("trans_a").boolean();
   p.trans_b = f.at("trans_b").boolean();
+  // Files from before batches have none: one multiplication.
+  if (const auto b = f.optional("batch")) p.batch = std::size_t(b->integer(1, kMaxDim));
   try {
     validate(p);
   } catch (const UsageError& e) {

@@ -71,6 +71,7 @@ class DirectFamily final : public TypedFamily<DirectConfig> {
   std::string_view name() const override { return "direct"; }
   std::string source_file() const override { return "gemm_direct.cl"; }
   KernelArguments arguments() const override { return KernelArguments::kBuffers; }
+  bool batches() const override { return true; }
   const ParamSpace<DirectConfig>& space(SpaceSize s) const override { return direct_space(s); }
 
   std::size_t local_memory_bytes(const KernelConfig& c, Precision p) const override {

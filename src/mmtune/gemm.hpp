@@ -3,7 +3,8 @@
 // holds for the queue's device and the problem (or built-in defaults without a database).
 //
 // BLAS semantics:
-//   - m = 0 or n = 0: nothing is computed; the returned event completes once `wait_for` has.
+//   - m = 0, n = 0 or batch = 0: nothing is computed; the returned event completes once
+//     `wait_for` has.
 //   - k = 0 or alpha = 0: C = beta * C; A and B are not read (they may hold NaN, or be null).
 //   - beta = 0: C is not read (it may hold NaN); C = alpha * op(A) * op(B).
 // Queues: any command queue of the Gemm's context and device, in-order or out-of-order (each
@@ -44,10 +45,25 @@ class Gemm {
   ~Gemm();
 
   // Enqueues the multiplication on the Gemm's queue and returns the event of the whole routine.
-  // Offsets are in elements.
+  // Offsets are in elements. A problem with batch > 1 is a strided-batched GEMM (CLBlast's
+  // GemmStridedBatched): item i reads A at a_offset + i * stride_a (B and C likewise, see
+  // problem.hpp); each buffer must hold every item. The tuned parameters are those of the
+  // batch; the direct kernel runs the whole batch in one launch.
   cl::Event operator()(const GemmProblem& problem, const cl::Buffer& a, const cl::Buffer& b,
                        const cl::Buffer& c, std::size_t a_offset = 0, std::size_t b_offset = 0,
                        std::size_t c_offset = 0, const std::vector<cl::Event>& wait_for = {});
+
+  // Batched GEMM (CLBlast's GemmBatched): item i computes C_i = alphas[i] op(A_i) op(B_i) +
+  // betas[i] C_i of `problem`'s shape and leading dimensions (its batch must be 1, its alpha
+  // and beta are not used), A_i at a_offsets[i] and so on. The five lists must be equally
+  // long; the C matrices must not overlap. Evenly spaced offsets with equal scalars run as one
+  // strided batch; otherwise one routine per item, in order.
+  cl::Event batched(const GemmProblem& problem, const std::vector<double>& alphas,
+                    const std::vector<double>& betas, const cl::Buffer& a,
+                    const std::vector<std::size_t>& a_offsets, const cl::Buffer& b,
+                    const std::vector<std::size_t>& b_offsets, const cl::Buffer& c,
+                    const std::vector<std::size_t>& c_offsets,
+                    const std::vector<cl::Event>& wait_for = {});
 
   // The same on another queue of the same context and device (UsageError otherwise).
   cl::Event enqueue(const cl::CommandQueue& queue, const GemmProblem& problem, const cl::Buffer& a,

@@ -159,6 +159,10 @@ class KernelFamily {
     return {};
   }
   virtual KernelLaunch launch(const KernelConfig& c, const ColMajorProblem& p) const = 0;
+  // Whether the kernel runs a whole strided batch in one launch: it takes the batch strides of
+  // A, B and C (ints, in elements) after its other arguments and computes item get_group_id(2)
+  // of a 3-D launch. The routine runs other families' batches one launch per item.
+  virtual bool batches() const { return false; }
   // The block of C whose elements share each element of A and B read from memory: the
   // arithmetic intensity of the kernel (1 x 1: every product reads both operands).
   virtual std::array<double, 2> reuse_block(const KernelConfig&) const { return {1.0, 1.0}; }

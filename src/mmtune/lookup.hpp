@@ -30,6 +30,7 @@ struct TunedParameters {
   std::string device_key;  // whose measurement it is (empty for defaults)
   std::string device_name;
   std::size_t m = 0, n = 0, k = 0;  // the tuned shape it came from
+  std::size_t batch = 1;            // and its batch
   double gflops = 0.0;              // as measured there (0 for defaults)
   std::int64_t measurement_id = 0;
 };
@@ -57,9 +58,10 @@ class ParameterLookup {
     std::string key, vendor, type, name, platform;
   };
   struct Entry {
-    std::size_t device;          // index into devices_
-    double log_m, log_n, log_k;  // log2 of the shape, for the distance
-    std::size_t m, n, k;
+    std::size_t device;                     // index into devices_
+    double log_m, log_n, log_k, log_batch;  // log2 of the shape, for the distance
+    std::size_t m, n, k, batch;
+    bool batches;  // its family runs a batch in one launch
     KernelConfig config;
     double median_ms, gflops;
     std::int64_t measurement_id;

@@ -1,4 +1,5 @@
-// A GEMM problem: C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n.
+// A GEMM problem: C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n,
+// or `batch` such problems at once on matrices `stride_*` elements apart (strided-batched GEMM).
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,11 @@ struct GemmProblem {
   bool trans_a = false, trans_b = false;
   std::size_t lda = 0, ldb = 0, ldc = 0;  // 0: tight (the minimum for the layout)
   double alpha = 1.0, beta = 0.0;
+  // Strided-batched: `batch` independent multiplications; item i reads A at offset + i *
+  // stride_a (B, C likewise). A stride of 0 is tight: the operand's elements (ld * rows or
+  // columns), matrices back to back. batch = 1 is a plain GEMM and ignores the strides.
+  std::size_t batch = 1;
+  std::size_t stride_a = 0, stride_b = 0, stride_c = 0;
 
   // Stored shape of each operand: rows x cols in the storage order of `layout`.
   std::size_t a_rows() const { return trans_a ? k : m; }
@@ -50,16 +56,28 @@ struct GemmProblem {
   std::size_t a_span() const { return span(lda_or_min(), a_rows(), a_cols()); }
   std::size_t b_span() const { return span(ldb_or_min(), b_rows(), b_cols()); }
   std::size_t c_span() const { return span(ldc_or_min(), m, n); }
+  std::size_t stride_a_or_min() const { return stride_a ? stride_a : a_elements(); }
+  std::size_t stride_b_or_min() const { return stride_b ? stride_b : b_elements(); }
+  std::size_t stride_c_or_min() const { return stride_c ? stride_c : c_elements(); }
+  // Elements from the first item's first element to the last item's last one (0 when empty).
+  // Meaningful once validate_call() has passed.
+  std::size_t batch_span(std::size_t stride, std::size_t one) const {
+    return batch == 0 || one == 0 ? 0 : (batch - 1) * stride + one;
+  }
+  std::size_t a_batch_span() const { return batch_span(stride_a_or_min(), a_span()); }
+  std::size_t b_batch_span() const { return batch_span(stride_b_or_min(), b_span()); }
+  std::size_t c_batch_span() const { return batch_span(stride_c_or_min(), c_span()); }
   std::size_t element_size() const { return static_cast<std::size_t>(precision) / 8; }
-  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
 };
 
-// Throws UsageError when the problem is malformed (zero size, leading dimension too small,
-// indices beyond 32-bit kernel arithmetic). For tuning and benchmarks, where an empty problem
-// means nothing.
+// Throws UsageError when the problem is malformed (zero size or batch, leading dimension too
+// small, indices beyond 32-bit kernel arithmetic). For tuning and benchmarks, where an empty
+// problem means nothing.
 void validate(const GemmProblem& p);
 
-// The same for a call of the GEMM routine, where BLAS allows m, n or k to be 0 (see gemm.hpp).
+// The same for a call of the GEMM routine, where BLAS allows m, n, k or batch to be 0 (see
+// gemm.hpp). The C matrices of a batch must not overlap (stride_c >= C's span).
 void validate_call(const GemmProblem& p);
 
 // Largest element index + 1 that the kernels can address: they index with 32-bit ints.
@@ -73,7 +91,7 @@ std::size_t addressable_end(std::size_t offset, std::size_t elements);
 // Throws UsageError when the problem's buffers exceed the device's memory or largest allocation.
 void check_fits(const GemmProblem& p, const DeviceInfo& d);
 
-// e.g. "2048x2048x2048 fp32 row NN"
+// e.g. "2048x2048x2048 fp32 row NN", "64x64x64 fp32 row NN batch 1000"
 std::string describe(const GemmProblem& p);
 
 // The column-major problem equivalent to `p`: a row-major C = op(A) op(B) is the column-major

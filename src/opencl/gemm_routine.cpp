@@ -1,6 +1,7 @@
 #include "opencl/gemm_routine.hpp"
 
 #include <chrono>
+#include <limits>
 
 #include "family/typed_family.hpp"
 #include "mmtune/error.hpp"
@@ -56,6 +57,10 @@ bool is_zero(double v, Precision p) {
 }
 
 }  // namespace
+
+bool GemmRoutine::one_launch_batches(const KernelFamily& family) {
+  return family.batches() && family.arguments() != KernelArguments::kPackedPanels;
+}
 
 bool GemmRoutine::multiplies(const GemmProblem& p) {
   return p.m != 0 && p.n != 0 && p.k != 0 && !is_zero(p.alpha, p.precision);
@@ -180,23 +185,45 @@ RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProb
   validate_call(problem);
   if (!queue()) throw UsageError("the command queue is null");
   const std::size_t es = problem.element_size();
-  if (problem.m != 0 && problem.n != 0) {
+  if (problem.m != 0 && problem.n != 0 && problem.batch != 0) {
     if (multiplies(problem)) {
-      check_operand("A", a, problem.a_span(), es);
-      check_operand("B", b, problem.b_span(), es);
+      check_operand("A", a, problem.a_batch_span(), es);
+      check_operand("B", b, problem.b_batch_span(), es);
     }
-    check_operand("C", c, problem.c_span(), es);
+    check_operand("C", c, problem.c_batch_span(), es);
   }
   for (const auto& e : wait_for) {
     if (!e()) throw UsageError("the wait list holds a null event");
   }
   try {
+    if (problem.batch > 1 && !(multiplies(problem) && one_launch_batches(config.kind().family()))) {
+      return launch_items(queue, problem, config, a, b, c, wait_for);
+    }
     return launch(queue, problem, config, a, b, c, wait_for);
   } catch (const cl::Error& e) {
     throw OpenCLError(
         std::string("OpenCL call ") + e.what() + " failed with error " + std::to_string(e.err()),
         e.err());
   }
+}
+
+RoutineEvents GemmRoutine::launch_items(const cl::CommandQueue& queue, const GemmProblem& problem,
+                                        const KernelConfig& config, Operand a, Operand b, Operand c,
+                                        const std::vector<cl::Event>& wait_for) {
+  GemmProblem item = problem;
+  item.batch = 1;
+  RoutineEvents out;
+  for (std::size_t i = 0; i < problem.batch; ++i) {
+    std::vector<cl::Event> after;
+    if (!out.events.empty()) after.push_back(out.events.back());
+    RoutineEvents one = launch(queue, item, config, a, b, c, out.events.empty() ? wait_for : after);
+    out.events.insert(out.events.end(), one.events.begin(), one.events.end());
+    a.offset += problem.stride_a_or_min();
+    b.offset += problem.stride_b_or_min();
+    c.offset += problem.stride_c_or_min();
+  }
+  out.item_loop = true;
+  return out;
 }
 
 RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProblem& problem,
@@ -243,9 +270,21 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   cl::Kernel& k = kernel(config, problem);
   const KernelFamily& family = config.kind().family();
   const KernelLaunch l = family.launch(config, cp);
-  const cl::NDRange global(l.global[0], l.global[1]);
-  const cl::NDRange local =
-      l.local[0] ? cl::NDRange(l.local[0], l.local[1]) : cl::NDRange(cl::NullRange);
+  // A family that batches runs the whole batch as dimension 2 of one launch.
+  const bool batches = one_launch_batches(family);
+  const std::size_t items = batches ? problem.batch : 1;
+  const cl::NDRange global = batches ? cl::NDRange(l.global[0], l.global[1], items)
+                                     : cl::NDRange(l.global[0], l.global[1]);
+  const cl::NDRange local = !l.local[0] ? cl::NDRange(cl::NullRange)
+                            : batches   ? cl::NDRange(l.local[0], l.local[1], 1)
+                                        : cl::NDRange(l.local[0], l.local[1]);
+  if (batches) {
+    const bool swapped = cp.swapped;
+    set_args(k, family.arguments() == KernelArguments::kBuffers ? 14 : 16,
+             i32(swapped ? problem.stride_b_or_min() : problem.stride_a_or_min()),
+             i32(swapped ? problem.stride_a_or_min() : problem.stride_b_or_min()),
+             i32(problem.stride_c_or_min()));
+  }
   switch (family.arguments()) {
     case KernelArguments::kPackedPanels: {
       const std::size_t mp = family_limits::round_up(cp.m, l.pad_m),
@@ -332,6 +371,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
 }
 
 double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call) {
+  if (call.item_loop) return std::numeric_limits<double>::quiet_NaN();
   if (!call.main_kernel()) return 0.0;  // a call that only scaled C
   queue.finish();
   const auto t0 = std::chrono::steady_clock::now();
@@ -342,7 +382,7 @@ double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call) {
 
 double main_kernel_ms(const cl::CommandQueue& queue, const RoutineEvents& call,
                       bool events_usable) {
-  if (!events_usable) return rerun_main_ms(queue, call);
+  if (!events_usable || call.item_loop) return rerun_main_ms(queue, call);
   const cl::Event& e = call.events[call.main];
   return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                 e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *

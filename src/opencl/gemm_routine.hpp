@@ -24,12 +24,15 @@ struct RoutineEvents {
   // The GEMM kernel's launch, with its arguments still set: rerun_main_ms() runs it again alone.
   cl::Kernel main_kernel;
   cl::NDRange main_global, main_local;
+  // A batch run one launch per item (its family does not batch): no one kernel is the GEMM's,
+  // so its kernel-alone time is unknown (NaN).
+  bool item_loop = false;
 };
 
 // Waits for `queue` to finish, then runs the last call's GEMM kernel once more on its own and
 // returns the wall time of that, enqueue to completion: the kernel-alone time on a device whose
-// event timestamps are unusable. The call must be complete, its buffers still alive; the kernel
-// writes C (or scratch) again.
+// event timestamps are unusable (NaN for a batch run one launch per item). The call must be
+// complete, its buffers still alive; the kernel writes C (or scratch) again.
 double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call);
 
 // The kernel-alone time of a completed call: its GEMM kernel's event duration where the
@@ -58,6 +61,9 @@ class GemmRoutine {
   // Whether a call of the problem runs a GEMM kernel: m, n, k > 0 and alpha != 0 in the
   // problem's precision. Otherwise it only scales C (or does nothing) and needs no prepare().
   static bool multiplies(const GemmProblem& problem);
+  // Whether a batch of the family runs as one launch (KernelFamily::batches()); other
+  // families' batches run one launch per item.
+  static bool one_launch_batches(const KernelFamily& family);
 
   // Enqueues C = alpha op(A) op(B) + beta C with BLAS semantics (m or n = 0: a marker only;
   // k = 0 or alpha = 0: C = beta C without reading A and B; beta = 0: C is not read). Each
@@ -83,6 +89,10 @@ class GemmRoutine {
   RoutineEvents launch(const cl::CommandQueue& queue, const GemmProblem& problem,
                        const KernelConfig& config, Operand a, Operand b, Operand c,
                        const std::vector<cl::Event>& wait_for);
+  // A batch one item after another, each a launch() of its own.
+  RoutineEvents launch_items(const cl::CommandQueue& queue, const GemmProblem& problem,
+                             const KernelConfig& config, Operand a, Operand b, Operand c,
+                             const std::vector<cl::Event>& wait_for);
 
   const KernelSources& sources_;
   ProgramCache& cache_;

@@ -105,7 +105,13 @@ Operands random_operands(const GemmProblem& p, std::uint64_t seed, bool nan_c) {
     for (auto& x : v) x = round_to(dist(rng), p.precision);
     return v;
   };
-  Operands o{fill(p.a_elements()), fill(p.b_elements()), fill(p.c_elements())};
+  // A batch's matrices follow each other at their strides.
+  const auto elements = [&](std::size_t stride, std::size_t one) {
+    return p.batch > 1 ? (p.batch - 1) * stride + one : one;
+  };
+  Operands o{fill(elements(p.stride_a_or_min(), p.a_elements())),
+             fill(elements(p.stride_b_or_min(), p.b_elements())),
+             fill(elements(p.stride_c_or_min(), p.c_elements()))};
   if (nan_c) std::fill(o.c.begin(), o.c.end(), std::numeric_limits<double>::quiet_NaN());
   return o;
 }

@@ -21,7 +21,9 @@ std::vector<unsigned char> to_bytes(const std::vector<double>& v, Precision p);
 std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, Precision p);
 
 struct Operands {
-  std::vector<double> a, b, c;  // buffers as stored: a_elements(), b_elements(), c_elements()
+  // Buffers as stored: a_elements(), b_elements(), c_elements(); a batch's items at their
+  // strides, each item's elements after the last one.
+  std::vector<double> a, b, c;
 };
 
 // Seeded uniform values in [-1, 1), already rounded to the precision. With `nan_c`, C is filled

@@ -133,7 +133,7 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     reset_c();
     const auto first = run_once();
     const auto v0 = std::chrono::steady_clock::now();
-    std::vector<unsigned char> bytes(problem_.c_elements() * problem_.element_size());
+    std::vector<unsigned char> bytes(operands_.c.size() * problem_.element_size());
     queue_.enqueueReadBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
     const Verdict v =
         verify(problem_, reference_, from_bytes(bytes, problem_.precision), operands_.c);
@@ -182,7 +182,10 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
   m.median_ms = median(m.routine_ms);
   m.min_ms = *std::min_element(m.routine_ms.begin(), m.routine_ms.end());
   m.max_ms = *std::max_element(m.routine_ms.begin(), m.routine_ms.end());
-  m.kernel_median_ms = median(m.kernel_ms);
+  // A batch run item by item has no one kernel: its kernel time is unknown (none kept, 0).
+  if (std::any_of(m.kernel_ms.begin(), m.kernel_ms.end(), [](double v) { return std::isnan(v); }))
+    m.kernel_ms.clear();
+  m.kernel_median_ms = m.kernel_ms.empty() ? 0.0 : median(m.kernel_ms);
   m.gflops = problem_.flops() / (m.median_ms * 1e6);
   m.kernel_gflops = m.kernel_median_ms > 0 ? problem_.flops() / (m.kernel_median_ms * 1e6) : 0.0;
   // A figure above the device's peak is not a result, however it came about. The peak was

@@ -18,7 +18,8 @@ json problem_json(const GemmProblem& p) {
           {"precision", static_cast<int>(p.precision)},
           {"layout", layout_name(p.layout)},
           {"trans_a", p.trans_a},
-          {"trans_b", p.trans_b}};
+          {"trans_b", p.trans_b},
+          {"batch", p.batch}};
 }
 
 json nullable_real(const sql::Statement& s, int col) {
@@ -72,7 +73,7 @@ json export_sessions(Store& store, const std::string& device_key) {
   json out = json::array();
   auto s = db.prepare(
       "SELECT s.id, d.key, command_line, strategy, kernels, space, seed, budget, time_limit_s, "
-      "m, n, k, precision, layout, trans_a, trans_b, started_at, ended_at, outcome, host, "
+      "m, n, k, precision, layout, trans_a, trans_b, batch, started_at, ended_at, outcome, host, "
       "mmtune_version FROM sessions s JOIN devices d ON d.id = s.device_id WHERE (? = '' OR d.key "
       "= ?) "
       "ORDER BY s.id");
@@ -88,11 +89,11 @@ json export_sessions(Store& store, const std::string& device_key) {
                    {"budget", s.integer(7)},
                    {"time_limit_s", s.real(8)},
                    {"problem", problem_json(read_problem(s, 9))},
-                   {"started_at", s.text(16)},
-                   {"ended_at", s.is_null(17) ? json(nullptr) : json(s.text(17))},
-                   {"outcome", s.text(18)},
-                   {"host", s.text(19)},
-                   {"mmtune_version", s.text(20)}});
+                   {"started_at", s.text(17)},
+                   {"ended_at", s.is_null(18) ? json(nullptr) : json(s.text(18))},
+                   {"outcome", s.text(19)},
+                   {"host", s.text(20)},
+                   {"mmtune_version", s.text(21)}});
   }
   return out;
 }
@@ -102,33 +103,34 @@ json export_measurements(Store& store, const std::string& device_key) {
   json out = json::array();
   auto m = db.prepare(
       "SELECT m.id, m.session_id, d.key, kernel, config, m, n, k, precision, layout, trans_a, "
-      "trans_b, status, message, build_s, median_ms, min_ms, max_ms, kernel_median_ms, gflops, "
+      "trans_b, batch, status, message, build_s, median_ms, min_ms, max_ms, kernel_median_ms, "
+      "gflops, "
       "kernel_gflops, max_error, samples, measured_at, gbps, other_load FROM measurements m "
       "JOIN devices d ON d.id = m.device_id WHERE (? = '' OR d.key = ?) ORDER BY m.id");
   m.bind(1, device_key).bind(2, device_key);
   while (m.step()) {
-    const json samples = json::parse(m.text(22), nullptr, /*allow_exceptions=*/false);
+    const json samples = json::parse(m.text(23), nullptr, /*allow_exceptions=*/false);
     out.push_back({{"id", m.integer(0)},
                    {"session", m.is_null(1) ? json(nullptr) : json(m.integer(1))},
                    {"device_key", m.text(2)},
                    {"kernel", m.text(3)},
                    {"config", m.text(4)},
                    {"problem", problem_json(read_problem(m, 5))},
-                   {"status", m.text(12)},
-                   {"message", m.text(13)},
-                   {"build_s", m.is_null(14) ? 0.0 : m.real(14)},
-                   {"median_ms", nullable_real(m, 15)},
-                   {"min_ms", nullable_real(m, 16)},
-                   {"max_ms", nullable_real(m, 17)},
-                   {"kernel_median_ms", nullable_real(m, 18)},
-                   {"gflops", nullable_real(m, 19)},
-                   {"kernel_gflops", nullable_real(m, 20)},
-                   {"gbps", nullable_real(m, 24)},
-                   {"other_load", nullable_real(m, 25)},
-                   {"max_error", nullable_real(m, 21)},
+                   {"status", m.text(13)},
+                   {"message", m.text(14)},
+                   {"build_s", m.is_null(15) ? 0.0 : m.real(15)},
+                   {"median_ms", nullable_real(m, 16)},
+                   {"min_ms", nullable_real(m, 17)},
+                   {"max_ms", nullable_real(m, 18)},
+                   {"kernel_median_ms", nullable_real(m, 19)},
+                   {"gflops", nullable_real(m, 20)},
+                   {"kernel_gflops", nullable_real(m, 21)},
+                   {"gbps", nullable_real(m, 25)},
+                   {"other_load", nullable_real(m, 26)},
+                   {"max_error", nullable_real(m, 22)},
                    {"routine_ms", samples_of(samples, "routine_ms")},
                    {"kernel_ms", samples_of(samples, "kernel_ms")},
-                   {"measured_at", m.text(23)}});
+                   {"measured_at", m.text(24)}});
   }
   return out;
 }
@@ -138,20 +140,21 @@ json export_bests(Store& store, const std::string& device_key) {
   json out = json::array();
   auto b = db.prepare(
       "SELECT d.key, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b, "
-      "b.config, b.median_ms, b.gflops, b.kernel_gflops, b.measurement_id, b.updated_at "
+      "b.batch, b.config, b.median_ms, b.gflops, b.kernel_gflops, b.measurement_id, b.updated_at "
       "FROM best b JOIN devices d ON d.id = b.device_id WHERE (? = '' OR d.key = ?) "
-      "ORDER BY d.id, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b");
+      "ORDER BY d.id, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b, "
+      "b.batch");
   b.bind(1, device_key).bind(2, device_key);
   while (b.step()) {
     out.push_back({{"device_key", b.text(0)},
                    {"kernel", b.text(1)},
                    {"problem", problem_json(read_problem(b, 2))},
-                   {"config", b.text(9)},
-                   {"median_ms", b.real(10)},
-                   {"gflops", b.real(11)},
-                   {"kernel_gflops", nullable_real(b, 12)},
-                   {"measurement", b.integer(13)},
-                   {"updated_at", b.text(14)}});
+                   {"config", b.text(10)},
+                   {"median_ms", b.real(11)},
+                   {"gflops", b.real(12)},
+                   {"kernel_gflops", nullable_real(b, 13)},
+                   {"measurement", b.integer(14)},
+                   {"updated_at", b.text(15)}});
   }
   return out;
 }
@@ -159,16 +162,17 @@ json export_bests(Store& store, const std::string& device_key) {
 std::vector<HeaderBest> header_bests(Store& store, const std::string& device_key) {
   auto b = store.db().prepare(
       "SELECT d.key, d.vendor, d.name, b.kernel, b.m, b.n, b.k, b.precision, b.layout, "
-      "b.trans_a, b.trans_b, b.config, b.gflops FROM best b JOIN devices d ON d.id = b.device_id "
-      "WHERE (? = '' OR d.key = ?) "
-      "ORDER BY d.key, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b");
+      "b.trans_a, b.trans_b, b.batch, b.config, b.gflops FROM best b JOIN devices d ON d.id = "
+      "b.device_id WHERE (? = '' OR d.key = ?) "
+      "ORDER BY d.key, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b, "
+      "b.batch");
   b.bind(1, device_key).bind(2, device_key);
   std::vector<HeaderBest> out;
   while (b.step()) {
     HeaderBest h;
     h.key = b.text(0), h.vendor = b.text(1), h.name = b.text(2), h.kernel = b.text(3);
     h.p = read_problem(b, 4);
-    h.config = b.text(11), h.gflops = b.real(12);
+    h.config = b.text(12), h.gflops = b.real(13);
     out.push_back(std::move(h));
   }
   return out;

@@ -52,8 +52,8 @@ ImportSummary store_import(Store& store, const ImportData& data) {
       "SELECT id FROM sessions WHERE device_id = ? AND started_at = ? AND command_line = ?");
   auto add_session = db.prepare(
       "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
-      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, ended_at, outcome, "
-      "host, mmtune_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, batch, started_at, ended_at, "
+      "outcome, host, mmtune_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& [s, host, version] : data.sessions) {
     const std::int64_t dev = device_id(s.device_key);
     find_session.reset();
@@ -68,10 +68,10 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     add_session.bind(5, s.space).bind(6, std::int64_t(s.seed)).bind(7, s.budget);
     add_session.bind(8, s.time_limit_s);
     bind_problem(add_session, 9, s.problem);
-    add_session.bind(16, s.started_at);
-    add_session.bind(17,
+    add_session.bind(17, s.started_at);
+    add_session.bind(18,
                      s.ended_at.empty() ? std::nullopt : std::optional<std::string>(s.ended_at));
-    add_session.bind(18, s.outcome).bind(19, host).bind(20, version);
+    add_session.bind(19, s.outcome).bind(20, host).bind(21, version);
     add_session.run();
     session_ids[s.id] = db.last_insert_id();
     ++sum.sessions_added;
@@ -89,7 +89,8 @@ ImportSummary store_import(Store& store, const ImportData& data) {
   std::map<std::int64_t, MeasurementRecord> by_file_id;  // with the database's id
   auto find_measurement = db.prepare(
       "SELECT id FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
-      "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND kernel = ? AND "
+      "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND batch = ? AND kernel = ? "
+      "AND "
       "config = ? AND measured_at = ? AND status = ? AND median_ms IS NOT DISTINCT FROM ? LIMIT 1");
   for (const auto& m : data.measurements) {
     const Measurement& r = m.result;
@@ -99,8 +100,8 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     find_measurement.reset();
     find_measurement.bind(1, dev);
     bind_problem(find_measurement, 2, m.problem);
-    find_measurement.bind(9, m.kernel).bind(10, m.config).bind(11, m.measured_at);
-    find_measurement.bind(12, to_string(r.status)).bind(13, opt(r.median_ms));
+    find_measurement.bind(10, m.kernel).bind(11, m.config).bind(12, m.measured_at);
+    find_measurement.bind(13, to_string(r.status)).bind(14, opt(r.median_ms));
     if (find_measurement.step()) {
       if (m.id) by_file_id[m.id] = m, by_file_id[m.id].id = find_measurement.integer(0);
       ++sum.measurements_known;

@@ -1,5 +1,7 @@
 #include "store/queries.hpp"
 
+#include "mmtune/error.hpp"
+
 namespace mmtune::rows {
 
 std::vector<Device> devices(Store& store) {
@@ -21,7 +23,7 @@ std::vector<Device> devices(Store& store) {
 std::vector<Bench> bench(Store& store) {
   auto b = store.db().prepare(
       "SELECT b.id, d.key, b.run_id, b.subject, b.kernel, b.config, b.m, b.n, b.k, b.precision, "
-      "b.layout, b.trans_a, b.trans_b, b.status, b.note, b.median_ms, b.min_ms, b.max_ms, "
+      "b.layout, b.trans_a, b.trans_b, b.batch, b.status, b.note, b.median_ms, b.min_ms, b.max_ms, "
       "b.gflops, b.kernel_median_ms, b.kernel_gflops, b.measured_at "
       "FROM bench b JOIN devices d ON d.id = b.device_id ORDER BY b.id");
   std::vector<Bench> out;
@@ -30,11 +32,11 @@ std::vector<Bench> bench(Store& store) {
     r.id = b.integer(0), r.key = b.text(1);
     r.run_id = b.text(2), r.subject = b.text(3), r.kernel = b.text(4), r.config = b.text(5);
     r.p = read_problem(b, 6);
-    r.status = b.text(13), r.note = b.text(14);
-    r.median_ms = b.optional_real(15), r.min_ms = b.optional_real(16);
-    r.max_ms = b.optional_real(17), r.gflops = b.optional_real(18);
-    r.kernel_median_ms = b.optional_real(19), r.kernel_gflops = b.optional_real(20);
-    r.measured_at = b.text(21);
+    r.status = b.text(14), r.note = b.text(15);
+    r.median_ms = b.optional_real(16), r.min_ms = b.optional_real(17);
+    r.max_ms = b.optional_real(18), r.gflops = b.optional_real(19);
+    r.kernel_median_ms = b.optional_real(20), r.kernel_gflops = b.optional_real(21);
+    r.measured_at = b.text(22);
     out.push_back(std::move(r));
   }
   return out;
@@ -43,18 +45,18 @@ std::vector<Bench> bench(Store& store) {
 std::vector<Best> bests(Store& store) {
   auto t = store.db().prepare(
       "SELECT d.key, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b, "
-      "b.measurement_id, b.config, b.median_ms, b.gflops, b.kernel_gflops, b.updated_at "
+      "b.batch, b.measurement_id, b.config, b.median_ms, b.gflops, b.kernel_gflops, b.updated_at "
       "FROM best b JOIN devices d ON d.id = b.device_id "
-      "ORDER BY d.id, b.precision, b.m, b.n, b.k, b.kernel");
+      "ORDER BY d.id, b.precision, b.m, b.n, b.k, b.batch, b.kernel");
   std::vector<Best> out;
   while (t.step()) {
     Best r;
     r.key = t.text(0);
     r.kernel = t.text(1);
     r.p = read_problem(t, 2);
-    r.measurement_id = t.integer(9), r.config = t.text(10);
-    r.median_ms = t.real(11), r.gflops = t.real(12), r.kernel_gflops = t.optional_real(13);
-    r.updated_at = t.text(14);
+    r.measurement_id = t.integer(10), r.config = t.text(11);
+    r.median_ms = t.real(12), r.gflops = t.real(13), r.kernel_gflops = t.optional_real(14);
+    r.updated_at = t.text(15);
     out.push_back(std::move(r));
   }
   return out;
@@ -63,7 +65,8 @@ std::vector<Best> bests(Store& store) {
 std::vector<Meas> measurements(Store& store) {
   auto m = store.db().prepare(
       "SELECT m.id, COALESCE(m.session_id, 0), d.key, m.kernel, m.config, m.m, m.n, m.k, "
-      "m.precision, m.layout, m.trans_a, m.trans_b, m.status, m.message, m.build_s, m.median_ms, "
+      "m.precision, m.layout, m.trans_a, m.trans_b, m.batch, m.status, m.message, m.build_s, "
+      "m.median_ms, "
       "m.min_ms, m.max_ms, m.kernel_median_ms, m.gflops, m.kernel_gflops, m.max_error, "
       "m.measured_at, m.gbps, m.other_load FROM measurements m JOIN devices d ON d.id = "
       "m.device_id "
@@ -74,12 +77,12 @@ std::vector<Meas> measurements(Store& store) {
     r.id = m.integer(0), r.session_id = m.integer(1), r.key = m.text(2);
     r.kernel = m.text(3), r.config = m.text(4);
     r.p = read_problem(m, 5);
-    r.status = m.text(12), r.message = m.text(13);
-    r.build_s = m.optional_real(14), r.median_ms = m.optional_real(15);
-    r.min_ms = m.optional_real(16), r.max_ms = m.optional_real(17);
-    r.kernel_median_ms = m.optional_real(18), r.gflops = m.optional_real(19);
-    r.kernel_gflops = m.optional_real(20), r.max_error = m.optional_real(21);
-    r.measured_at = m.text(22), r.gbps = m.optional_real(23), r.other_load = m.optional_real(24);
+    r.status = m.text(13), r.message = m.text(14);
+    r.build_s = m.optional_real(15), r.median_ms = m.optional_real(16);
+    r.min_ms = m.optional_real(17), r.max_ms = m.optional_real(18);
+    r.kernel_median_ms = m.optional_real(19), r.gflops = m.optional_real(20);
+    r.kernel_gflops = m.optional_real(21), r.max_error = m.optional_real(22);
+    r.measured_at = m.text(23), r.gbps = m.optional_real(24), r.other_load = m.optional_real(25);
     out.push_back(std::move(r));
   }
   return out;
@@ -88,7 +91,8 @@ std::vector<Meas> measurements(Store& store) {
 std::vector<Session> sessions(Store& store) {
   auto s = store.db().prepare(
       "SELECT s.id, d.key, s.command_line, s.strategy, s.kernels, s.space, s.seed, s.budget, "
-      "s.time_limit_s, s.m, s.n, s.k, s.precision, s.layout, s.trans_a, s.trans_b, s.started_at, "
+      "s.time_limit_s, s.m, s.n, s.k, s.precision, s.layout, s.trans_a, s.trans_b, s.batch, "
+      "s.started_at, "
       "COALESCE(s.ended_at, ''), s.outcome, s.host, s.mmtune_version, COALESCE(s.pid, 0) "
       "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
   std::vector<Session> out;
@@ -100,9 +104,9 @@ std::vector<Session> sessions(Store& store) {
     x.space = s.text(5), x.seed = std::uint64_t(s.integer(6));
     x.budget = std::size_t(s.integer(7)), x.time_limit_s = s.real(8);
     x.problem = read_problem(s, 9);
-    x.started_at = s.text(16), x.ended_at = s.text(17), x.outcome = s.text(18);
-    r.host = s.text(19), r.version = s.text(20);
-    x.host = r.host, x.pid = s.integer(21);
+    x.started_at = s.text(17), x.ended_at = s.text(18), x.outcome = s.text(19);
+    r.host = s.text(20), r.version = s.text(21);
+    x.host = r.host, x.pid = s.integer(22);
     x.outcome = shown_outcome(x);
     out.push_back(std::move(r));
   }
@@ -127,11 +131,12 @@ std::vector<Roof> roofs(Store& store) {
 std::vector<Replay> replays(Store& store) {
   auto q = store.db().prepare(
       "SELECT r.id, d.key, r.kernel, r.m, r.n, r.k, r.precision, r.layout, r.trans_a, r.trans_b, "
-      "r.strategy, r.settings, r.configurations, r.seeds, r.budget, r.tolerance, r.reached, "
+      "r.batch, r.strategy, r.settings, r.configurations, r.seeds, r.budget, r.tolerance, "
+      "r.reached, "
       "r.median_evaluations, r.random_expected, r.measured_at FROM replays r "
       "JOIN devices d ON d.id = r.device_id "
       "ORDER BY d.id, r.kernel, r.m, r.n, r.k, r.precision, r.layout, r.trans_a, r.trans_b, "
-      "r.strategy, r.settings");
+      "r.batch, r.strategy, r.settings");
   auto points = store.db().prepare(
       "SELECT evaluations, mean_fraction FROM replay_curve WHERE replay_id = ? "
       "ORDER BY evaluations");
@@ -140,11 +145,11 @@ std::vector<Replay> replays(Store& store) {
     Replay r;
     r.key = q.text(1), r.kernel = q.text(2);
     r.p = read_problem(q, 3);
-    r.strategy = q.text(10), r.settings = q.text(11);
-    r.configurations = q.integer(12), r.seeds = q.integer(13), r.budget = q.integer(14);
-    r.tolerance = q.real(15), r.reached = q.integer(16);
-    r.median_evaluations = q.real(17), r.random_expected = q.real(18);
-    r.measured_at = q.text(19);
+    r.strategy = q.text(11), r.settings = q.text(12);
+    r.configurations = q.integer(13), r.seeds = q.integer(14), r.budget = q.integer(15);
+    r.tolerance = q.real(16), r.reached = q.integer(17);
+    r.median_evaluations = q.real(18), r.random_expected = q.real(19);
+    r.measured_at = q.text(20);
     points.reset();
     points.bind(1, q.integer(0));
     while (points.step()) r.curve.emplace_back(points.integer(0), points.real(1));
@@ -156,7 +161,8 @@ std::vector<Replay> replays(Store& store) {
 std::vector<LookupBest> routine_bests(Store& store) {
   auto q = store.db().prepare(
       "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.m, b.n, b.k, b.precision, b.layout, "
-      "b.trans_a, b.trans_b, b.kernel, b.config, b.median_ms, b.gflops, b.measurement_id "
+      "b.trans_a, b.trans_b, b.batch, b.kernel, b.config, b.median_ms, b.gflops, "
+      "b.measurement_id "
       "FROM best b JOIN devices d ON d.id = b.device_id WHERE b.kernel IN (" +
       placeholders(store.routine_kernels().size()) + ") ORDER BY d.id");
   for (std::size_t i = 0; i < store.routine_kernels().size(); ++i)
@@ -167,8 +173,8 @@ std::vector<LookupBest> routine_bests(Store& store) {
     b.key = q.text(0), b.vendor = q.text(1), b.type = q.text(2), b.name = q.text(3);
     b.platform = q.text(4);
     b.p = read_problem(q, 5);
-    b.kernel = q.text(12), b.config = q.text(13);
-    b.median_ms = q.real(14), b.gflops = q.real(15), b.measurement_id = q.integer(16);
+    b.kernel = q.text(13), b.config = q.text(14);
+    b.median_ms = q.real(15), b.gflops = q.real(16), b.measurement_id = q.integer(17);
     out.push_back(std::move(b));
   }
   return out;
@@ -177,7 +183,8 @@ std::vector<LookupBest> routine_bests(Store& store) {
 std::vector<SpecBest> spec_bests(Store& store, const std::string& name) {
   auto q = store.db().prepare(
       "SELECT d.key, d.vendor, d.type, d.name, d.platform, b.kernel, b.config, b.m, b.n, b.k, "
-      "b.precision, b.layout, b.trans_a, b.trans_b, b.median_ms, b.gflops, b.measurement_id, "
+      "b.precision, b.layout, b.trans_a, b.trans_b, b.batch, b.median_ms, b.gflops, "
+      "b.measurement_id, "
       "b.updated_at, m.gbps FROM best b JOIN devices d ON d.id = b.device_id "
       "LEFT JOIN measurements m ON m.id = b.measurement_id "
       "WHERE substr(b.kernel, 1, ?) = ? ORDER BY d.id, b.updated_at");
@@ -189,8 +196,8 @@ std::vector<SpecBest> spec_bests(Store& store, const std::string& name) {
     b.key = q.text(0), b.vendor = q.text(1), b.type = q.text(2), b.name = q.text(3);
     b.platform = q.text(4), b.kernel = q.text(5), b.config = q.text(6);
     b.p = read_problem(q, 7);
-    b.median_ms = q.real(14), b.gflops = q.real(15), b.measurement_id = q.integer(16);
-    b.updated_at = q.text(17), b.gbps = q.optional_real(18);
+    b.median_ms = q.real(15), b.gflops = q.real(16), b.measurement_id = q.integer(17);
+    b.updated_at = q.text(18), b.gbps = q.optional_real(19);
     out.push_back(std::move(b));
   }
   return out;
@@ -199,14 +206,14 @@ std::vector<SpecBest> spec_bests(Store& store, const std::string& name) {
 void add_bench(Store& store, const Bench& r) {
   auto s = store.db().prepare(
       "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
-      "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
-      "kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?, "
-      "?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "trans_a, trans_b, batch, status, note, median_ms, min_ms, max_ms, gflops, "
+      "kernel_median_ms, kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = "
+      "?), ?, ?, ?, ?, ?,?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, r.key).bind(2, r.run_id).bind(3, r.subject).bind(4, r.kernel).bind(5, r.config);
   bind_problem(s, 6, r.p);
-  s.bind(13, r.status).bind(14, r.note).bind(15, r.median_ms).bind(16, r.min_ms);
-  s.bind(17, r.max_ms).bind(18, r.gflops).bind(19, r.kernel_median_ms);
-  s.bind(20, r.kernel_gflops).bind(21, r.measured_at.empty() ? now_utc() : r.measured_at);
+  s.bind(14, r.status).bind(15, r.note).bind(16, r.median_ms).bind(17, r.min_ms);
+  s.bind(18, r.max_ms).bind(19, r.gflops).bind(20, r.kernel_median_ms);
+  s.bind(21, r.kernel_gflops).bind(22, r.measured_at.empty() ? now_utc() : r.measured_at);
   sql::Transaction t(store.db());
   s.run();
   t.commit();
@@ -227,16 +234,18 @@ void put_roof(Store& store, const Roof& r) {
 }
 
 void put_replay(Store& store, const Replay& r) {
+  // The replays' key predates batches (its UNIQUE constraint has no batch column).
+  if (r.p.batch != 1) throw UsageError("replays of a batched problem are not stored");
   sql::Transaction t(store.db());
   // The landscape's earlier replay with these settings goes, its curve first.
   const char* const where =
       "device_id = (SELECT id FROM devices WHERE key = ?) AND kernel = ? AND m = ? AND n = ? "
-      "AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? "
+      "AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND batch = ? "
       "AND strategy = ? AND settings = ?";
   const auto bind_key = [&](sql::Statement& s) {
     s.bind(1, r.key).bind(2, r.kernel);
     bind_problem(s, 3, r.p);
-    s.bind(10, r.strategy).bind(11, r.settings);
+    s.bind(11, r.strategy).bind(12, r.settings);
   };
   auto old_curve = store.db().prepare(
       std::string("DELETE FROM replay_curve WHERE replay_id IN (SELECT id FROM replays WHERE ") +
@@ -248,13 +257,13 @@ void put_replay(Store& store, const Replay& r) {
   old.run();
   auto add = store.db().prepare(
       "INSERT INTO replays (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
-      "strategy, settings, configurations, seeds, budget, tolerance, reached, "
+      "batch, strategy, settings, configurations, seeds, budget, tolerance, reached, "
       "median_evaluations, random_expected, measured_at) VALUES ((SELECT id FROM devices WHERE "
-      "key = ?), ?, ?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "key = ?), ?, ?,?,?,?,?,?,?,?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   bind_key(add);
-  add.bind(12, r.configurations).bind(13, r.seeds).bind(14, r.budget).bind(15, r.tolerance);
-  add.bind(16, r.reached).bind(17, r.median_evaluations).bind(18, r.random_expected);
-  add.bind(19, r.measured_at.empty() ? now_utc() : r.measured_at);
+  add.bind(13, r.configurations).bind(14, r.seeds).bind(15, r.budget).bind(16, r.tolerance);
+  add.bind(17, r.reached).bind(18, r.median_evaluations).bind(19, r.random_expected);
+  add.bind(20, r.measured_at.empty() ? now_utc() : r.measured_at);
   add.run();
   const std::int64_t id = store.db().last_insert_id();
   auto point = store.db().prepare(
@@ -270,9 +279,9 @@ void put_replay(Store& store, const Replay& r) {
 std::optional<GemmProblem> most_measured_problem(Store& store, const std::string& device_key,
                                                  const std::string& kernel) {
   auto q = store.db().prepare(
-      "SELECT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b FROM measurements m "
-      "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
-      "GROUP BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b "
+      "SELECT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch "
+      "FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
+      "GROUP BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch "
       "ORDER BY COUNT(*) DESC LIMIT 1");
   q.bind(1, device_key).bind(2, kernel);
   if (!q.step()) return std::nullopt;

@@ -144,6 +144,31 @@ CREATE TABLE replay_curve (
 ALTER TABLE measurements ADD COLUMN gbps REAL;
 ALTER TABLE measurements ADD COLUMN other_load REAL;
 )sql",
+    // 7 -> 8: strided-batched problems: `batch` multiplications in one call are a problem of
+    // their own. The best's key gains the column, so that table is rebuilt.
+    R"sql(
+ALTER TABLE sessions ADD COLUMN batch INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE measurements ADD COLUMN batch INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE bench ADD COLUMN batch INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE replays ADD COLUMN batch INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE best_by_batch (
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  kernel TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, precision INTEGER NOT NULL,
+  layout TEXT NOT NULL, trans_a INTEGER NOT NULL, trans_b INTEGER NOT NULL,
+  batch INTEGER NOT NULL DEFAULT 1,
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+  config TEXT NOT NULL, median_ms REAL NOT NULL, gflops REAL NOT NULL, kernel_gflops REAL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, batch)
+);
+INSERT INTO best_by_batch (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b,
+  batch, measurement_id, config, median_ms, gflops, kernel_gflops, updated_at)
+  SELECT device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, 1, measurement_id,
+  config, median_ms, gflops, kernel_gflops, updated_at FROM best;
+DROP TABLE best;
+ALTER TABLE best_by_batch RENAME TO best;
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");

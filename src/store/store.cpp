@@ -80,7 +80,8 @@ const char* layout_name(Layout l) {
 }
 
 const char* kProblemMatch =
-    "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ?";
+    "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? "
+    "AND batch = ?";
 
 std::string params_json(const std::string& kernel, const std::string& config) {
   nlohmann::json j = nlohmann::json::object();
@@ -109,7 +110,7 @@ long test_switch(const char* name) {
 void bind_problem(sql::Statement& s, int first, const GemmProblem& p) {
   s.bind(first, p.m).bind(first + 1, p.n).bind(first + 2, p.k);
   s.bind(first + 3, static_cast<int>(p.precision)).bind(first + 4, layout_name(p.layout));
-  s.bind(first + 5, p.trans_a).bind(first + 6, p.trans_b);
+  s.bind(first + 5, p.trans_a).bind(first + 6, p.trans_b).bind(first + 7, p.batch);
 }
 
 GemmProblem read_problem(const sql::Statement& s, int first) {
@@ -121,6 +122,7 @@ GemmProblem read_problem(const sql::Statement& s, int first) {
   p.layout = s.text(first + 4) == "col" ? Layout::kColMajor : Layout::kRowMajor;
   p.trans_a = s.integer(first + 5) != 0;
   p.trans_b = s.integer(first + 6) != 0;
+  p.batch = std::size_t(s.integer(first + 7));
   return p;
 }
 
@@ -183,15 +185,15 @@ std::string shown_outcome(const SessionRecord& s) {
 std::int64_t Store::begin_session(const SessionRecord& r) {
   auto s = db_.prepare(
       "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
-      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, started_at, outcome, host, "
-      "mmtune_version, pid) "
+      "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, batch, started_at, outcome, "
+      "host, mmtune_version, pid) "
       "VALUES ((SELECT id FROM devices WHERE key = "
-      "?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)");
+      "?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?)");
   s.bind(1, r.device_key).bind(2, r.command_line).bind(3, r.strategy).bind(4, r.kernels);
   s.bind(5, r.space).bind(6, std::int64_t(r.seed)).bind(7, r.budget).bind(8, r.time_limit_s);
   bind_problem(s, 9, r.problem);
-  s.bind(16, now_utc()).bind(17, host_name()).bind(18, MMTUNE_VERSION);
-  s.bind(19, std::int64_t(::getpid()));
+  s.bind(17, now_utc()).bind(18, host_name()).bind(19, MMTUNE_VERSION);
+  s.bind(20, std::int64_t(::getpid()));
   try {
     sql::Transaction t(db_);
     s.run();
@@ -249,8 +251,8 @@ std::size_t Store::close_abandoned_sessions() {
 std::vector<SessionRecord> Store::sessions() {
   auto s = db_.prepare(
       "SELECT s.id, d.key, command_line, strategy, kernels, space, seed, budget, time_limit_s, "
-      "m, n, k, precision, layout, trans_a, trans_b, started_at, COALESCE(ended_at, ''), outcome, "
-      "host, COALESCE(pid, 0) "
+      "m, n, k, precision, layout, trans_a, trans_b, batch, started_at, COALESCE(ended_at, ''), "
+      "outcome, host, COALESCE(pid, 0) "
       "FROM sessions s JOIN devices d ON d.id = s.device_id ORDER BY s.id");
   std::vector<SessionRecord> out;
   while (s.step()) {
@@ -260,8 +262,8 @@ std::vector<SessionRecord> Store::sessions() {
     r.seed = std::uint64_t(s.integer(6)), r.budget = std::size_t(s.integer(7));
     r.time_limit_s = s.real(8);
     r.problem = read_problem(s, 9);
-    r.started_at = s.text(16), r.ended_at = s.text(17), r.outcome = s.text(18);
-    r.host = s.text(19), r.pid = s.integer(20);
+    r.started_at = s.text(17), r.ended_at = s.text(18), r.outcome = s.text(19);
+    r.host = s.text(20), r.pid = s.integer(21);
     r.outcome = shown_outcome(r);
     out.push_back(std::move(r));
   }
@@ -287,9 +289,9 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
   const Measurement& r = m.result;
   auto s = db_.prepare(
       "INSERT INTO measurements (session_id, device_id, kernel, config, params, m, n, k, "
-      "precision, layout, trans_a, trans_b, status, message, build_s, median_ms, min_ms, max_ms, "
-      "kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at, gbps, other_load) "
-      "VALUES (?, (SELECT id FROM devices WHERE key = ?), ?,?,?, ?,?,?,?,?,?,?, "
+      "precision, layout, trans_a, trans_b, batch, status, message, build_s, median_ms, min_ms, "
+      "max_ms, kernel_median_ms, gflops, kernel_gflops, max_error, samples, measured_at, gbps, "
+      "other_load) VALUES (?, (SELECT id FROM devices WHERE key = ?), ?,?,?, ?,?,?,?,?,?,?,?, "
       "?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, m.session_id ? std::optional<std::int64_t>(m.session_id) : std::nullopt);
   s.bind(2, m.device_key)
@@ -298,17 +300,24 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
       .bind(5, params_json(m.kernel, m.config));
   bind_problem(s, 6, m.problem);
   const bool timed = !r.routine_ms.empty();
-  auto opt = [&](double v) { return timed ? std::optional<double>(v) : std::nullopt; };
-  s.bind(13, to_string(r.status)).bind(14, r.message).bind(15, r.build_seconds);
-  s.bind(16, opt(r.median_ms)).bind(17, opt(r.min_ms)).bind(18, opt(r.max_ms));
-  s.bind(19, opt(r.kernel_median_ms)).bind(20, opt(r.gflops)).bind(21, opt(r.kernel_gflops));
-  s.bind(22, std::isfinite(r.max_error) ? std::optional<double>(r.max_error) : std::nullopt);
-  nlohmann::json samples{{"routine_ms", r.routine_ms}, {"kernel_ms", r.kernel_ms}};
+  // Unknown figures (a batch run item by item has no kernel-alone time) are NULL.
+  auto opt = [&](double v) {
+    return timed && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+  };
+  s.bind(14, to_string(r.status)).bind(15, r.message).bind(16, r.build_seconds);
+  s.bind(17, opt(r.median_ms)).bind(18, opt(r.min_ms)).bind(19, opt(r.max_ms));
+  s.bind(20, opt(r.kernel_median_ms)).bind(21, opt(r.gflops)).bind(22, opt(r.kernel_gflops));
+  s.bind(23, std::isfinite(r.max_error) ? std::optional<double>(r.max_error) : std::nullopt);
+  // Kernel times are unknown (NaN) for a batch run item by item: none are stored then.
+  const bool kernel_known = std::all_of(r.kernel_ms.begin(), r.kernel_ms.end(),
+                                        [](double v) { return std::isfinite(v); });
+  nlohmann::json samples{{"routine_ms", r.routine_ms},
+                         {"kernel_ms", kernel_known ? r.kernel_ms : std::vector<double>{}}};
   if (r.kernel_wall_clock) samples["kernel_clock"] = "wall";  // events are the default
-  s.bind(23, samples.dump());
-  s.bind(24, m.measured_at.empty() ? now_utc() : m.measured_at);
-  s.bind(25, timed && r.gbps > 0 ? std::optional<double>(r.gbps) : std::nullopt);
-  s.bind(26, r.other_load >= 0 ? std::optional<double>(r.other_load) : std::nullopt);
+  s.bind(24, samples.dump());
+  s.bind(25, m.measured_at.empty() ? now_utc() : m.measured_at);
+  s.bind(26, timed && r.gbps > 0 ? std::optional<double>(r.gbps) : std::nullopt);
+  s.bind(27, r.other_load >= 0 ? std::optional<double>(r.other_load) : std::nullopt);
   s.run();
   const std::int64_t id = db_.last_insert_id();
   if (r.status == Status::kOk && timed) upsert_best(id, m, true);
@@ -320,17 +329,18 @@ void Store::upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_i
   auto b = db_.prepare(
       std::string(
           "INSERT INTO best (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, "
-          "measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
-          "((SELECT id FROM devices WHERE key = ?), ?, ?,?,?,?,?,?,?, ?,?,?,?,?,?) "
-          "ON CONFLICT (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b) "
+          "batch, measurement_id, config, median_ms, gflops, kernel_gflops, updated_at) VALUES "
+          "((SELECT id FROM devices WHERE key = ?), ?, ?,?,?,?,?,?,?,?, ?,?,?,?,?,?) "
+          "ON CONFLICT (device_id, kernel, m, n, k, precision, layout, trans_a, trans_b, batch) "
           "DO UPDATE SET measurement_id = excluded.measurement_id, "
           "config = excluded.config, median_ms = excluded.median_ms, gflops = excluded.gflops, "
           "kernel_gflops = excluded.kernel_gflops, updated_at = excluded.updated_at") +
       (only_if_faster ? " WHERE excluded.median_ms < best.median_ms" : ""));
   b.bind(1, m.device_key).bind(2, m.kernel);
   bind_problem(b, 3, m.problem);
-  b.bind(10, id).bind(11, m.config).bind(12, r.median_ms).bind(13, r.gflops);
-  b.bind(14, r.kernel_gflops).bind(15, now_utc());
+  b.bind(11, id).bind(12, m.config).bind(13, r.median_ms).bind(14, r.gflops);
+  b.bind(15, std::isfinite(r.kernel_gflops) ? std::optional<double>(r.kernel_gflops) : std::nullopt)
+      .bind(16, now_utc());
   b.run();
 }
 
@@ -360,7 +370,7 @@ std::vector<MeasurementRecord> Store::measurements(const std::string& device_key
       kProblemMatch + " AND (? = '' OR m.kernel = ?) ORDER BY m.id");
   s.bind(1, device_key);
   bind_problem(s, 2, p);
-  s.bind(9, kernel).bind(10, kernel);
+  s.bind(10, kernel).bind(11, kernel);
   std::vector<MeasurementRecord> out;
   while (s.step()) {
     MeasurementRecord r;
@@ -403,13 +413,13 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
                   "JOIN devices d ON d.id = b.device_id "
                   "JOIN measurements m ON m.id = b.measurement_id WHERE d.key = ? AND b.") +
       "m = ? AND b.n = ? AND b.k = ? AND b.precision = ? AND b.layout = ? AND b.trans_a = ? "
-      "AND b.trans_b = ? AND (b.kernel = ? OR (? = '' AND b.kernel IN (" +
+      "AND b.trans_b = ? AND b.batch = ? AND (b.kernel = ? OR (? = '' AND b.kernel IN (" +
       placeholders(routine_kernels_.size()) + "))) ORDER BY b.median_ms LIMIT 1");
   s.bind(1, device_key);
   bind_problem(s, 2, p);
-  s.bind(9, kernel).bind(10, kernel);
+  s.bind(10, kernel).bind(11, kernel);
   for (std::size_t i = 0; i < routine_kernels_.size(); ++i)
-    s.bind(int(11 + i), routine_kernels_[i]);
+    s.bind(int(12 + i), routine_kernels_[i]);
   if (!s.step()) return std::nullopt;
   BestRecord b;
   b.device_key = device_key;
@@ -430,12 +440,13 @@ std::vector<std::pair<std::string, std::string>> Store::top_configs_elsewhere(
       "SELECT m.kernel, m.config, MAX(m.gflops) AS g FROM measurements m "
       "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.precision = ? AND m.layout = ? "
       "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND NOT (m.m = ? AND m.n = ? AND "
-      "m.k = ?) AND m.kernel IN (" +
+      "m.k = ? AND m.batch = ?) AND m.kernel IN (" +
       placeholders(routine_kernels_.size()) +
       ") GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT ?");
   s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));
   s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k);
-  int next = 9;
+  s.bind(9, p.batch);
+  int next = 10;
   for (const auto& k : routine_kernels_) s.bind(next++, k);
   s.bind(next, limit);
   std::vector<std::pair<std::string, std::string>> out;

@@ -19,7 +19,7 @@
 namespace mmtune {
 
 // Schema version (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table).
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // The SQL that migrates version i to i + 1, for each i, written for SQLite (exposed for migration
 // tests; sql::Database::ddl() turns it into the connection's dialect).
