@@ -7,31 +7,36 @@
 // matrix). Element (i, j) comes from src[src_offset + i * si + j * sj] inside the rows x cols
 // source and is zero in the padding. They differ in which work-items are neighbours, so that
 // neighbouring work-items read neighbouring source elements (coalesced on GPUs, vector loads
-// where PoCL vectorises across work-items).
+// where PoCL vectorises across work-items). A strided batch packs every item in one launch:
+// item t reads from src + t * src_stride and writes dst + t * dst_stride.
 
 // For sources contiguous along j (sj = 1): one element per work-item, launched as
-// panel x rows_p x (cols_p / panel) so no work-item divides.
+// panel x rows_p x (panels * items) so no work-item divides but by the panel count.
 __kernel void pack_rows(const int rows, const int cols, const __global real* restrict src,
                         const int src_offset, const int si, const int sj,
-                        __global real* restrict dst, const int rows_p, const int panel) {
+                        __global real* restrict dst, const int rows_p, const int panel,
+                        const int src_stride, const int dst_stride, const int panels) {
   const int jj = get_global_id(0);
   const int i = get_global_id(1);
-  const int p = get_global_id(2);
+  const int item = get_global_id(2) / panels;
+  const int p = get_global_id(2) - item * panels;
   const int j = p * panel + jj;
-  dst[(p * rows_p + i) * panel + jj] =
-      (i < rows && j < cols) ? src[src_offset + i * si + j * sj] : (real)0;
+  dst[item * dst_stride + (p * rows_p + i) * panel + jj] =
+      (i < rows && j < cols) ? src[src_offset + item * src_stride + i * si + j * sj] : (real)0;
 }
 
 // For sources contiguous along i (si = 1, a transposition): one panel row per work-item, launched
-// as rows_p x (cols_p / panel). Half the time of pack_rows for this case on PoCL.
+// as rows_p x (cols_p / panel) x items. Half the time of pack_rows for this case on PoCL.
 __kernel void pack_cols(const int rows, const int cols, const __global real* restrict src,
                         const int src_offset, const int si, const int sj,
-                        __global real* restrict dst, const int rows_p, const int panel) {
+                        __global real* restrict dst, const int rows_p, const int panel,
+                        const int src_stride, const int dst_stride) {
   const int i = get_global_id(0);
   const int p = get_global_id(1);
-  __global real* d = dst + (p * rows_p + i) * panel;
+  const int item = get_global_id(2);
+  __global real* d = dst + item * dst_stride + (p * rows_p + i) * panel;
   const int valid = (i < rows) ? clamp(cols - p * panel, 0, panel) : 0;
-  const __global real* s = src + src_offset + i * si + p * panel * sj;
+  const __global real* s = src + src_offset + item * src_stride + i * si + p * panel * sj;
   for (int jj = 0; jj < valid; ++jj) d[jj] = s[jj * sj];
   for (int jj = valid; jj < panel; ++jj) d[jj] = (real)0;
 }
@@ -59,15 +64,17 @@ __kernel void pack_image(const int rows, const int cols, const __global float* r
 #endif
 
 // dst(i, j) = src(i, j) + beta * dst(i, j) for the rows x cols top-left part of the padded src;
-// beta = 0 never reads dst (BLAS semantics: C may hold NaN).
+// beta = 0 never reads dst (BLAS semantics: C may hold NaN). Dimension 2 numbers a batch's items.
 __kernel void unpad_copy(const int rows, const int cols, const real beta,
                          const __global real* restrict src, const int ld_src,
-                         __global real* restrict dst, const int dst_offset, const int ld_dst) {
+                         __global real* restrict dst, const int dst_offset, const int ld_dst,
+                         const int src_stride, const int dst_stride) {
   const int j = get_global_id(0);
   const int i = get_global_id(1);
+  const int item = get_global_id(2);
   if (i >= rows || j >= cols) return;
-  __global real* d = dst + dst_offset + i * ld_dst + j;
-  const real s = src[i * ld_src + j];
+  __global real* d = dst + dst_offset + item * dst_stride + i * ld_dst + j;
+  const real s = src[item * src_stride + i * ld_src + j];
   *d = (beta != (real)0) ? s + beta * *d : s;
 }
 

@@ -5,6 +5,8 @@
 // routine packs both (lda = MWG, a_panel = K * MWG), so a work-group streams through contiguous
 // memory instead of touching one page per k row; a plain K x M matrix is the case a_panel = MWG.
 // C is N x M with m contiguous (c[n*ldc + m]).
+// A strided batch is one launch: dimension 2 of the range numbers the items, each `*_stride`
+// elements after the one before (buffers only; the host runs images one item at a time).
 // A work-group computes an MWG x NWG macro tile of C, stepping through k in KWG slices; each
 // work-item keeps an MWI x NWI micro tile of C in registers.
 
@@ -52,6 +54,12 @@
 #endif
 #ifndef IMG
 #define IMG 0  // 1: A and B are 2-D images of float4 texels (K rows of M/4 and N/4 texels)
+#endif
+#ifndef PACK
+#define PACK 1  // 1: the host packs A and B into panels; 0: read in place where the shape allows
+#endif
+#ifndef BK
+#define BK 0  // 1: B is k-contiguous, (k, n) at B[n * ldb + k] (set by the host, SB=0 only)
 #endif
 
 #define MWI (MWG / MDIMC)                 // micro tile in m per work-item
@@ -116,14 +124,16 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void gemm_tiled(const int M, const int N, const int K, const real alpha, const real beta,
                 OPERAND A, const int a_offset, const int lda, const int a_panel,
                 OPERAND B, const int b_offset, const int ldb, const int b_panel,
-                __global real* C, const int c_offset, const int ldc) {
+                __global real* C, const int c_offset, const int ldc, const int a_stride,
+                const int b_stride, const int c_stride) {
   const int tid_m = get_local_id(0);
   const int tid_n = get_local_id(1);
   const int m0 = get_group_id(0) * MWG;
   const int n0 = get_group_id(1) * NWG;
+  const int item = get_group_id(2);  // the host keeps every item's last element below 2^31
 #if !IMG
-  const __global real* ag = A + a_offset + get_group_id(0) * a_panel;  // row k: ag[k * lda]
-  const __global real* bg = B + b_offset + get_group_id(1) * b_panel;  // row k: bg[k * ldb]
+  const __global real* ag = A + a_offset + item * a_stride + get_group_id(0) * a_panel;
+  const __global real* bg = B + b_offset + item * b_stride + get_group_id(1) * b_panel;
 #endif
 #if SA
   __local real alm[KWG * MWG];
@@ -208,6 +218,8 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #endif
 #if SB
         const __local real* bk = blm + k * NWG + NOFF(tid_n);
+#elif BK
+        const __global real* bk = bg + (kw + k) + NOFF(tid_n) * ldb;
 #else
         const __global real* bk = bg + (kw + k) * ldb + NOFF(tid_n);
 #endif
@@ -216,7 +228,11 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
         for (int mi = 0; mi < MVI; ++mi) a[mi] = VLOAD(VWM)(0, ak + MSTEP(mi));
 #pragma unroll
         for (int ni = 0; ni < NWI; ++ni) {
+#if BK
+          const real b = bk[NSTEP(ni) * ldb];
+#else
           const real b = bk[NSTEP(ni)];  // a CPU broadcasts each scalar straight from memory
+#endif
 #pragma unroll
           for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b;
         }
@@ -233,7 +249,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
     const int n = n0 + NVEC(tid_n, ni / VWN) * VWN + ni % VWN;
 #pragma unroll
     for (int mi = 0; mi < MVI; ++mi) {
-      __global real* c = C + c_offset + n * ldc + m0 + MVEC(tid_m, mi) * VWM;
+      __global real* c = C + c_offset + item * c_stride + n * ldc + m0 + MVEC(tid_m, mi) * VWM;
       realM r = alpha * acc[ni][mi];
       if (beta != (real)0) r += beta * VLOAD(VWM)(0, c);  // BLAS: beta = 0 never reads C
       VSTORE(VWM)(r, 0, c);

@@ -38,11 +38,9 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   wide.MWG = std::max(16, 2 * vw), wide.NWG = 64, wide.KWG = 32, wide.MDIMC = 1, wide.NDIMC = 8,
   wide.VWM = vw, wide.VWN = 8, wide.KWI = 8, wide.SA = 0, wide.SB = 0, wide.MDIMA = 1,
   wide.NDIMB = 8;
-  // A batch: the direct kernel runs it in one launch, without copies.
-  std::vector<KernelConfig> candidates = {
+  const std::vector<KernelConfig> candidates = {
       vw >= 4 ? KernelConfig(wide) : KernelConfig(TiledConfig{}), TiledConfig{}, DirectConfig{},
       ClassicConfig{8}, NaiveConfig{}};
-  if (problem.batch > 1) candidates.insert(candidates.begin(), DirectConfig{});
   for (const auto& c : candidates) {
     if (constraint_violations(c).empty() &&
         limit_violations(c, device, problem.precision).empty()) {

@@ -37,6 +37,11 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"STRN", &C::STRN, {0, 1}, "strided (1) or contiguous (0) n-vectors per work-item"},
       {"IMG", &C::IMG, q ? std::vector{0} : std::vector{0, 1},
        "read A and B through images of float4 texels (1) or buffers (0)", 0},
+      {"PACK",
+       &C::PACK,
+       {0, 1},
+       "pack A and B into panels first (1) or read them in place where the shape allows (0)",
+       1},
   };
   auto mwi = [](const C& c) { return c.MWG / c.MDIMC; };
   auto nwi = [](const C& c) { return c.NWG / c.NDIMC; };
@@ -96,16 +101,27 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"IMG=1 -> VWM % 4 == 0 and VWN % 4 == 0",
        {"IMG", "VWM", "VWN"},
        [](const C& c) { return !c.IMG || (c.VWM % 4 == 0 && c.VWN % 4 == 0); }},
+      // Reading in place is the buffers' global-memory path (B's layout is a build option).
+      {"PACK=0 -> SA=0, SB=0 and IMG=0",
+       {"PACK", "SA", "SB", "IMG"},
+       [](const C& c) { return c.PACK || (c.SA == 0 && c.SB == 0 && c.IMG == 0); }},
   };
   return {std::move(p), std::move(k)};
 }
 
 class TiledFamily final : public TypedFamily<TiledConfig> {
+  // PACK=0 on a shape of whole tiles with A's m contiguous: no copies.
+  static bool in_place(const TiledConfig& t, const ColMajorProblem& p) {
+    return !t.PACK && !p.trans_a && p.m % std::size_t(t.MWG) == 0 &&
+           p.n % std::size_t(t.NWG) == 0 && p.k % std::size_t(t.KWG) == 0;
+  }
+
  public:
   constexpr TiledFamily() = default;
   std::string_view name() const override { return "tiled"; }
   double search_weight() const override { return 3.0; }  // the fastest family gets most tries
   std::string source_file() const override { return "gemm_tiled.cl"; }
+  bool batches() const override { return true; }
   KernelArguments arguments() const override { return KernelArguments::kPackedPanels; }
   const ParamSpace<TiledConfig>& space(SpaceSize s) const override { return tiled_space(s); }
 
@@ -128,10 +144,15 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
     const auto t = get<TiledConfig>(c);
     KernelLaunch l;
     l.pad_m = t.MWG, l.pad_n = t.NWG, l.pad_k = t.KWG, l.images = t.IMG != 0;
+    l.in_place = in_place(t, p);
     l.global = {family_limits::round_up(p.m, t.MWG) / t.MWG * t.MDIMC,
                 family_limits::round_up(p.n, t.NWG) / t.NWG * t.NDIMC};
     l.local = {std::size_t(t.MDIMC), std::size_t(t.NDIMC)};
     return l;
+  }
+  // B stored untransposed is k-contiguous: read column by column.
+  std::string extra_build_options(const KernelConfig& c, const ColMajorProblem& p) const override {
+    return in_place(get<TiledConfig>(c), p) && !p.trans_b ? " -DBK=1" : "";
   }
   std::array<double, 2> reuse_block(const KernelConfig& c) const override {
     const auto t = get<TiledConfig>(c);

@@ -115,6 +115,10 @@ struct KernelLaunch {
   // images of float4 texels instead of buffers.
   std::size_t pad_m = 1, pad_n = 1, pad_k = 1;
   bool images = false;
+  // kPackedPanels: the kernel reads A and B where they are, without copies (the problem's sizes
+  // are multiples of the pads and A is untransposed; B is read as it is stored): A as K x M
+  // with lda and panels MWG apart, B likewise or, untransposed, column by column.
+  bool in_place = false;
 };
 
 enum class FamilyRole {
@@ -160,8 +164,9 @@ class KernelFamily {
   }
   virtual KernelLaunch launch(const KernelConfig& c, const ColMajorProblem& p) const = 0;
   // Whether the kernel runs a whole strided batch in one launch: it takes the batch strides of
-  // A, B and C (ints, in elements) after its other arguments and computes item get_group_id(2)
-  // of a 3-D launch. The routine runs other families' batches one launch per item.
+  // A, B and C (ints, in elements; of the packed copies for kPackedPanels) after its other
+  // arguments and computes item get_group_id(2) of a 3-D launch. The routine runs other
+  // families' batches one launch per item (and packed ones on images).
   virtual bool batches() const { return false; }
   // The block of C whose elements share each element of A and B read from memory: the
   // arithmetic intensity of the kernel (1 x 1: every product reads both operands).

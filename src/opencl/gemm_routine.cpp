@@ -1,5 +1,6 @@
 #include "opencl/gemm_routine.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -58,8 +59,22 @@ bool is_zero(double v, Precision p) {
 
 }  // namespace
 
-bool GemmRoutine::one_launch_batches(const KernelFamily& family) {
-  return family.batches() && family.arguments() != KernelArguments::kPackedPanels;
+bool GemmRoutine::one_launch_batches(const KernelConfig& config, const GemmProblem& problem) const {
+  const KernelFamily& family = config.kind().family();
+  if (!family.batches()) return false;
+  if (family.arguments() != KernelArguments::kPackedPanels) return true;
+  // Images hold one item each (a batch's would pass the devices' image heights). The packed
+  // copies of all items must fit 32-bit indexing and one allocation.
+  const ColMajorProblem cp = to_col_major(problem);
+  const KernelLaunch l = family.launch(config, cp);
+  if (l.images) return false;
+  if (l.in_place) return true;
+  using family_limits::round_up;
+  const double mp = double(round_up(cp.m, l.pad_m)), np = double(round_up(cp.n, l.pad_n)),
+               kp = double(round_up(cp.k, l.pad_k)), items = double(problem.batch);
+  const double largest = std::max({kp * mp, kp * np, mp * np}) * items;
+  return largest <= double(kMaxKernelElements) &&
+         largest * double(problem.element_size()) <= double(device_.max_alloc_bytes);
 }
 
 bool GemmRoutine::multiplies(const GemmProblem& p) {
@@ -196,7 +211,7 @@ RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProb
     if (!e()) throw UsageError("the wait list holds a null event");
   }
   try {
-    if (problem.batch > 1 && !(multiplies(problem) && one_launch_batches(config.kind().family()))) {
+    if (problem.batch > 1 && !(multiplies(problem) && one_launch_batches(config, problem))) {
       return launch_items(queue, problem, config, a, b, c, wait_for);
     }
     return launch(queue, problem, config, a, b, c, wait_for);
@@ -271,22 +286,34 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   const KernelFamily& family = config.kind().family();
   const KernelLaunch l = family.launch(config, cp);
   // A family that batches runs the whole batch as dimension 2 of one launch.
-  const bool batches = one_launch_batches(family);
-  const std::size_t items = batches ? problem.batch : 1;
+  const bool batches = family.batches();  // the kernel takes the strides (launch() has 1 item
+                                          // where the batch does not run in one launch)
+  const std::size_t items = problem.batch;
   const cl::NDRange global = batches ? cl::NDRange(l.global[0], l.global[1], items)
                                      : cl::NDRange(l.global[0], l.global[1]);
   const cl::NDRange local = !l.local[0] ? cl::NDRange(cl::NullRange)
                             : batches   ? cl::NDRange(l.local[0], l.local[1], 1)
                                         : cl::NDRange(l.local[0], l.local[1]);
-  if (batches) {
-    const bool swapped = cp.swapped;
-    set_args(k, family.arguments() == KernelArguments::kBuffers ? 14 : 16,
-             i32(swapped ? problem.stride_b_or_min() : problem.stride_a_or_min()),
-             i32(swapped ? problem.stride_a_or_min() : problem.stride_b_or_min()),
-             i32(problem.stride_c_or_min()));
+  // The user's strides, of the column-major operands.
+  const std::size_t stride_a = cp.swapped ? problem.stride_b_or_min() : problem.stride_a_or_min();
+  const std::size_t stride_b = cp.swapped ? problem.stride_a_or_min() : problem.stride_b_or_min();
+  const std::size_t stride_c = problem.stride_c_or_min();
+  if (batches && family.arguments() != KernelArguments::kPackedPanels) {
+    set_args(k, family.arguments() == KernelArguments::kBuffers ? 14 : 16, i32(stride_a),
+             i32(stride_b), i32(stride_c));
   }
   switch (family.arguments()) {
     case KernelArguments::kPackedPanels: {
+      if (l.in_place) {  // whole tiles, read where they are: A's panels MWG apart, B's by layout
+        set_args(k, 0, M, N, K);
+        set_real(k, 3, problem.alpha, prec);
+        set_real(k, 4, problem.beta, prec);
+        const int lda = i32(cp.lda), ldb = i32(cp.ldb);
+        set_args(k, 5, *a.buffer, i32(a.offset), lda, i32(l.pad_m), *b.buffer, i32(b.offset), ldb,
+                 cp.trans_b ? i32(l.pad_n) : i32(l.pad_n) * ldb, *c.buffer, i32(c.offset),
+                 i32(cp.ldc), i32(stride_a), i32(stride_b), i32(stride_c));
+        break;
+      }
       const std::size_t mp = family_limits::round_up(cp.m, l.pad_m),
                         np = family_limits::round_up(cp.n, l.pad_n),
                         kp = family_limits::round_up(cp.k, l.pad_k);
@@ -297,15 +324,18 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and
       // spares the kernel a new page and cache set per k row, which caps large sizes on CPUs
       // (docs/kernels.md).
-      const auto pack = [&](Operand src, int rows, int cols, int si, int sj, cl::Buffer& dst,
-                            std::size_t rows_p, std::size_t cols_p, int panel) {
+      // A batch's items are packed back to back, rows_p * cols_p elements apart.
+      const auto pack = [&](Operand src, int rows, int cols, int si, int sj, std::size_t stride,
+                            cl::Buffer& dst, std::size_t rows_p, std::size_t cols_p, int panel) {
         const bool by_rows = sj == 1;
         cl::Kernel& kern = by_rows ? copies.pack_rows : copies.pack_cols;
-        set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p),
-                 panel);
+        const std::size_t panels = cols_p / std::size_t(panel);
+        set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p), panel,
+                 i32(stride), i32(rows_p * cols_p));
+        if (by_rows) set_args(kern, 11, i32(panels));
         launch_one(kern,
-                   by_rows ? cl::NDRange(panel, rows_p, cols_p / panel)
-                           : cl::NDRange(rows_p, cols_p / panel),
+                   by_rows ? cl::NDRange(panel, rows_p, panels * items)
+                           : cl::NDRange(rows_p, panels, items),
                    cl::NullRange);
       };
       // A: K x M with m contiguous in panels of pad_m, from the column-major form (transposed
@@ -317,11 +347,12 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
       const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
       const bool c_direct = mp == cp.m && np == cp.n;
-      const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * es);
+      const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * items * es);
       set_args(k, 0, i32(mp), i32(np), i32(kp));
       set_real(k, 3, problem.alpha, prec);
       set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
-      set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp));
+      set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp),
+               i32(kp * mp), i32(kp * np), c_direct ? i32(stride_c) : i32(np * mp));
       if (l.images) {
         if (!copies.pack_image()) throw Error("images need fp32 and a device with images");
         const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
@@ -334,18 +365,19 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
         set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
       } else {
-        cl::Buffer& as = scratch(0, kp * mp * es);
-        pack(a, K, M, sia, sja, as, kp, mp, a_panel);
-        cl::Buffer& bs = scratch(1, kp * np * es);
-        pack(b, K, N, sib, sjb, bs, kp, np, b_panel);
+        cl::Buffer& as = scratch(0, kp * mp * items * es);
+        pack(a, K, M, sia, sja, stride_a, as, kp, mp, a_panel);
+        cl::Buffer& bs = scratch(1, kp * np * items * es);
+        pack(b, K, N, sib, sjb, stride_b, bs, kp, np, b_panel);
         set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel);
       }
       launch_main(k, global, local);
       if (!c_direct) {
         set_args(copies.unpad, 0, N, M);
         set_real(copies.unpad, 2, problem.beta, prec);
-        set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc));
-        launch_one(copies.unpad, cl::NDRange(cp.m, cp.n), cl::NullRange);
+        set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc), i32(np * mp),
+                 i32(stride_c));
+        launch_one(copies.unpad, cl::NDRange(cp.m, cp.n, items), cl::NullRange);
       }
       scratch_busy_ = out.events.back();
       return out;

@@ -61,9 +61,9 @@ class GemmRoutine {
   // Whether a call of the problem runs a GEMM kernel: m, n, k > 0 and alpha != 0 in the
   // problem's precision. Otherwise it only scales C (or does nothing) and needs no prepare().
   static bool multiplies(const GemmProblem& problem);
-  // Whether a batch of the family runs as one launch (KernelFamily::batches()); other
-  // families' batches run one launch per item.
-  static bool one_launch_batches(const KernelFamily& family);
+  // Whether a batch of the configuration runs as one launch (KernelFamily::batches(), and not
+  // on images); others run one launch per item.
+  bool one_launch_batches(const KernelConfig& config, const GemmProblem& problem) const;
 
   // Enqueues C = alpha op(A) op(B) + beta C with BLAS semantics (m or n = 0: a marker only;
   // k = 0 or alpha = 0: C = beta C without reading A and B; beta = 0: C is not read). Each
