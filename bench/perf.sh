@@ -14,8 +14,10 @@
 #
 # Environment: DEVICE (pthread), TIME_LIMIT (8m: the default tune's; e.g. 2m for a quicker run,
 # which the README then states), SIZES ("512 1024 2048 4096"), SHAPES ("8x4096x4096 4096x4096x64
-# 4096x1x4096 1000x700x333"), FP64_SIZES ("512 1024 2048"), OUT (results/perf), PERF_DB (the
-# working database, default results/.work/perf.db; resumed if it exists).
+# 4096x1x4096 1000x700x333"), BATCHED ("64x64x64x1000": MxNxKxBATCH, strided-batched GEMMs, the
+# host BLAS looping over the items, CLBlast's GemmStridedBatched), FP64_SIZES ("512 1024 2048"),
+# OUT (results/perf), PERF_DB (the working database, default results/.work/perf.db; resumed if it
+# exists).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +29,7 @@ limit=${TIME_LIMIT:-8m}
 read -r -a sizes <<<"${SIZES:-512 1024 2048 4096}"
 read -r -a shapes <<<"${SHAPES:-8x4096x4096 4096x4096x64 4096x1x4096 1000x700x333}"
 read -r -a fp64_sizes <<<"${FP64_SIZES:-512 1024 2048}"
+read -r -a batched <<<"${BATCHED:-64x64x64x1000}"
 out=${OUT:-results/perf}
 db=${PERF_DB:-results/.work/perf.db}
 export POCL_DEVICES=${POCL_DEVICES:-"pthread basic"}
@@ -70,6 +73,11 @@ for prec in 32 64; do
       run tune --device "$device" --precision 32 "${dims[@]}" --time-limit "$limit" --db "$db" \
         --json -q >"$out/tune-fp32-$s.json"
     done
+    for s in "${batched[@]}"; do
+      read -r -a dims <<<"$(shape_args "${s%x*}")"
+      run tune --device "$device" --precision 32 "${dims[@]}" --batch "${s##*x}" \
+        --time-limit "$limit" --db "$db" --json -q >"$out/tune-fp32-batch-$s.json"
+    done
   fi
 done
 
@@ -81,6 +89,14 @@ run bench --device "$device" --precision 32 --n "$square" --shape "$skinny" --no
 square64=$(IFS=,; echo "${fp64_sizes[*]}")
 run bench --device "$device" --precision 64 --n "$square64" --no-baselines --db "$db" \
   --json >"$out/bench-fp64.json"
+echo "[]" >"$out/bench-batched.json"
+for s in "${batched[@]}"; do  # one bench per batch (--batch applies to every shape of a run)
+  run bench --device "$device" --precision 32 --shape "${s%x*}" --batch "${s##*x}" \
+    --no-baselines --db "$db" --json >"$out/bench-batch-$s.json"
+  python3 -c 'import json, sys; a, b = sys.argv[1:]; json.dump(json.load(open(a)) + json.load(open(b)), open(a, "w"), indent=1)' \
+    "$out/bench-batched.json" "$out/bench-batch-$s.json"
+  rm "$out/bench-batch-$s.json"
+done
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 cpu=$(lscpu | sed -n 's/^Model name: *//p')
 
@@ -89,12 +105,12 @@ python3 - "$out" "$started" "$finished" "$commit" "$cpu" "$(nproc)" "$limit" \
 import json, os, sys
 out, started, finished, commit, cpu, cores, limit, coretype = sys.argv[1:]
 
-def table(prec):
-    rows = json.load(open(os.path.join(out, f"bench-fp{prec}.json")))
+def table(prec, rows_file):
+    rows = json.load(open(os.path.join(out, rows_file)))
     peak = json.load(open(os.path.join(out, f"roofline-fp{prec}.json")))["peak_gflops"]
     by_shape = {}
     for r in rows:
-        shape = (r["m"], r["n"], r["k"])
+        shape = (r["m"], r["n"], r["k"], r.get("batch", 1))
         by_shape.setdefault(shape, {})[r["subject"]] = r
     lines = [f"| shape (fp{prec}) | tuned GFLOPS | host BLAS | tuned / BLAS | CLBlast | tuned / CLBlast | % of FMA peak | tuned parameters |",
              "|---|---|---|---|---|---|---|---|"]
@@ -102,8 +118,10 @@ def table(prec):
         return r["gflops"] if r and r["status"] == "Ok" else None
     def f(x, fmt="{:.1f}"):
         return fmt.format(x) if x is not None else "-"
-    for (m, n, k), s in by_shape.items():
+    for (m, n, k, batch), s in by_shape.items():
         name = str(n) if m == n == k else f"{m}x{n}x{k}"
+        if batch != 1:
+            name = f"{batch} x {m}x{n}x{k} (batched)"
         t, b, c = g(s.get("tuned")), g(s.get("host-blas")), g(s.get("clblast"))
         ratio = lambda x, y: x / y if x and y else None
         note = s["tuned"]["note"].split(";")[0] if "tuned" in s else ""
@@ -131,8 +149,9 @@ def tunes():
                      + (f"{early:.2f}" if early is not None else "-") + " |")
     return lines
 
-fp32, peak32 = table(32)
-fp64, peak64 = table(64)
+fp32, peak32 = table(32, "bench-fp32.json")
+fp64, peak64 = table(64, "bench-fp64.json")
+batch32, _ = table(32, "bench-batched.json")
 section = [
     f"Measured by `bench/perf.sh` on {cpu} ({cores} cores), PoCL pthread device, {started} to "
     f"{finished} UTC, commit {commit}; each shape tuned by the default tune with time limit "
@@ -141,15 +160,17 @@ section = [
     f"OPENBLAS_CORETYPE={coretype}, since OpenBLAS 0.3.21 runs generic kernels on CPU models it "
     "does not know). FMA peak "
     f"measured by `mmtune roofline`: {peak32:.0f} GFLOPS fp32, {peak64:.0f} fp64. The machine's "
-    "speed drifts by up to a third within minutes: compare within a row.",
+    "speed drifts by up to a third within minutes: compare within a row. Batched rows: one call "
+    "of `batch` GEMMs (strided-batched), the host BLAS one call per item, CLBlast "
+    "`GemmStridedBatched`.",
     "",
-] + fp32 + [""] + fp64
+] + fp32 + [""] + fp64 + [""] + batch32
 tuning = tunes()
 with open(os.path.join(out, "README.md"), "w") as fh:
     fh.write("# Performance against OpenBLAS and CLBlast\n\n" + "\n".join(section) + "\n\n"
              "## The tunes\n\nIn the order they ran (each later one starts from the bests "
              "stored before it):\n\n" + "\n".join(tuning) + "\n\n"
-             "Files: `bench-fp32.json`, `bench-fp64.json` (every row, as `mmtune bench --json` "
+             "Files: `bench-fp32.json`, `bench-fp64.json`, `bench-batched.json` (every row, as `mmtune bench --json` "
              "printed it), `tune-*.json` (each tune's summary), `roofline-fp*.json`, "
              "`commands.txt` (the commands, in order).\n")
 readme = "README.md"

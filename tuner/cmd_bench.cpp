@@ -106,6 +106,7 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
       out.push_back({{"m", r.problem.m},
                      {"n", r.problem.n},
                      {"k", r.problem.k},
+                     {"batch", r.problem.batch},
                      {"precision", o.precision},
                      {"subject", r.subject},
                      {"kernel", r.kernel},

@@ -1,0 +1,268 @@
+// Strided-batched and batched GEMM: every family against the CPU reference (in one launch or one
+// launch per item), the consumer's calls and their misuse, and batches as problems of their own
+// in the store, the lookup and the CLI.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "mmtune/error.hpp"
+#include "mmtune/gemm.hpp"
+#include "opencl/host_data.hpp"
+#include "opencl/reference.hpp"
+#include "opencl/runner.hpp"
+#include "store/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+// Global-memory operands, 16-wide vectors; PACK=0 reads A and B in place on whole tiles.
+TiledConfig wide(int pack) {
+  TiledConfig c;
+  c.MWG = 32, c.NWG = 32, c.KWG = 16, c.MDIMC = 2, c.NDIMC = 4, c.VWM = 16, c.VWN = 8, c.KWI = 8;
+  c.SA = 0, c.SB = 0, c.MDIMA = 2, c.NDIMB = 4, c.PACK = pack;
+  return c;
+}
+
+TiledConfig image() {
+  TiledConfig c = wide(1);
+  c.VWM = 8, c.VWN = 4, c.IMG = 1;
+  return c;
+}
+
+GemmProblem batch_of(std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k, p.batch = batch;
+  return p;
+}
+
+TEST(Batched, EveryFamilyMatchesTheReferenceItemByItem) {
+  const Device& dev = test::pocl_device("pthread");
+  const KernelSources sources;  // the runner keeps a reference
+  Runner runner(dev, sources);
+  DirectConfig direct;
+  direct.WGD = 32, direct.MDIMCD = 4, direct.NDIMCD = 8, direct.VWMD = 4, direct.VWND = 2;
+  direct.KWID = 8, direct.MDIMAD = 16, direct.NDIMBD = 2, direct.PADA = 0;
+  const std::vector<KernelConfig> configs = {TiledConfig{}, wide(0),         wide(1),
+                                             image(),       DirectConfig{},  direct,
+                                             NaiveConfig{}, ClassicConfig{8}};
+  // Irregular (padded per item), whole tiles (read in place), every layout and transposition,
+  // gaps between the items, scalars with beta = 0 (C holds NaN) and beta != 0.
+  std::vector<GemmProblem> problems;
+  int variant = 0;
+  for (auto [m, n, k] : {std::tuple{33, 17, 9}, std::tuple{64, 32, 32}, std::tuple{1, 7, 64}}) {
+    for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (int t = 0; t < 4; ++t) {
+        GemmProblem p = batch_of(m, n, k, 3 + variant % 3);
+        p.layout = layout, p.trans_a = t & 1, p.trans_b = t & 2;
+        p.alpha = variant % 2 ? -1.5 : 1.0, p.beta = variant % 4 == 1 ? 0.0 : 0.5;
+        if (variant % 3 == 1) {  // padded leading dimensions and gaps after each item
+          p.lda = p.min_ld(p.a_rows(), p.a_cols()) + 3;
+          p.ldc = p.min_ld(p.m, p.n) + 2;
+          p.stride_a = p.a_elements() + 5, p.stride_b = p.b_elements() + 64;
+          p.stride_c = p.c_elements() + 7;
+        }
+        problems.push_back(p);
+        ++variant;
+      }
+    }
+  }
+  for (const KernelConfig& c : configs) {
+    for (const GemmProblem& p : problems) {
+      runner.set_problem(p, p.m * 7 + p.batch);
+      const Measurement m = runner.evaluate(c, TimingOptions::verify_only());
+      ASSERT_EQ(m.status, Status::kOk) << describe(p) << " stride_c=" << p.stride_c << " ["
+                                       << to_string(c) << "]: " << m.message;
+    }
+  }
+}
+
+TEST(Batched, BothFamiliesRunABatchInOneLaunch) {
+  const Device& dev = test::pocl_device("pthread");
+  cl::Context context(dev.device);
+  cl::CommandQueue queue(context, dev.device);
+  ProgramCache cache(context, dev.device, dev.info.key, "");
+  const KernelSources sources;
+  GemmRoutine routine(sources, cache, dev.info);
+  const GemmProblem p = batch_of(64, 64, 64, 5);
+  const Operands o = random_operands(p, 3);
+  const auto bytes = [&](const std::vector<double>& v) { return to_bytes(v, p.precision); };
+  auto ab = bytes(o.a), bb = bytes(o.b), cb = bytes(o.c);
+  cl::Buffer a(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, ab.size(), ab.data());
+  cl::Buffer b(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bb.size(), bb.data());
+  cl::Buffer c(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, cb.size(), cb.data());
+  // Commands per call: a batch is one launch (the tiled kernel packs both operands first, or
+  // reads them in place); images and naive run item by item.
+  const std::vector<std::pair<KernelConfig, std::size_t>> expected = {
+      {TiledConfig{}, 3}, {wide(0), 1}, {DirectConfig{}, 1}, {image(), 15}, {NaiveConfig{}, 5}};
+  for (const auto& [config, commands] : expected) {
+    ASSERT_TRUE(routine.prepare(config, p).ok) << to_string(config);
+    const RoutineEvents ev = routine.enqueue(queue, p, config, {&a}, {&b}, {&c});
+    cl::Event::waitForEvents(ev.events);
+    EXPECT_EQ(ev.events.size(), commands) << to_string(config);
+    EXPECT_EQ(ev.item_loop, commands == 15 || commands == 5) << to_string(config);
+  }
+}
+
+class BatchedGemm : public ::testing::Test {
+ protected:
+  const Device& dev = test::pocl_device("pthread");
+  cl::Context context{dev.device};
+  cl::CommandQueue queue{context, dev.device};
+
+  cl::Buffer upload(const std::vector<double>& v) {
+    auto b = to_bytes(v, Precision::kSingle);
+    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b.size(), b.data());
+  }
+  std::vector<double> download(const cl::Buffer& buf, std::size_t elements) {
+    std::vector<unsigned char> b(elements * 4);
+    queue.enqueueReadBuffer(buf, CL_TRUE, 0, b.size(), b.data());
+    return from_bytes(b, Precision::kSingle);
+  }
+};
+
+TEST_F(BatchedGemm, StridedCallsMatchTheReference) {
+  Gemm gemm(context, queue);
+  for (auto [m, n, k] : {std::tuple{64, 64, 64}, std::tuple{20, 9, 70}}) {
+    GemmProblem p = batch_of(m, n, k, 10);
+    p.alpha = 0.5, p.beta = -1.0;
+    EXPECT_EQ(test::gemm_mismatch(gemm, context, queue, p, 5), "");
+    p.layout = Layout::kColMajor, p.trans_b = true, p.stride_c = p.c_elements() + 3;
+    EXPECT_EQ(test::gemm_mismatch(gemm, context, queue, p, 6), "");
+  }
+  // Nothing to do: batch 0, as m = 0 is.
+  GemmProblem none = batch_of(8, 8, 8, 0);
+  cl::Buffer tiny(context, CL_MEM_READ_WRITE, 4);
+  EXPECT_NO_THROW(gemm(none, tiny, tiny, tiny).wait());
+}
+
+// CLBlast's GemmBatched: each item at its own offsets with its own scalars.
+TEST_F(BatchedGemm, BatchedCallsWithOwnOffsetsAndScalars) {
+  Gemm gemm(context, queue);
+  GemmProblem item = batch_of(24, 16, 40, 1);
+  const std::size_t count = 4;
+  GemmProblem whole = item;  // the buffers hold `count` items back to back, and some slack
+  whole.batch = count + 2;
+  const Operands o = random_operands(whole, 9);
+  cl::Buffer a = upload(o.a), b = upload(o.b);
+  const auto run = [&](const std::vector<double>& alphas, const std::vector<double>& betas,
+                       const std::vector<std::size_t>& ao, const std::vector<std::size_t>& bo,
+                       const std::vector<std::size_t>& co) {
+    cl::Buffer c = upload(o.c);
+    gemm.batched(item, alphas, betas, a, ao, b, bo, c, co).wait();
+    const std::vector<double> got = download(c, o.c.size());
+    std::vector<double> want = o.c;
+    for (std::size_t i = 0; i < count; ++i) {  // each item by the single-GEMM reference
+      GemmProblem one = item;
+      one.alpha = alphas[i], one.beta = betas[i];
+      Operands x{{o.a.begin() + long(ao[i]), o.a.begin() + long(ao[i] + item.a_elements())},
+                 {o.b.begin() + long(bo[i]), o.b.begin() + long(bo[i] + item.b_elements())},
+                 {want.begin() + long(co[i]), want.begin() + long(co[i] + item.c_elements())}};
+      const Reference r = reference_gemm(one, x);
+      std::copy(r.c.begin(), r.c.end(), want.begin() + long(co[i]));
+    }
+    for (std::size_t e = 0; e < want.size(); ++e) {
+      ASSERT_NEAR(got[e], want[e], 1e-4 * (1.0 + std::fabs(want[e]))) << "element " << e;
+    }
+  };
+  const std::size_t sa = item.a_elements(), sb = item.b_elements(), sc = item.c_elements();
+  // Evenly spaced with equal scalars (one strided batch), then scattered with own scalars and a
+  // shared A (one routine per item).
+  run({1.0, 1.0, 1.0, 1.0}, {0.5, 0.5, 0.5, 0.5}, {0, sa, 2 * sa, 3 * sa},
+      {sb, 2 * sb, 3 * sb, 4 * sb}, {0, sc, 2 * sc, 3 * sc});
+  run({1.0, -2.0, 0.0, 0.5}, {0.0, 1.0, 2.0, -1.0}, {sa, sa, 0, 4 * sa}, {0, 3 * sb, sb, 5 * sb},
+      {5 * sc, 0, 2 * sc, sc});
+
+  cl::Buffer c = upload(o.c);
+  // Misuse: lists of different lengths, overlapping C matrices, a batch in the problem.
+  EXPECT_THROW(gemm.batched(item, {1.0}, {}, a, {0}, b, {0}, c, {0}), UsageError);
+  try {
+    gemm.batched(item, {1.0, 1.0}, {0.0, 0.0}, a, {0, sa}, b, {0, sb}, c, {0, sc - 1});
+    FAIL() << "overlapping C matrices were accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("overlap"), std::string::npos) << e.what();
+  }
+  GemmProblem batched = item;
+  batched.batch = 2;
+  EXPECT_THROW(gemm.batched(batched, {1.0}, {0.0}, a, {0}, b, {0}, c, {0}), UsageError);
+  // An offset past the buffer's end is caught before anything runs.
+  EXPECT_THROW(gemm.batched(item, {1.0, 1.0}, {0.0, 0.0}, a, {0, 6 * sa}, b, {0, sb}, c, {0, sc}),
+               UsageError);
+}
+
+TEST_F(BatchedGemm, BadStridesAndSmallBuffersAreUsageErrors) {
+  Gemm gemm(context, queue);
+  GemmProblem p = batch_of(16, 16, 16, 4);
+  cl::Buffer enough(context, CL_MEM_READ_WRITE, 4 * 16 * 16 * 4);
+  cl::Buffer one(context, CL_MEM_READ_WRITE, 16 * 16 * 4);
+  try {
+    gemm(p, enough, enough, one);
+    FAIL() << "a C buffer of one item was accepted for four";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("buffer C"), std::string::npos) << e.what();
+  }
+  p.stride_c = 100;  // items 256 elements long, 100 apart
+  EXPECT_THROW(gemm(p, enough, enough, enough), UsageError);
+  p.stride_c = 0;
+  p.stride_a = std::size_t(1) << 30;  // the last item lies beyond 32-bit indexing
+  EXPECT_THROW(gemm(p, enough, enough, enough), UsageError);
+  GemmProblem empty = batch_of(16, 16, 16, 0);
+  EXPECT_THROW(validate(empty), UsageError);  // tuning a batch of nothing means nothing
+}
+
+TEST(Batched, StoreAndLookupKeepBatchesApart) {
+  test::TempDir dir;
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  GemmProblem single = batch_of(64, 64, 64, 1), many = batch_of(64, 64, 64, 1000);
+  {
+    Store store(dir / "t.db");
+    test::store_best(store, dev, single, TiledConfig{}, 1.0);
+    test::store_best(store, dev, many, wide(0), 100.0);  // slower in ms: still its own best
+    ASSERT_TRUE(store.best(dev.key, single, "tiled"));
+    ASSERT_TRUE(store.best(dev.key, many, "tiled"));
+    EXPECT_EQ(store.best(dev.key, single, "tiled")->config, to_string(KernelConfig(TiledConfig{})));
+    EXPECT_EQ(store.best(dev.key, many, "tiled")->config, to_string(KernelConfig(wide(0))));
+    EXPECT_EQ(store.measurements(dev.key, many, "").size(), 1u);
+  }
+  const ParameterLookup lookup(dir / "t.db");
+  const TunedParameters s = lookup.lookup(dev, single), b = lookup.lookup(dev, many);
+  EXPECT_EQ(s.source, LookupSource::kExact);
+  EXPECT_EQ(s.config, KernelConfig(TiledConfig{}));
+  EXPECT_EQ(b.source, LookupSource::kExact);
+  EXPECT_EQ(b.batch, 1000u);
+  EXPECT_EQ(b.config, KernelConfig(wide(0)));
+  // A batch of 800 is nearer to the batch of 1000 than to the single GEMM.
+  EXPECT_EQ(lookup.lookup(dev, batch_of(64, 64, 64, 800)).batch, 1000u);
+}
+
+TEST(BatchedCli, TuneBestAndBenchABatch) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  const auto tuned = test::run_mmtune({"--device", "pthread", "--n", "32", "--batch", "50",
+                                       "--space", "quick", "--budget", "6", "--no-baselines", "--db", db, "-q"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM best WHERE batch = 50"),
+            test::count_rows(db, "SELECT COUNT(*) FROM best"));
+  const auto best = test::run_mmtune({"best", "--n", "32", "--batch", "50", "--db", db});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  const auto none = test::run_mmtune({"best", "--n", "32", "--db", db});
+  EXPECT_EQ(none.exit_code, 2) << "the single GEMM was never tuned: " << none.out;
+  const auto bench = test::run_mmtune({"bench", "--device", "pthread", "--n", "32", "--batch", "50",
+                                       "--no-baselines", "--db", db, "--json"});
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  const auto rows = nlohmann::json::parse(bench.out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0]["subject"], "tuned");
+  EXPECT_EQ(rows[0]["status"], "Ok") << rows[0]["note"];
+  EXPECT_NE(rows[0]["note"].get<std::string>().find("exact"), std::string::npos) << rows[0]["note"];
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["batch"], 50) << row;
+    EXPECT_NE(row["status"], "WrongResult") << row;
+  }
+  EXPECT_EQ(
+      test::run_mmtune({"bench", "--device", "pthread", "--n", "32", "--batch", "0"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace mmtune
