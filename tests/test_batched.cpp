@@ -134,7 +134,9 @@ TEST_F(BatchedGemm, StridedCallsMatchTheReference) {
   // Nothing to do: batch 0, as m = 0 is.
   GemmProblem none = batch_of(8, 8, 8, 0);
   cl::Buffer tiny(context, CL_MEM_READ_WRITE, 4);
-  EXPECT_NO_THROW(gemm(none, tiny, tiny, tiny).wait());
+  const cl::Event nothing = gemm(none, tiny, tiny, tiny);
+  nothing.wait();
+  EXPECT_EQ(nothing.getInfo<CL_EVENT_COMMAND_TYPE>(), cl_command_type(CL_COMMAND_MARKER));
 }
 
 // CLBlast's GemmBatched: each item at its own offsets with its own scalars.
@@ -234,13 +236,21 @@ TEST(Batched, StoreAndLookupKeepBatchesApart) {
   EXPECT_EQ(b.config, KernelConfig(wide(0)));
   // A batch of 800 is nearer to the batch of 1000 than to the single GEMM.
   EXPECT_EQ(lookup.lookup(dev, batch_of(64, 64, 64, 800)).batch, 1000u);
+  // Without a database, a batch reads its operands in place (PoCL prefers 16-wide vectors, so
+  // the default is the wide tiled configuration); a single GEMM packs them.
+  const auto batched = default_parameters(dev, many).config.as<TiledConfig>();
+  const auto one = default_parameters(dev, single).config.as<TiledConfig>();
+  ASSERT_TRUE(batched && one);
+  EXPECT_EQ(batched->PACK, 0);
+  EXPECT_EQ(one->PACK, 1);
 }
 
 TEST(BatchedCli, TuneBestAndBenchABatch) {
   test::TempDir dir;
   const std::string db = dir / "t.db";
-  const auto tuned = test::run_mmtune({"--device", "pthread", "--n", "32", "--batch", "50",
-                                       "--space", "quick", "--budget", "6", "--no-baselines", "--db", db, "-q"});
+  const auto tuned =
+      test::run_mmtune({"--device", "pthread", "--n", "32", "--batch", "50", "--space", "quick",
+                        "--budget", "6", "--no-baselines", "--db", db, "-q"});
   ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
   EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM best WHERE batch = 50"),
             test::count_rows(db, "SELECT COUNT(*) FROM best"));

