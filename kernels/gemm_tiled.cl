@@ -1,5 +1,5 @@
 // Tiled GEMM: the main kernel. C = alpha * A * B + beta * C for sizes that are multiples of the
-// tiles (the host pads other shapes). Internal layout of the inputs, in panels: A is cut into
+// tiles (the host pads other shapes), or any size when read in place with EDGE=1. Internal layout of the inputs, in panels: A is cut into
 // column panels of MWG values of m, each stored as K rows of MWG contiguous values, so element
 // (k, m) is at A[(m / MWG) * a_panel + k * lda + m % MWG]; B likewise with NWG and b_panel. The
 // routine packs both (lda = MWG, a_panel = K * MWG), so a work-group streams through contiguous
@@ -61,6 +61,9 @@
 #ifndef BK
 #define BK 0  // 1: B is k-contiguous, (k, n) at B[n * ldb + k] (set by the host, SB=0 only)
 #endif
+#ifndef EDGE
+#define EDGE 0  // 1: read in place on partial tiles (set by the host, PACK=0 only): edges guarded
+#endif
 
 #define MWI (MWG / MDIMC)                 // micro tile in m per work-item
 #define NWI (NWG / NDIMC)                 // micro tile in n per work-item
@@ -120,6 +123,67 @@ __constant sampler_t kTexels = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | 
 #define NSTEP(i) (((i) / VWN) * NDIMC * VWN + (i) % VWN)
 #endif
 
+// One k row of the micro tile, acc += a * b, with the loads given as macros of the vector or
+// element index: every access is a constant offset from `ak` and `bk` on whole tiles.
+#define MAC_ROW(LOAD_A, LOAD_B)                                                 \
+  {                                                                             \
+    realM a[MVI];                                                               \
+    _Pragma("unroll") for (int mi = 0; mi < MVI; ++mi) a[mi] = LOAD_A(mi);      \
+    _Pragma("unroll") for (int ni = 0; ni < NWI; ++ni) {                        \
+      const real b = LOAD_B(ni);                                                \
+      _Pragma("unroll") for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b; \
+    }                                                                           \
+  }
+#define A_VEC(mi) VLOAD(VWM)(0, ak + MSTEP(mi))
+#if BK
+#define B_AT(ni) bk[NSTEP(ni) * ldb]
+#else
+#define B_AT(ni) bk[NSTEP(ni)]  // a CPU broadcasts each scalar straight from memory
+#endif
+
+#if EDGE
+// Reads of a partial tile stay inside the matrices: an m-vector with 0 < rem < VWM rows left
+// repeats its last row, a column of B past N reads column N - 1 (their products land in rows
+// and columns of C that are never stored).
+inline realM load_m(const __global real* p, const int rem) {
+  if (rem == 1) return (realM)(p[0]);  // m = 1, a GEMV: one load
+  real t[VWM];
+#pragma unroll
+  for (int l = 0; l < VWM; ++l) t[l] = p[min(l, rem - 1)];
+  return VLOAD(VWM)(0, t);
+}
+#define A_EDGE(mi)                                                                    \
+  (m_rem[mi] >= VWM ? A_VEC(mi)                                                       \
+                    : m_rem[mi] > 0 ? load_m(ak + MSTEP(mi), m_rem[mi]) : (realM)0)
+#define B_EDGE(ni) bk[b_off[ni]]
+// Every k row in KWG slices of KWI unrolled rows, then K's remainder: A and B in place.
+#define K_LOOP(LOAD_A, LOAD_B, BK_AT)                                           \
+  {                                                                             \
+    for (int kw = 0; kw < k_whole; kw += KWG) {                                 \
+      for (int kp = 0; kp < KWG; kp += KWI) {                                   \
+        _Pragma("unroll") for (int ku = 0; ku < KWI; ++ku) {                    \
+          const int k = kw + kp + ku;                                           \
+          const __global real* ak = ag + k * lda + MOFF(tid_m);                 \
+          const __global real* bk = BK_AT(k);                                   \
+          MAC_ROW(LOAD_A, LOAD_B)                                               \
+        }                                                                       \
+      }                                                                         \
+    }                                                                           \
+    for (int k = k_whole; k < K; ++k) {                                         \
+      const __global real* ak = ag + k * lda + MOFF(tid_m);                     \
+      const __global real* bk = BK_AT(k);                                       \
+      MAC_ROW(LOAD_A, LOAD_B)                                                   \
+    }                                                                           \
+  }
+#if BK
+#define B_ROW(k) (bg + (k) + NOFF(tid_n) * ldb)  // B(k, n) of this work-item's first n
+#define B_ROW_EDGE(k) (bg + (k))                 // B(k, n0); b_off holds n * ldb
+#else
+#define B_ROW(k) (bg + (k) * ldb + NOFF(tid_n))
+#define B_ROW_EDGE(k) (bg + (k) * ldb)
+#endif
+#endif
+
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void gemm_tiled(const int M, const int N, const int K, const real alpha, const real beta,
                 OPERAND A, const int a_offset, const int lda, const int a_panel,
@@ -152,7 +216,15 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
     for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] = (realM)0;
   }
 
-  for (int kw = 0; kw < K; kw += KWG) {
+#if EDGE
+  // Work-groups on whole tiles take the unguarded path; K's remainder follows the slices.
+  const int k_whole = K - K % KWG;
+  const bool whole = m0 + MWG <= M && n0 + NWG <= N;
+  if (whole) {
+#else
+  const int k_whole = K;  // the host pads K, or it is a multiple of KWG (in place)
+#endif
+  for (int kw = 0; kw < k_whole; kw += KWG) {
 #if SA
     // Neighbouring work-items load neighbouring vectors of a row (coalesced on GPUs).
     for (int kk = 0; kk < KWA; ++kk) {
@@ -210,7 +282,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
           }
         }
 #else
-        // Row k of this work-item's A and B slices: every access below is a constant offset.
+        // Row k of this work-item's A and B slices.
 #if SA
         const __local real* ak = alm + k * MWG + MOFF(tid_m);
 #else
@@ -223,19 +295,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #else
         const __global real* bk = bg + (kw + k) * ldb + NOFF(tid_n);
 #endif
-        realM a[MVI];
-#pragma unroll
-        for (int mi = 0; mi < MVI; ++mi) a[mi] = VLOAD(VWM)(0, ak + MSTEP(mi));
-#pragma unroll
-        for (int ni = 0; ni < NWI; ++ni) {
-#if BK
-          const real b = bk[NSTEP(ni) * ldb];
-#else
-          const real b = bk[NSTEP(ni)];  // a CPU broadcasts each scalar straight from memory
-#endif
-#pragma unroll
-          for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b;
-        }
+        MAC_ROW(A_VEC, B_AT)
 #endif  // IMG
       }
     }
@@ -243,6 +303,54 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   }
+#if EDGE
+  for (int k = k_whole; k < K; ++k) {
+    const __global real* ak = ag + k * lda + MOFF(tid_m);
+    const __global real* bk = B_ROW(k);
+    MAC_ROW(A_VEC, B_AT)
+  }
+  } else {
+    // A partial tile: rows of A left per m-vector, columns of B clamped into the matrix.
+    int m_rem[MVI], b_off[NWI];
+    bool a_whole = true;
+#pragma unroll
+    for (int mi = 0; mi < MVI; ++mi) {
+      m_rem[mi] = M - (m0 + MOFF(tid_m) + MSTEP(mi));
+      a_whole = a_whole && m_rem[mi] >= VWM;
+    }
+#pragma unroll
+    for (int ni = 0; ni < NWI; ++ni) {
+      const int n = min(NOFF(tid_n) + NSTEP(ni), N - 1 - n0);
+      b_off[ni] = BK ? n * ldb : n;
+    }
+    if (a_whole) {  // only n is partial: A's vectors as on whole tiles
+      K_LOOP(A_VEC, B_EDGE, B_ROW_EDGE)
+    } else {
+      K_LOOP(A_EDGE, B_EDGE, B_ROW_EDGE)
+    }
+    __global real* cg = C + c_offset + item * c_stride;
+#pragma unroll
+    for (int ni = 0; ni < NWI; ++ni) {
+      const int n = n0 + NVEC(tid_n, ni / VWN) * VWN + ni % VWN;
+      if (n >= N) continue;
+#pragma unroll
+      for (int mi = 0; mi < MVI; ++mi) {
+        const int m = m0 + MVEC(tid_m, mi) * VWM;
+        __global real* c = cg + n * ldc + m;
+        realM r = alpha * acc[ni][mi];
+        if (M - m >= VWM) {
+          if (beta != (real)0) r += beta * VLOAD(VWM)(0, c);  // BLAS: beta = 0 never reads C
+          VSTORE(VWM)(r, 0, c);
+        } else {
+          real t[VWM];
+          VSTORE(VWM)(r, 0, t);
+          for (int l = 0; l < M - m; ++l) c[l] = beta != (real)0 ? t[l] + beta * c[l] : t[l];
+        }
+      }
+    }
+    return;
+  }
+#endif
 
 #pragma unroll
   for (int ni = 0; ni < NWI; ++ni) {

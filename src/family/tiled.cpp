@@ -110,10 +110,13 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
 }
 
 class TiledFamily final : public TypedFamily<TiledConfig> {
-  // PACK=0 on a shape of whole tiles with A's m contiguous: no copies.
+  // PACK=0 with A's m contiguous (the kernel's vectors run along m): no copies.
   static bool in_place(const TiledConfig& t, const ColMajorProblem& p) {
-    return !t.PACK && !p.trans_a && p.m % std::size_t(t.MWG) == 0 &&
-           p.n % std::size_t(t.NWG) == 0 && p.k % std::size_t(t.KWG) == 0;
+    return !t.PACK && !p.trans_a;
+  }
+  static bool whole_tiles(const TiledConfig& t, const ColMajorProblem& p) {
+    return p.m % std::size_t(t.MWG) == 0 && p.n % std::size_t(t.NWG) == 0 &&
+           p.k % std::size_t(t.KWG) == 0;
   }
 
  public:
@@ -150,9 +153,12 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
     l.local = {std::size_t(t.MDIMC), std::size_t(t.NDIMC)};
     return l;
   }
-  // B stored untransposed is k-contiguous: read column by column.
+  // In place, B stored untransposed is k-contiguous (read column by column), and partial tiles
+  // build the guarded edge path (only then: it costs build time and code size).
   std::string extra_build_options(const KernelConfig& c, const ColMajorProblem& p) const override {
-    return in_place(get<TiledConfig>(c), p) && !p.trans_b ? " -DBK=1" : "";
+    const auto t = get<TiledConfig>(c);
+    if (!in_place(t, p)) return "";
+    return std::string(p.trans_b ? "" : " -DBK=1") + (whole_tiles(t, p) ? "" : " -DEDGE=1");
   }
   std::array<double, 2> reuse_block(const KernelConfig& c) const override {
     const auto t = get<TiledConfig>(c);

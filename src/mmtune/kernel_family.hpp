@@ -115,9 +115,9 @@ struct KernelLaunch {
   // images of float4 texels instead of buffers.
   std::size_t pad_m = 1, pad_n = 1, pad_k = 1;
   bool images = false;
-  // kPackedPanels: the kernel reads A and B where they are, without copies (the problem's sizes
-  // are multiples of the pads and A is untransposed; B is read as it is stored): A as K x M
-  // with lda and panels MWG apart, B likewise or, untransposed, column by column.
+  // kPackedPanels: the kernel reads A and B where they are, without copies (A untransposed; B
+  // read as it is stored; partial tiles guarded): A as K x M with lda and panels MWG apart, B
+  // likewise or, untransposed, column by column. C is written in place too.
   bool in_place = false;
 };
 

@@ -307,7 +307,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   }
   switch (family.arguments()) {
     case KernelArguments::kPackedPanels: {
-      if (l.in_place) {  // whole tiles, read where they are: A's panels MWG apart, B's by layout
+      if (l.in_place) {  // read where they are: A's panels MWG apart, B's by layout
         set_args(k, 0, M, N, K);
         set_real(k, 3, problem.alpha, prec);
         set_real(k, 4, problem.beta, prec);
