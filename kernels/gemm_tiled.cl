@@ -156,25 +156,6 @@ inline realM load_m(const __global real* p, const int rem) {
   (m_rem[mi] >= VWM ? A_VEC(mi)                                                       \
                     : m_rem[mi] > 0 ? load_m(ak + MSTEP(mi), m_rem[mi]) : (realM)0)
 #define B_EDGE(ni) bk[b_off[ni]]
-// Every k row in KWG slices of KWI unrolled rows, then K's remainder: A and B in place.
-#define K_LOOP(LOAD_A, LOAD_B, BK_AT)                                           \
-  {                                                                             \
-    for (int kw = 0; kw < k_whole; kw += KWG) {                                 \
-      for (int kp = 0; kp < KWG; kp += KWI) {                                   \
-        _Pragma("unroll") for (int ku = 0; ku < KWI; ++ku) {                    \
-          const int k = kw + kp + ku;                                           \
-          const __global real* ak = ag + k * lda + MOFF(tid_m);                 \
-          const __global real* bk = BK_AT(k);                                   \
-          MAC_ROW(LOAD_A, LOAD_B)                                               \
-        }                                                                       \
-      }                                                                         \
-    }                                                                           \
-    for (int k = k_whole; k < K; ++k) {                                         \
-      const __global real* ak = ag + k * lda + MOFF(tid_m);                     \
-      const __global real* bk = BK_AT(k);                                       \
-      MAC_ROW(LOAD_A, LOAD_B)                                                   \
-    }                                                                           \
-  }
 #if BK
 #define B_ROW(k) (bg + (k) + NOFF(tid_n) * ldb)  // B(k, n) of this work-item's first n
 #define B_ROW_EDGE(k) (bg + (k))                 // B(k, n0); b_off holds n * ldb
@@ -312,21 +293,19 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
   } else {
     // A partial tile: rows of A left per m-vector, columns of B clamped into the matrix.
     int m_rem[MVI], b_off[NWI];
-    bool a_whole = true;
 #pragma unroll
-    for (int mi = 0; mi < MVI; ++mi) {
-      m_rem[mi] = M - (m0 + MOFF(tid_m) + MSTEP(mi));
-      a_whole = a_whole && m_rem[mi] >= VWM;
-    }
+    for (int mi = 0; mi < MVI; ++mi) m_rem[mi] = M - (m0 + MOFF(tid_m) + MSTEP(mi));
 #pragma unroll
     for (int ni = 0; ni < NWI; ++ni) {
       const int n = min(NOFF(tid_n) + NSTEP(ni), N - 1 - n0);
       b_off[ni] = BK ? n * ldb : n;
     }
-    if (a_whole) {  // only n is partial: A's vectors as on whole tiles
-      K_LOOP(A_VEC, B_EDGE, B_ROW_EDGE)
-    } else {
-      K_LOOP(A_EDGE, B_EDGE, B_ROW_EDGE)
+    // One row at a time: PoCL compiles a kernel for its work-group size at the first launch,
+    // and unrolled copies of this path doubled that time.
+    for (int k = 0; k < K; ++k) {
+      const __global real* ak = ag + k * lda + MOFF(tid_m);
+      const __global real* bk = B_ROW_EDGE(k);
+      MAC_ROW(A_EDGE, B_EDGE)
     }
     __global real* cg = C + c_offset + item * c_stride;
 #pragma unroll

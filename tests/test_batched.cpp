@@ -211,6 +211,18 @@ TEST_F(BatchedGemm, BadStridesAndSmallBuffersAreUsageErrors) {
   EXPECT_THROW(gemm(p, enough, enough, enough), UsageError);
   GemmProblem empty = batch_of(16, 16, 16, 0);
   EXPECT_THROW(validate(empty), UsageError);  // tuning a batch of nothing means nothing
+  // The device's memory holds the items their strides apart, not back to back.
+  DeviceInfo small = dev.info;
+  small.max_alloc_bytes = 1 << 20;
+  GemmProblem spread = batch_of(16, 16, 16, 3);
+  EXPECT_NO_THROW(check_fits(spread, small));
+  spread.stride_b = 200000;  // 0.8 MB apart: 1.6 MB for B
+  try {
+    check_fits(spread, small);
+    FAIL() << "B's items 0.8 MB apart fit a 1 MiB allocation";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("allocates at most"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Batched, StoreAndLookupKeepBatchesApart) {
@@ -243,6 +255,22 @@ TEST(Batched, StoreAndLookupKeepBatchesApart) {
   ASSERT_TRUE(batched && one);
   EXPECT_EQ(batched->PACK, 0);
   EXPECT_EQ(one->PACK, 1);
+}
+
+// A tiled best that reads images runs a batch item by item: a batch takes another shape's best.
+TEST(Batched, LookupSkipsImageBestsForABatch) {
+  test::TempDir dir;
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  {
+    Store store(dir / "t.db");
+    test::store_best(store, dev, batch_of(64, 64, 64, 1), image(), 1.0);
+    test::store_best(store, dev, batch_of(256, 256, 256, 1), wide(0), 1.0);
+  }
+  const ParameterLookup lookup(dir / "t.db");
+  EXPECT_EQ(lookup.lookup(dev, batch_of(64, 64, 64, 1)).config, KernelConfig(image()));
+  const TunedParameters b = lookup.lookup(dev, batch_of(64, 64, 64, 1000));
+  EXPECT_EQ(b.config, KernelConfig(wide(0)));
+  EXPECT_EQ(b.m, 256u);
 }
 
 TEST(BatchedCli, TuneBestAndBenchABatch) {

@@ -87,6 +87,13 @@ struct Gemm::Impl {
     bool built = false;
   };
   Ready& ready(const GemmProblem& problem);  // needs mutex_
+  // NoDeviceError when the device lacks the problem's precision.
+  void require_precision(const GemmProblem& problem) const {
+    if (!device_.supports(problem.precision)) {
+      throw NoDeviceError("device '" + device_.name + "' has no fp" + to_string(problem.precision) +
+                          " support");
+    }
+  }
   cl::Event run(const cl::CommandQueue& queue, const GemmProblem& problem, const cl::Buffer& a,
                 const cl::Buffer& b, const cl::Buffer& c, std::size_t a_offset,
                 std::size_t b_offset, std::size_t c_offset, const std::vector<cl::Event>& wait_for);
@@ -167,10 +174,7 @@ cl::Event Gemm::Impl::run(const cl::CommandQueue& queue, const GemmProblem& prob
                           std::size_t a_offset, std::size_t b_offset, std::size_t c_offset,
                           const std::vector<cl::Event>& wait_for) {
   validate_call(problem);
-  if (!device_.supports(problem.precision)) {
-    throw NoDeviceError("device '" + device_.name + "' has no fp" + to_string(problem.precision) +
-                        " support");
-  }
+  require_precision(problem);
   std::lock_guard<std::mutex> lock(mutex_);
   return run_locked(queue, problem, a, b, c, a_offset, b_offset, c_offset, wait_for);
 }
@@ -231,10 +235,7 @@ cl::Event Gemm::batched(const GemmProblem& problem, const std::vector<double>& a
                        std::to_string(item.c_span()) + " elements)");
     }
   }
-  if (!impl_->device_.supports(problem.precision)) {
-    throw NoDeviceError("device '" + impl_->device_.name + "' has no fp" +
-                        to_string(problem.precision) + " support");
-  }
+  impl_->require_precision(problem);
   // Evenly spaced (a positive stride: 0 means "tight" in GemmProblem) with equal scalars: one
   // strided batch.
   const auto even = [&](const std::vector<std::size_t>& offsets) {

@@ -75,7 +75,9 @@ ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistr
     e.log_m = std::log2(double(e.m)), e.log_n = std::log2(double(e.n)),
     e.log_k = std::log2(double(e.k));
     e.batch = b.p.batch, e.log_batch = std::log2(double(e.batch));
-    e.batches = config.kind()->batches();
+    // Images hold one item each: such a configuration runs a batch item by item.
+    e.batches =
+        config.kind()->batches() && !config.kind()->launch(config, to_col_major(b.p)).images;
     e.config = config;
     e.median_ms = b.median_ms, e.gflops = b.gflops, e.measurement_id = b.measurement_id;
     const Class c{int(b.p.precision), b.p.layout == Layout::kColMajor ? 1 : 0, b.p.trans_a,

@@ -85,11 +85,11 @@ void check_fits(const GemmProblem& p, const DeviceInfo& d) {
     return double(ld ? ld : p.min_ld(rows, cols)) *
            double(p.layout == Layout::kRowMajor ? rows : cols) * es;
   };
-  // A batch's operands each in one buffer, tight.
-  const double items = double(std::max<std::size_t>(p.batch, 1));
-  const double a = bytes(p.lda, p.a_rows(), p.a_cols()) * items;
-  const double b = bytes(p.ldb, p.b_rows(), p.b_cols()) * items;
-  const double c = bytes(p.ldc, p.m, p.n) * items;
+  // A batch's operands each in one buffer, the items their strides apart.
+  const double more = double(std::max<std::size_t>(p.batch, 1) - 1);
+  const double a = bytes(p.lda, p.a_rows(), p.a_cols()) + more * double(p.stride_a_or_min()) * es;
+  const double b = bytes(p.ldb, p.b_rows(), p.b_cols()) + more * double(p.stride_b_or_min()) * es;
+  const double c = bytes(p.ldc, p.m, p.n) + more * double(p.stride_c_or_min()) * es;
   const auto gib = [](double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g GiB", v / double(1ull << 30));
