@@ -158,6 +158,17 @@ int line_count(const std::string& s) {
   return n;
 }
 
+int plant_before_each(std::string& src, const std::string& anchor, const std::string& lines) {
+  int found = 0;
+  for (auto pos = src.rfind(anchor); pos != std::string::npos;
+       pos = pos ? src.rfind(anchor, pos - 1) : std::string::npos) {
+    const auto line = src.rfind('\n', pos);
+    src.insert(line == std::string::npos ? 0 : line + 1, lines);
+    ++found;
+  }
+  return found;
+}
+
 }  // namespace mmtune::test
 
 namespace mmtune::test {

@@ -74,6 +74,10 @@ void store_best(Store& store, const DeviceInfo& d, const GemmProblem& p, const K
 // Number of lines in a string, ignoring a trailing newline.
 int line_count(const std::string& s);
 
+// Inserts `lines` before every line of a kernel source that contains `anchor` (a fault planted
+// on every path that has it); the number of lines found.
+int plant_before_each(std::string& src, const std::string& anchor, const std::string& lines);
+
 }  // namespace mmtune::test
 
 namespace mmtune::test {

@@ -232,10 +232,12 @@ std::string broken_kernels(const test::TempDir& dir) {
           "#if VWM == 16 && MDIMC == 4 && SB == 1\n"
           "  { volatile int spin = 1; while (spin) { } }  /* injected hang */\n#endif\n"
           "  realM acc[NWI][MVI];");
-  replace(
-      "      VSTORE(VWM)(r, 0, c);",
-      "#if VWM == 8 && MDIMC == 2 && SB == 1\n      r += (realM)1;  /* injected error */\n#endif\n"
-      "      VSTORE(VWM)(r, 0, c);");
+  EXPECT_GE(
+      test::plant_before_each(
+          src, "VSTORE(VWM)(r, 0, c);",
+          "#if VWM == 8 && MDIMC == 2 && SB == 1\n      r += (realM)1;  /* injected error */\n"
+          "#endif\n"),
+      2);
   std::ofstream(kdir / "gemm_tiled.cl") << src;
   return kdir.string();
 }
