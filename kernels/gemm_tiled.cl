@@ -136,10 +136,14 @@ __constant sampler_t kTexels = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | 
     }                                                                           \
   }
 #define A_VEC(mi) VLOAD(VWM)(0, ak + MSTEP(mi))
+// Row k of this work-item's A and B slices in global memory.
+#define A_ROW(k) (ag + (k) * lda + MOFF(tid_m))
 #if BK
 #define B_AT(ni) bk[NSTEP(ni) * ldb]
+#define B_ROW(k) (bg + (k) + NOFF(tid_n) * ldb)  // B(k, n) of this work-item's first n
 #else
 #define B_AT(ni) bk[NSTEP(ni)]  // a CPU broadcasts each scalar straight from memory
+#define B_ROW(k) (bg + (k) * ldb + NOFF(tid_n))
 #endif
 
 #if EDGE
@@ -158,10 +162,8 @@ inline realM load_m(const __global real* p, const int rem) {
                     : m_rem[mi] > 0 ? load_m(ak + MSTEP(mi), m_rem[mi]) : (realM)0)
 #define B_EDGE(ni) bk[b_off[ni]]
 #if BK
-#define B_ROW(k) (bg + (k) + NOFF(tid_n) * ldb)  // B(k, n) of this work-item's first n
-#define B_ROW_EDGE(k) (bg + (k))                 // B(k, n0); b_off holds n * ldb
+#define B_ROW_EDGE(k) (bg + (k))  // B(k, n0); b_off holds n * ldb
 #else
-#define B_ROW(k) (bg + (k) * ldb + NOFF(tid_n))
 #define B_ROW_EDGE(k) (bg + (k) * ldb)
 #endif
 #endif
@@ -268,14 +270,12 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #if SA
         const __local real* ak = alm + k * MWG + MOFF(tid_m);
 #else
-        const __global real* ak = ag + (kw + k) * lda + MOFF(tid_m);
+        const __global real* ak = A_ROW(kw + k);
 #endif
 #if SB
         const __local real* bk = blm + k * NWG + NOFF(tid_n);
-#elif BK
-        const __global real* bk = bg + (kw + k) + NOFF(tid_n) * ldb;
 #else
-        const __global real* bk = bg + (kw + k) * ldb + NOFF(tid_n);
+        const __global real* bk = B_ROW(kw + k);
 #endif
         MAC_ROW(A_VEC, B_AT)
 #endif  // IMG
@@ -287,7 +287,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
   }
 #if EDGE
   for (int k = k_whole; k < K; ++k) {
-    const __global real* ak = ag + k * lda + MOFF(tid_m);
+    const __global real* ak = A_ROW(k);
     const __global real* bk = B_ROW(k);
     MAC_ROW(A_VEC, B_AT)
   }
@@ -304,7 +304,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
     // One row at a time: PoCL compiles a kernel for its work-group size at the first launch,
     // and unrolled copies of this path made that 40 % longer for no measurable speed.
     for (int k = 0; k < K; ++k) {
-      const __global real* ak = ag + k * lda + MOFF(tid_m);
+      const __global real* ak = A_ROW(k);
       const __global real* bk = B_ROW_EDGE(k);
       MAC_ROW(A_EDGE, B_EDGE)
     }

@@ -17,10 +17,11 @@
 namespace mmtune {
 namespace {
 
-// Global-memory operands, 16-wide vectors; PACK=0 reads A and B in place on whole tiles.
+// Global-memory operands, 8-wide vectors (every device allows 8: typed_family.hpp); PACK=0
+// reads A and B in place on whole tiles.
 TiledConfig wide(int pack) {
   TiledConfig c;
-  c.MWG = 32, c.NWG = 32, c.KWG = 16, c.MDIMC = 2, c.NDIMC = 4, c.VWM = 16, c.VWN = 8, c.KWI = 8;
+  c.MWG = 32, c.NWG = 32, c.KWG = 16, c.MDIMC = 2, c.NDIMC = 4, c.VWM = 8, c.VWN = 8, c.KWI = 8;
   c.SA = 0, c.SB = 0, c.MDIMA = 2, c.NDIMB = 4, c.PACK = pack;
   return c;
 }
@@ -112,13 +113,10 @@ class BatchedGemm : public ::testing::Test {
   cl::CommandQueue queue{context, dev.device};
 
   cl::Buffer upload(const std::vector<double>& v) {
-    auto b = to_bytes(v, Precision::kSingle);
-    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b.size(), b.data());
+    return test::upload(context, v, Precision::kSingle);
   }
   std::vector<double> download(const cl::Buffer& buf, std::size_t elements) {
-    std::vector<unsigned char> b(elements * 4);
-    queue.enqueueReadBuffer(buf, CL_TRUE, 0, b.size(), b.data());
-    return from_bytes(b, Precision::kSingle);
+    return test::download(queue, buf, elements, Precision::kSingle);
   }
 };
 

@@ -48,18 +48,8 @@ struct Uploaded {
   cl::Buffer a, b, c;
 };
 
-cl::Buffer upload(const cl::Context& context, const std::vector<double>& v, Precision p) {
-  auto bytes = to_bytes(v, p);
-  if (bytes.empty()) bytes.resize(16);
-  return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
-}
-
-std::vector<double> download(const cl::CommandQueue& q, const cl::Buffer& b, std::size_t n,
-                             Precision p) {
-  std::vector<unsigned char> bytes(n * std::size_t(p) / 8);
-  if (n) q.enqueueReadBuffer(b, CL_TRUE, 0, bytes.size(), bytes.data());
-  return from_bytes(bytes, p);
-}
+using test::download;
+using test::upload;
 
 // A random problem of odd shape: sizes 1-130, any layout and transposition, padded leading
 // dimensions now and then, beta = 0 with NaN in C now and then.

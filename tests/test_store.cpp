@@ -92,6 +92,40 @@ TEST_P(StoreTest, SetBestReplacesAFasterBest) {
   EXPECT_EQ(store.best(d.key, slow.problem, "naive")->measurement_id, slow.id);
 }
 
+// Where a tune of a new shape starts: each tuned shape's best of the routine's kernels (naive and
+// classic are not the routine's), the nearest shape first, same precision only.
+TEST_P(StoreTest, NearestBestsAreEachShapesRoutineBestNearestFirst) {
+  Store store(fresh_db());
+  const DeviceInfo d = test::pocl_device("pthread").info;
+  store.upsert_device(d);
+  const auto add = [&](const char* kernel, const char* config, std::size_t n, double ms,
+                       Precision precision = Precision::kSingle) {
+    MeasurementRecord r = sample_record(d, 0);
+    r.kernel = kernel, r.config = config;
+    r.problem.m = r.problem.n = r.problem.k = n;
+    r.problem.precision = precision;
+    r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = ms;
+    r.result.routine_ms = r.result.kernel_ms = {ms};
+    store.add_measurement(r);
+  };
+  add("tiled", "far", 1024, 1.0);
+  add("tiled", "near-slower", 128, 2.0);
+  add("direct", "near", 128, 1.0);
+  add("naive", "", 128, 0.5);
+  add("tiled", "middle", 256, 1.0);
+  add("tiled", "fp64", 160, 1.0, Precision::kDouble);
+  GemmProblem p;
+  p.m = p.n = 128, p.k = 160;
+  using Row = std::pair<std::string, std::string>;
+  EXPECT_EQ(store.nearest_bests(d.key, p, 2),
+            (std::vector<Row>{{"direct", "near"}, {"tiled", "middle"}}));
+  EXPECT_EQ(store.nearest_bests(d.key, p, 9),
+            (std::vector<Row>{{"direct", "near"}, {"tiled", "middle"}, {"tiled", "far"}}));
+  p.m = p.n = p.k = 256;  // its own shape is not another
+  EXPECT_EQ(store.nearest_bests(d.key, p, 9),
+            (std::vector<Row>{{"direct", "near"}, {"tiled", "far"}}));
+}
+
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {
   const std::string path = fresh_db("old.db");
   {

@@ -51,6 +51,19 @@ const Device& llvmpipe_device() {
       "no llvmpipe device: install mesa-opencl-icd and set RUSTICL_ENABLE=llvmpipe");
 }
 
+cl::Buffer upload(const cl::Context& context, const std::vector<double>& v, Precision p) {
+  auto bytes = to_bytes(v, p);
+  if (bytes.empty()) bytes.resize(16);
+  return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
+}
+
+std::vector<double> download(const cl::CommandQueue& q, const cl::Buffer& b, std::size_t n,
+                             Precision p) {
+  std::vector<unsigned char> bytes(n * std::size_t(p) / 8);
+  if (n) q.enqueueReadBuffer(b, CL_TRUE, 0, bytes.size(), bytes.data());
+  return from_bytes(bytes, p);
+}
+
 const Device& device_named(const std::string& name) {
   return name == "llvmpipe" ? llvmpipe_device() : pocl_device(name);
 }

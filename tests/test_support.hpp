@@ -28,6 +28,12 @@ const Device& pocl_device(const std::string& kind = "pthread");
 // RUSTICL_ENABLE=llvmpipe; scripts/dev.sh installs mesa-opencl-icd). Throws when absent.
 const Device& llvmpipe_device();
 
+// A read-write buffer holding `v` in precision `p` (16 bytes when `v` is empty: OpenCL has no
+// empty buffers), and `n` elements of a buffer read back.
+cl::Buffer upload(const cl::Context& context, const std::vector<double>& v, Precision p);
+std::vector<double> download(const cl::CommandQueue& q, const cl::Buffer& b, std::size_t n,
+                             Precision p);
+
 // Runs `p` through `gemm` on the queue's device with seeded operands and compares C with the CPU
 // reference: empty when it matches, else what differs.
 std::string gemm_mismatch(Gemm& gemm, const cl::Context& context, const cl::CommandQueue& queue,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "core/cpu_load.hpp"
+#include "core/json.hpp"
 #include "mmtune/lookup.hpp"
 #include "search/strategy.hpp"
 #include "store/store.hpp"
@@ -31,11 +33,11 @@ namespace fs = std::filesystem;
 // Twelve tiled configurations with clearly different speeds.
 std::vector<KernelConfig> small_space() {
   std::vector<KernelConfig> out;
-  for (int vwm : {4, 8, 16}) {
+  for (int vwm : {4, 8}) {  // widths every device allows (8: typed_family.hpp)
     for (int mdimc : {2, 4}) {
       for (int sb : {0, 1}) {
         TiledConfig c;
-        c.MWG = 64, c.NWG = 64, c.KWG = 32, c.MDIMC = mdimc, c.NDIMC = 4, c.VWM = vwm, c.VWN = 4;
+        c.MWG = 64, c.NWG = 32, c.KWG = 32, c.MDIMC = mdimc, c.NDIMC = 4, c.VWM = vwm, c.VWN = 4;
         c.KWI = 2, c.SA = 0, c.SB = sb, c.MDIMA = mdimc, c.NDIMB = sb ? 8 : 4, c.STRM = 0,
         c.STRN = 0;
         if (constraint_violations(c).empty()) out.push_back(c);
@@ -229,7 +231,7 @@ std::string broken_kernels(const test::TempDir& dir) {
   };
   replace("  realM acc[NWI][MVI];",
           "#if VWM == 4 && MDIMC == 2 && SB == 0\n#error injected build failure\n#endif\n"
-          "#if VWM == 16 && MDIMC == 4 && SB == 1\n"
+          "#if VWM == 8 && MDIMC == 4 && SB == 1\n"
           "  { volatile int spin = 1; while (spin) { } }  /* injected hang */\n#endif\n"
           "  realM acc[NWI][MVI];");
   EXPECT_GE(
@@ -254,11 +256,16 @@ TEST(Tuner, BrokenVariantsAreRecordedAndTheRunCompletes) {
     const auto& t = get<TiledConfig>(k);
     return t.VWM == vwm && t.MDIMC == mdimc && t.SB == sb;
   };
-  std::stable_partition(c.begin(), c.end(),
-                        [&](const KernelConfig& k) { return !is(k, 16, 4, 1); });
+  std::stable_partition(c.begin(), c.end(), [&](const KernelConfig& k) { return !is(k, 8, 4, 1); });
+  const std::array<std::array<int, 3>, 4> faults{{{4, 2, 0}, {8, 2, 1}, {8, 4, 1}, {4, 4, 0}}};
+  for (const auto& f : faults) {
+    ASSERT_TRUE(std::any_of(c.begin(), c.end(),
+                            [&](const KernelConfig& k) { return is(k, f[0], f[1], f[2]); }))
+        << "every fault has its variant: VWM=" << f[0] << " MDIMC=" << f[1] << " SB=" << f[2];
+  }
   KernelConfig crashing;
   for (const auto& k : c) {
-    if (is(k, 8, 4, 0)) crashing = k;
+    if (is(k, 4, 4, 0)) crashing = k;
   }
   setenv("MMTUNE_TEST_ABORT_ON_CONFIG", to_string(crashing).c_str(), 1);
   const TuneSummary s = tune(dev, store, req, env, {}, kNoStop);
@@ -276,9 +283,9 @@ TEST(Tuner, BrokenVariantsAreRecordedAndTheRunCompletes) {
       EXPECT_NE(m.message.find("injected build failure"), std::string::npos) << "build log kept";
     } else if (is(k, 8, 2, 1)) {
       EXPECT_EQ(m.status, Status::kWrongResult) << m.message;
-    } else if (is(k, 16, 4, 1)) {
+    } else if (is(k, 8, 4, 1)) {
       EXPECT_EQ(m.status, Status::kTimeout) << m.message;
-    } else if (is(k, 8, 4, 0)) {
+    } else if (is(k, 4, 4, 0)) {
       EXPECT_EQ(m.status, Status::kCrashed) << m.message;
       EXPECT_NE(m.message.find("signal 6"), std::string::npos) << m.message;
     } else {
@@ -346,6 +353,24 @@ TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
   ASSERT_TRUE(second.naive && second.classic && second.default_tiled);
   EXPECT_EQ(second.naive->result.status, Status::kOk);
   EXPECT_GT(second.naive->result.median_ms, second.best->result.median_ms);
+}
+
+// Every timing option reaches the worker process: a slow baseline or finalist timed by its first
+// run alone (slow_first_run_suffices) once ran its repetitions anyway, twice the baselines' share.
+TEST(Tuner, TimingOptionsReachTheWorkerWhole) {
+  TimingOptions t;
+  t.warmup = 2, t.min_reps = 4, t.max_reps = 9, t.stable_within = 0.05, t.max_seconds = 1.5;
+  t.early_stop_ms = 7.0, t.slow_first_run_suffices = true;
+  const TimingOptions back = timing_from_json(to_json(t));
+  EXPECT_EQ(back.warmup, 2);
+  EXPECT_EQ(back.min_reps, 4);
+  EXPECT_EQ(back.max_reps, 9);
+  EXPECT_EQ(back.stable_within, 0.05);
+  EXPECT_EQ(back.max_seconds, 1.5);
+  EXPECT_EQ(back.early_stop_ms, 7.0);
+  EXPECT_TRUE(back.slow_first_run_suffices);
+  t.slow_first_run_suffices = false;
+  EXPECT_FALSE(timing_from_json(to_json(t)).slow_first_run_suffices);
 }
 
 // The baselines get a share of the tune: a first run past it is stopped and stored as a Timeout
@@ -490,6 +515,42 @@ TEST(Tuner, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmation) {
   all.bind(1, s.session_id);
   ASSERT_TRUE(all.step());
   EXPECT_EQ(std::size_t(all.integer(0)), s.evaluations) << "every re-timing is stored";
+}
+
+// A new shape on a device with other shapes tuned starts from the nearest tuned shape's best (what
+// the consumer lookup would hand a program), not only from the fastest configurations stored,
+// which come from other, larger shapes.
+TEST(Tuner, TheWarmStartMeasuresTheNearestShapesBestFirst) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  store.upsert_device(dev.info);
+  const auto space = small_space();
+  ASSERT_GE(space.size(), 7u);
+  const auto stored = [&](const KernelConfig& c, std::size_t n, double gflops) {
+    MeasurementRecord r;
+    r.device_key = dev.info.key;
+    r.kernel = "tiled";
+    r.config = to_string(c);
+    r.problem = small_problem();
+    r.problem.m = r.problem.n = r.problem.k = n;
+    r.result.gflops = gflops;
+    r.result.median_ms = r.result.min_ms = r.result.max_ms = r.problem.flops() / (gflops * 1e6);
+    r.result.routine_ms = r.result.kernel_ms = {r.result.median_ms};
+    store.add_measurement(r);
+  };
+  // Six configurations ran fast at a large shape (the warm start's six fastest elsewhere); the
+  // nearest shape's best ran slower there.
+  for (std::size_t i = 1; i < 7; ++i) stored(space[i], 1024, 100.0 + double(i));
+  stored(space[0], 112, 5.0);
+  TuneRequest req = small_request("random");
+  req.budget = 3;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  auto q = store.db().prepare(
+      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 1");
+  q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled)));
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), to_string(space[0])) << "the first searched configuration";
 }
 
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {

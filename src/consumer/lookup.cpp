@@ -1,7 +1,6 @@
 #include "mmtune/lookup.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "mmtune/error.hpp"
@@ -72,9 +71,8 @@ ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistr
     Entry e;
     e.device = devices_.size() - 1;
     e.m = b.p.m, e.n = b.p.n, e.k = b.p.k;
-    e.log_m = std::log2(double(e.m)), e.log_n = std::log2(double(e.n)),
-    e.log_k = std::log2(double(e.k));
-    e.batch = b.p.batch, e.log_batch = std::log2(double(e.batch));
+    e.batch = b.p.batch;
+    e.shape = LogShape::of(b.p);
     // Images hold one item each: such a configuration runs a batch item by item.
     e.batches =
         config.kind()->batches() && !config.kind()->launch(config, to_col_major(b.p)).images;
@@ -106,10 +104,7 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
                          d.vendor == device.vendor && d.type == device.type);
   }
   // An empty dimension (a BLAS no-op) is measured as 1, so distances stay finite.
-  const double lm = std::log2(double(std::max<std::size_t>(p.m, 1))),
-               ln = std::log2(double(std::max<std::size_t>(p.n, 1))),
-               lk = std::log2(double(std::max<std::size_t>(p.k, 1))),
-               lb = std::log2(double(std::max<std::size_t>(p.batch, 1)));
+  const LogShape shape = LogShape::of(p);
   // Ranks candidates: this device before similar ones, then the nearest shape, then the fastest.
   struct Rank {
     int relation;
@@ -126,8 +121,7 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
     const int rel = relation[e.device];
     // A batch runs item by item in a family that does not batch: those are not candidates.
     if (rel == 0 || (p.batch > 1 && !e.batches)) continue;
-    const double dm = e.log_m - lm, dn = e.log_n - ln, dk = e.log_k - lk, db = e.log_batch - lb;
-    const Rank r{rel, dm * dm + dn * dn + dk * dk + db * db, e.median_ms};
+    const Rank r{rel, e.shape.distance2(shape), e.median_ms};
     // The device-limit check is the costly part: only for a candidate that would win.
     if ((!chosen || r.better_than(best)) &&
         limit_violations(e.config, device, p.precision).empty()) {

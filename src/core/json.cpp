@@ -90,9 +90,13 @@ nlohmann::json to_json(const Measurement& m) {
 }
 
 nlohmann::json to_json(const TimingOptions& t) {
-  return {{"warmup", t.warmup},           {"min_reps", t.min_reps},
-          {"max_reps", t.max_reps},       {"stable_within", t.stable_within},
-          {"max_seconds", t.max_seconds}, {"early_stop_ms", t.early_stop_ms}};
+  return {{"warmup", t.warmup},
+          {"min_reps", t.min_reps},
+          {"max_reps", t.max_reps},
+          {"stable_within", t.stable_within},
+          {"max_seconds", t.max_seconds},
+          {"early_stop_ms", t.early_stop_ms},
+          {"slow_first_run_suffices", t.slow_first_run_suffices}};
 }
 
 GemmProblem problem_from_json(const nlohmann::json& j) {
@@ -146,6 +150,7 @@ TimingOptions timing_from_json(const nlohmann::json& j) {
   t.stable_within = j.value("stable_within", t.stable_within);
   t.max_seconds = j.value("max_seconds", t.max_seconds);
   t.early_stop_ms = j.value("early_stop_ms", t.early_stop_ms);
+  t.slow_first_run_suffices = j.value("slow_first_run_suffices", t.slow_first_run_suffices);
   return t;
 }
 

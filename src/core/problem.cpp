@@ -1,6 +1,7 @@
 #include "mmtune/problem.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -120,6 +121,16 @@ ColMajorProblem to_col_major(const GemmProblem& p) {
     c = {p.n, p.m, p.k, p.ldb_or_min(), p.lda_or_min(), p.ldc_or_min(), p.trans_b, p.trans_a, true};
   }
   return c;
+}
+
+LogShape LogShape::of(std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
+  const auto log = [](std::size_t v) { return std::log2(double(std::max<std::size_t>(v, 1))); };
+  return {log(m), log(n), log(k), log(batch)};
+}
+
+double LogShape::distance2(const LogShape& o) const {
+  const double dm = m - o.m, dn = n - o.n, dk = k - o.k, db = batch - o.batch;
+  return dm * dm + dn * dn + dk * dk + db * db;
 }
 
 }  // namespace mmtune

@@ -58,8 +58,8 @@ class ParameterLookup {
     std::string key, vendor, type, name, platform;
   };
   struct Entry {
-    std::size_t device;                     // index into devices_
-    double log_m, log_n, log_k, log_batch;  // log2 of the shape, for the distance
+    std::size_t device;  // index into devices_
+    LogShape shape;      // for the distance
     std::size_t m, n, k, batch;
     bool batches;  // its family runs a batch in one launch
     KernelConfig config;

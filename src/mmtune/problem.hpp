@@ -94,6 +94,15 @@ void check_fits(const GemmProblem& p, const DeviceInfo& d);
 // e.g. "2048x2048x2048 fp32 row NN", "64x64x64 fp32 row NN batch 1000"
 std::string describe(const GemmProblem& p);
 
+// A shape on a log scale, for picking tuned parameters of the nearest tuned shape (the consumer
+// lookup, a tune's warm start): log2 of m, n, k and batch, an empty dimension counted as 1.
+struct LogShape {
+  double m = 0, n = 0, k = 0, batch = 0;
+  static LogShape of(std::size_t m, std::size_t n, std::size_t k, std::size_t batch);
+  static LogShape of(const GemmProblem& p) { return of(p.m, p.n, p.k, p.batch); }
+  double distance2(const LogShape& o) const;  // squared Euclidean distance
+};
+
 // The column-major problem equivalent to `p`: a row-major C = op(A) op(B) is the column-major
 // C^T = op(B)^T op(A)^T, so m/n, A/B and their transpositions swap. `swapped` says whether the
 // caller's A and B buffers trade places.

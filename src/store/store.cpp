@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -432,6 +433,43 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
     b.spread = (s.real(11) - s.real(10)) / s.real(12);
   }
   return b;
+}
+
+std::vector<std::pair<std::string, std::string>> Store::nearest_bests(const std::string& device_key,
+                                                                      const GemmProblem& p,
+                                                                      std::size_t limit) {
+  // Each shape's rows fastest first: its first row is the routine's best.
+  auto s = db_.prepare(
+      "SELECT b.kernel, b.config, b.m, b.n, b.k, b.batch FROM best b "
+      "JOIN devices d ON d.id = b.device_id WHERE d.key = ? AND b.precision = ? AND b.layout = ? "
+      "AND b.trans_a = ? AND b.trans_b = ? AND NOT (b.m = ? AND b.n = ? AND b.k = ? AND "
+      "b.batch = ?) AND b.kernel IN (" +
+      placeholders(routine_kernels_.size()) + ") ORDER BY b.m, b.n, b.k, b.batch, b.median_ms");
+  s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));
+  s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k).bind(9, p.batch);
+  for (std::size_t i = 0; i < routine_kernels_.size(); ++i)
+    s.bind(int(10 + i), routine_kernels_[i]);
+  struct Shape {
+    double distance;
+    std::pair<std::string, std::string> best;
+  };
+  std::vector<Shape> shapes;
+  const LogShape target = LogShape::of(p);
+  std::array<std::int64_t, 4> last{-1, -1, -1, -1};
+  while (s.step()) {
+    const std::array<std::int64_t, 4> dims{s.integer(2), s.integer(3), s.integer(4), s.integer(5)};
+    if (dims == last) continue;
+    last = dims;
+    const double d = LogShape::of(std::size_t(dims[0]), std::size_t(dims[1]), std::size_t(dims[2]),
+                                  std::size_t(dims[3]))
+                         .distance2(target);
+    shapes.push_back({d, {s.text(0), s.text(1)}});
+  }
+  std::stable_sort(shapes.begin(), shapes.end(),
+                   [](const Shape& a, const Shape& b) { return a.distance < b.distance; });
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < shapes.size() && i < limit; ++i) out.push_back(shapes[i].best);
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> Store::top_configs_elsewhere(

@@ -121,6 +121,12 @@ class Store {
   std::optional<BestRecord> best(const std::string& device_key, const GemmProblem& p,
                                  const std::string& kernel = "");
 
+  // The routine's best (its fastest kernel) of each other shape stored for this device with the
+  // same precision, layout and transpositions, the nearest shape first (LogShape), at most
+  // `limit`: what the consumer lookup would pick, where a tune of a new shape starts.
+  std::vector<std::pair<std::string, std::string>> nearest_bests(const std::string& device_key,
+                                                                 const GemmProblem& p,
+                                                                 std::size_t limit);
   // The fastest distinct (kernel, config) pairs that ran Ok on this device for other shapes of
   // the same precision, layout and transpositions: warm-start candidates for a new problem.
   std::vector<std::pair<std::string, std::string>> top_configs_elsewhere(

@@ -30,8 +30,9 @@ class TuneSession {
   // Each kernel's default configuration, which gives the search a time to beat.
   void measure_defaults();
   // One search per kernel over its space, with its share of the budget and its strategy, then
-  // the warm start: the library's default, this device's bests for other shapes and one
-  // variant per code path, which every strategy learns from.
+  // the warm start, which every strategy learns from: the known-good configurations first
+  // (known_good(); the first three of each kernel stay finalists), then one variant per code
+  // path near the library's default.
   void prepare_searches();
   void warm_start();
   // Batches from the strategies, interleaved by weight, until a stop condition is reached or
@@ -95,6 +96,11 @@ class TuneSession {
   // (each kernel's own and the consumer library's built-in choice, when it is one of the tuned
   // kernels), the warm start's known-good seeds and the drift reference (the incumbent).
   std::vector<KernelConfig> always_finalists() const;
+  // Known-good starting points, most promising first: this device's bests at the two nearest
+  // other tuned shapes (the nearest is what the consumer lookup hands a program), the library's
+  // built-in default, then this device's fastest configurations at other shapes. Distinct, and
+  // the same when a tune of this shape resumes.
+  std::vector<KernelConfig> known_good() const;
 
   const Device& device_;
   Store& store_;
@@ -109,8 +115,9 @@ class TuneSession {
   std::string strategy_;
   bool running_ = false;  // a session row is recorded and not yet ended
   KnownMeasurements known_;
-  double best_ms_;  // the fastest searched measurement, as measured
-  Drift drift_;     // the reference re-timed during the search (drift.hpp)
+  double best_ms_;                    // the fastest searched measurement, as measured
+  Drift drift_;                       // the reference re-timed during the search (drift.hpp)
+  std::vector<KernelConfig> starts_;  // known_good(), for the warm start
   // The warm start's known-good configurations: finalists, whatever the search saw of them.
   std::vector<KernelConfig> seeds_;
   mutable std::string warning_;  // for the next progress report, once

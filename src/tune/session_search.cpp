@@ -14,8 +14,30 @@ namespace mmtune {
 
 using namespace session_detail;
 
+std::vector<KernelConfig> TuneSession::known_good() const {
+  std::vector<KernelConfig> out;
+  const auto add = [&out](const KernelConfig& c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  };
+  const auto add_stored = [&](const std::vector<std::pair<std::string, std::string>>& rows) {
+    for (const auto& [kernel, config] : rows) {
+      try {
+        if (const auto kind = parse_kernel_kind(kernel, *request_.families))
+          add(parse_config(*kind, config));
+      } catch (const UsageError&) {  // a damaged row is not a candidate
+      }
+    }
+  };
+  // The fastest stored configurations come from the largest shapes: the nearest come first.
+  add_stored(store_.nearest_bests(device_.info.key, request_.problem, 2));
+  add(default_parameters(device_.info, request_.problem).config);
+  add_stored(store_.top_configs_elsewhere(device_.info.key, request_.problem, 6));
+  return out;
+}
+
 void TuneSession::prepare_searches() {
   const GemmProblem& problem = request_.problem;
+  starts_ = known_good();
   for (auto k : request_.kernels) {
     KernelSearch s;
     s.kind = k;
@@ -31,6 +53,8 @@ void TuneSession::prepare_searches() {
     points.reserve(s.configs.size());
     for (const auto& c : s.configs) points.push_back(parameter_values(c));
     if (!request_.candidates) {  // a given candidate list is searched as it is
+      // Around the library's default, whatever is stored: a resumed tune explores what the
+      // interrupted one did.
       const KernelConfig library = default_parameters(device_.info, problem).config;
       const KernelConfig base = kind_of(library) == k ? library : default_config(k);
       s.switches = switch_variants(points, parameter_values(base));
@@ -151,22 +175,13 @@ void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger,
 }
 
 void TuneSession::warm_start() {
-  std::vector<KernelConfig> seeds = {default_parameters(device_.info, request_.problem).config};
-  for (const auto& [kernel, config] :
-       store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)) {
-    try {
-      if (const auto kind = parse_kernel_kind(kernel, *request_.families))
-        seeds.push_back(parse_config(*kind, config));
-    } catch (const UsageError&) {  // a damaged row is not a candidate
-    }
-  }
   for (auto& s : searches_) {
     std::vector<std::size_t> picks;
     const auto pick = [&](std::size_t i) {
       if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
     };
     std::vector<KernelConfig> kept;
-    for (const auto& c : seeds) {
+    for (const auto& c : starts_) {
       if (kind_of(c) != s.kind) continue;
       if (const auto i = s.space->find(parameter_values(c))) {
         pick(*i);
@@ -177,8 +192,8 @@ void TuneSession::warm_start() {
     const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
     for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
     s.strategy->seed(observe(s, picks));
-    // The first three seeds of each kernel (the library's default, the best of other shapes)
-    // stay in play to the end when they ran Ok here.
+    // The first three seeds of each kernel (known_good(): the nearest shapes' bests, the
+    // library's default) stay in play to the end when they ran Ok here.
     for (const auto& c : kept) {
       const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
       if (it != known_.end() && it->second.record.result.status == Status::kOk) {
