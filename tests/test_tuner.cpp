@@ -53,6 +53,22 @@ GemmProblem small_problem() {
   return p;
 }
 
+// Stores an Ok measurement of `config` at `problem` as an earlier tune would have.
+MeasurementRecord store_measurement(Store& store, const std::string& device_key,
+                                    const KernelConfig& config, const GemmProblem& problem,
+                                    double gflops) {
+  MeasurementRecord r;
+  r.device_key = device_key;
+  r.kernel = "tiled";
+  r.config = to_string(config);
+  r.problem = problem;
+  r.result.gflops = gflops;
+  r.result.median_ms = r.result.min_ms = r.result.max_ms = problem.flops() / (gflops * 1e6);
+  r.result.routine_ms = r.result.kernel_ms = {r.result.median_ms};
+  store.add_measurement(r);
+  return r;
+}
+
 TuneRequest small_request(const std::string& strategy) {
   TuneRequest r;
   r.problem = small_problem();
@@ -494,16 +510,10 @@ TEST(Tuner, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmation) {
   const Device& dev = test::pocl_device("pthread");
   store.upsert_device(dev.info);
   const auto space = small_space();
-  MeasurementRecord elsewhere;  // an earlier measurement of another shape
-  elsewhere.device_key = dev.info.key;
-  elsewhere.kernel = "tiled";
-  elsewhere.config = to_string(space.back());
-  elsewhere.problem = small_problem();
-  elsewhere.problem.m = 96;
-  elsewhere.result.routine_ms = elsewhere.result.kernel_ms = {0.01};
-  elsewhere.result.median_ms = elsewhere.result.min_ms = elsewhere.result.max_ms = 0.01;
-  elsewhere.result.gflops = 2.0 * 96 * 96 * 128 / 1e7;
-  store.add_measurement(elsewhere);
+  GemmProblem other = small_problem();  // an earlier measurement of another shape
+  other.m = 96;
+  const MeasurementRecord elsewhere =
+      store_measurement(store, dev.info.key, space.back(), other, other.flops() / 1e4);
   TuneRequest req = small_request("exhaustive");
   req.drift = true;
   req.finalists = 2;
@@ -534,16 +544,9 @@ TEST(Tuner, TheWarmStartMeasuresTheNearestShapesBestFirst) {
   const auto space = small_space();
   ASSERT_GE(space.size(), 7u);
   const auto stored = [&](const KernelConfig& c, std::size_t n, double gflops) {
-    MeasurementRecord r;
-    r.device_key = dev.info.key;
-    r.kernel = "tiled";
-    r.config = to_string(c);
-    r.problem = small_problem();
-    r.problem.m = r.problem.n = r.problem.k = n;
-    r.result.gflops = gflops;
-    r.result.median_ms = r.result.min_ms = r.result.max_ms = r.problem.flops() / (gflops * 1e6);
-    r.result.routine_ms = r.result.kernel_ms = {r.result.median_ms};
-    store.add_measurement(r);
+    GemmProblem p = small_problem();
+    p.m = p.n = p.k = n;
+    store_measurement(store, dev.info.key, c, p, gflops);
   };
   // Six configurations ran fast at a large shape (the warm start's six fastest elsewhere); the
   // nearest shape's best ran slower there.

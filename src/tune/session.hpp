@@ -115,9 +115,8 @@ class TuneSession {
   std::string strategy_;
   bool running_ = false;  // a session row is recorded and not yet ended
   KnownMeasurements known_;
-  double best_ms_;                    // the fastest searched measurement, as measured
-  Drift drift_;                       // the reference re-timed during the search (drift.hpp)
-  std::vector<KernelConfig> starts_;  // known_good(), for the warm start
+  double best_ms_;  // the fastest searched measurement, as measured
+  Drift drift_;     // the reference re-timed during the search (drift.hpp)
   // The warm start's known-good configurations: finalists, whatever the search saw of them.
   std::vector<KernelConfig> seeds_;
   mutable std::string warning_;  // for the next progress report, once

@@ -37,7 +37,6 @@ std::vector<KernelConfig> TuneSession::known_good() const {
 
 void TuneSession::prepare_searches() {
   const GemmProblem& problem = request_.problem;
-  starts_ = known_good();
   for (auto k : request_.kernels) {
     KernelSearch s;
     s.kind = k;
@@ -175,13 +174,14 @@ void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger,
 }
 
 void TuneSession::warm_start() {
+  const std::vector<KernelConfig> starts = known_good();
   for (auto& s : searches_) {
     std::vector<std::size_t> picks;
     const auto pick = [&](std::size_t i) {
       if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
     };
     std::vector<KernelConfig> kept;
-    for (const auto& c : starts_) {
+    for (const auto& c : starts) {
       if (kind_of(c) != s.kind) continue;
       if (const auto i = s.space->find(parameter_values(c))) {
         pick(*i);
