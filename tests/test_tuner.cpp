@@ -318,7 +318,9 @@ TEST(Tuner, BrokenVariantsAreRecordedAndTheRunCompletes) {
   }
 }
 
-TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
+// The worker keeps on disk the programs it evaluates again (the finalists, re-timed in the
+// confirmation; test_program_cache.cpp has the details); a later tune reads them.
+TEST(Tuner, SecondRunReadsTheKeptProgramsAndTheSummaryMatchesTheStore) {
   test::TempDir dir;
   Store store(dir / "tuning.db");
   const Device& dev = test::pocl_device("pthread");
@@ -326,6 +328,8 @@ TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
   TuneRequest req = small_request("random");
   req.budget = 5;
   req.baselines = true;
+  req.finalists = 3;
+  req.confirm_rounds = 1;
   const TuneSummary first = tune(dev, store, req, env, {}, kNoStop);
   std::map<std::string, fs::file_time_type> files;
   // Program binaries only: the device calibration beside them may record a higher peak.
@@ -335,16 +339,17 @@ TEST(Tuner, SecondRunReusesTheBuildCacheAndTheSummaryMatchesTheStore) {
   for (const auto& e : fs::recursive_directory_iterator(env.program_dir)) {
     if (binary(e)) files[e.path().string()] = e.last_write_time();
   }
-  EXPECT_GE(files.size(), 5u);
+  EXPECT_GE(files.size(), 3u) << "the finalists' programs";
+  EXPECT_LT(files.size(), first.evaluations) << "not every variant's";
 
-  req.fresh = true;  // measure everything again: every program must come from the cache
+  req.fresh = true;  // measure everything again: the kept programs are read, not rebuilt
   const TuneSummary second = tune(dev, store, req, env, {}, kNoStop);
   EXPECT_EQ(second.reused, 0u);
-  std::map<std::string, fs::file_time_type> after;
   for (const auto& e : fs::recursive_directory_iterator(env.program_dir)) {
-    if (binary(e)) after[e.path().string()] = e.last_write_time();
+    if (binary(e) && files.count(e.path().string())) {
+      EXPECT_EQ(files[e.path().string()], e.last_write_time()) << e.path() << " written again";
+    }
   }
-  EXPECT_EQ(files, after) << "nothing was compiled again";
 
   // The summary's figures are those of the database.
   for (const TuneSummary* s : {&first, &second}) {

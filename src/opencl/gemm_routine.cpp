@@ -112,6 +112,15 @@ GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, const Gem
   return out;
 }
 
+void GemmRoutine::keep(const KernelConfig& config, const GemmProblem& problem) {
+  const KernelFamily& family = config.kind().family();
+  cache_.keep(program_text(sources_, family), options(config, problem));
+  if (family.arguments() == KernelArguments::kPackedPanels) {
+    cache_.keep(sources_.program("copy.cl"),
+                std::string("-DPRECISION=") + to_string(problem.precision));
+  }
+}
+
 cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& problem) {
   const std::string opts = options(config, problem);
   // Two families may share options (no parameters, or parameters of the same names).

@@ -57,6 +57,8 @@ class GemmRoutine {
     double build_seconds = 0.0;
   };
   Prepared prepare(const KernelConfig& config, const GemmProblem& problem);
+  // Keeps the programs prepare() built on disk (ProgramCache::keep).
+  void keep(const KernelConfig& config, const GemmProblem& problem);
 
   // Whether a call of the problem runs a GEMM kernel: m, n, k > 0 and alpha != 0 in the
   // problem's precision. Otherwise it only scales C (or does nothing) and needs no prepare().

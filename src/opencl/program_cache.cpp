@@ -57,27 +57,60 @@ std::string ProgramCache::default_disk_dir() {
 }
 
 ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string device_key,
-                           std::string disk_dir)
+                           std::string disk_dir, BinaryWrites writes)
     : context_(std::move(context)),
       device_(std::move(device)),
       device_key_(std::move(device_key)),
-      disk_dir_(std::move(disk_dir)) {}
+      disk_dir_(std::move(disk_dir)),
+      writes_(writes) {}
+
+std::string ProgramCache::key(const std::string& source, const std::string& options) const {
+  // The device key covers vendor, name and driver version, so a driver update rebuilds.
+  return content_hash(device_key_ + "\n" + content_hash(source) + "\n" + options);
+}
+
+std::filesystem::path ProgramCache::file(const std::string& k) const {
+  return disk_dir_.empty() ? fs::path() : fs::path(disk_dir_) / device_key_ / (k + ".bin");
+}
+
+void ProgramCache::write(const std::string& k, const cl::Program& program) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!written_.insert(k).second) return;
+  }
+  try {
+    const auto bins = program.getInfo<CL_PROGRAM_BINARIES>();
+    if (bins.size() == 1 && !bins[0].empty()) write_atomically(file(k), bins[0]);
+  } catch (const cl::Error&) {  // no binary to keep: the next process compiles again
+  }
+}
+
+void ProgramCache::keep(const std::string& source, const std::string& options) {
+  if (disk_dir_.empty()) return;
+  const std::string k = key(source, options);
+  std::shared_ptr<const BuildResult> built;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = programs_.find(k);
+    if (it == programs_.end() || !it->second->ok || it->second->from_disk) return;
+    built = it->second;
+  }
+  write(k, built->program);
+}
 
 std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source,
                                                        const std::string& options) {
-  // The device key covers vendor, name and driver version, so a driver update rebuilds.
-  const std::string key = content_hash(device_key_ + "\n" + content_hash(source) + "\n" + options);
+  const std::string k = key(source, options);
   {
     std::lock_guard lock(mutex_);
-    if (auto it = programs_.find(key); it != programs_.end()) return it->second;
+    if (auto it = programs_.find(k); it != programs_.end()) return it->second;
   }
   auto result = std::make_shared<BuildResult>();
   const auto t0 = std::chrono::steady_clock::now();
-  const fs::path file =
-      disk_dir_.empty() ? fs::path() : fs::path(disk_dir_) / device_key_ / (key + ".bin");
-  if (!file.empty() && fs::exists(file)) {
+  const fs::path path = file(k);
+  if (!path.empty() && fs::exists(path)) {
     try {
-      const cl::Program::Binaries bins = {read_file(file)};
+      const cl::Program::Binaries bins = {read_file(path)};
       cl::Program program(context_, {device_}, bins);
       program.build(std::vector<cl::Device>{device_}, options.c_str());
       result->ok = true;
@@ -85,7 +118,7 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
       result->program = program;
     } catch (const cl::Error&) {
       std::error_code ec;
-      fs::remove(file, ec);  // stale or damaged: rebuild from source below
+      fs::remove(path, ec);  // stale or damaged: rebuild from source below
     }
   }
   if (!result->ok) {
@@ -95,10 +128,7 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
         program.build(std::vector<cl::Device>{device_}, options.c_str());
         result->ok = true;
         result->program = program;
-        if (!file.empty()) {
-          const auto bins = program.getInfo<CL_PROGRAM_BINARIES>();
-          if (bins.size() == 1 && !bins[0].empty()) write_atomically(file, bins[0]);
-        }
+        if (!path.empty() && writes_ == BinaryWrites::kAtBuild) write(k, program);
       } catch (const cl::BuildError& e) {
         for (const auto& [dev, log] : e.getBuildLog()) result->log += log;
         if (result->log.empty()) result->log = e.what();
@@ -115,7 +145,8 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::lock_guard lock(mutex_);
   (result->from_disk ? disk_hits_ : builds_) += 1;
-  return programs_.emplace(key, std::move(result)).first->second;
+  if (result->from_disk) written_.insert(k);
+  return programs_.emplace(k, std::move(result)).first->second;
 }
 
 std::size_t ProgramCache::builds() const {

@@ -44,13 +44,14 @@ double span_ms(const cl::Event& first, const cl::Event& last) {
 
 }  // namespace
 
-Runner::Runner(const Device& device, const KernelSources& sources, const std::string& program_dir)
+Runner::Runner(const Device& device, const KernelSources& sources, const std::string& program_dir,
+               BinaryWrites writes)
     : device_(device.info),
       sources_(sources),
       program_dir_(program_dir),
       context_(device.device),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
-      cache_(context_, device.device, device.info.key, program_dir),
+      cache_(context_, device.device, device.info.key, program_dir, writes),
       routine_(sources, cache_, device.info) {}
 
 void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
@@ -106,6 +107,10 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     m.status = Status::kBuildFailed;
     m.message = prepared.log;
     return m;
+  }
+  // Asked for again: worth its binary on disk (a no-op where every build already wrote it).
+  if (!evaluated_.insert(std::string(config.kind()->name()) + " " + to_string(config)).second) {
+    routine_.keep(config, problem_);
   }
   // The whole routine is timed as its caller sees it, wall clock from the first enqueue to
   // completion (as `mmtune bench` does): for small problems the launches' host-side cost

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,11 @@ namespace mmtune {
 
 class Runner {
  public:
-  // `program_dir`: where program binaries are cached on disk (empty: memory only).
-  Runner(const Device& device, const KernelSources& sources, const std::string& program_dir = "");
+  // `program_dir`: where program binaries are cached on disk (empty: memory only); with
+  // BinaryWrites::kOnKeep only the programs of configurations evaluated twice are written (a
+  // tuner's finalists and references, what later processes ask for again).
+  Runner(const Device& device, const KernelSources& sources, const std::string& program_dir = "",
+         BinaryWrites writes = BinaryWrites::kAtBuild);
 
   // Uploads operands made from `seed` and computes the reference; calibrates the device for the
   // problem's precision (calibration.hpp) unless that was done. Throws UsageError when the
@@ -76,6 +80,7 @@ class Runner {
   Operands operands_;
   Reference reference_;
   cl::Buffer a_, b_, c_;
+  std::set<std::string> evaluated_;  // configurations evaluated once (programs not kept yet)
 };
 
 }  // namespace mmtune

@@ -100,13 +100,14 @@ bool is_integer(SpecType t) {
 }  // namespace
 
 SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
-                       const std::vector<long long>& sizes, const std::string& program_dir)
+                       const std::vector<long long>& sizes, const std::string& program_dir,
+                       BinaryWrites writes)
     : spec_(spec),
       device_(device.info),
       instance_(spec, sizes, &device.info),
       context_(device.device),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
-      cache_(context_, device.device, device.info.key, program_dir) {
+      cache_(context_, device.device, device.info.key, program_dir, writes) {
   for (const auto& file : spec.sources) source_ += read_file(file) + "\n";
   // The peak bounds every GFLOPS figure; the event clock decides how kernels are timed.
   // A spec's FLOPs may be of any type: fp32's peak (the higher on every device) bounds them.
@@ -295,9 +296,11 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
     return fail(Status::kExceedsLimits, why);
   }
   const SpecLaunchSizes launch = instance_.launch(point);
-  const auto built = cache_.build(source_, options(launch));
+  const std::string opts = options(launch);
+  const auto built = cache_.build(source_, opts);
   m.build_seconds = built->seconds;
   if (!built->ok) return fail(Status::kBuildFailed, built->log);
+  if (!evaluated_.insert(opts).second) cache_.keep(source_, opts);  // asked for again
 
   try {
     cl::Kernel kernel(built->program, spec_.kernel.c_str());

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,9 @@ class SpecRunner {
  public:
   // Throws UsageError when the sizes do not suit the spec or its reference cannot run (a
   // reference kernel that does not build or fails, a reference file of the wrong size).
+  // `program_dir` and `writes`: as Runner's.
   SpecRunner(const Device& device, const KernelSpec& spec, const std::vector<long long>& sizes,
-             const std::string& program_dir = "");
+             const std::string& program_dir = "", BinaryWrites writes = BinaryWrites::kAtBuild);
 
   SpecInstance& instance() { return instance_; }
   const Calibration& calibration() const { return calibration_; }
@@ -67,6 +69,7 @@ class SpecRunner {
   std::optional<double> flops_, bytes_;
   std::map<std::pair<std::size_t, long long>, std::vector<unsigned char>> contents_;
   std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
+  std::set<std::string> evaluated_;  // build options evaluated once (programs not kept yet)
 };
 
 }  // namespace mmtune

@@ -60,16 +60,18 @@ class Worker {
     device_ = devices[index];
     if (req.contains("spec")) {  // a user's kernel (docs/spec.md)
       spec_ = std::make_unique<KernelSpec>(parse_spec_file(req.at("spec").get<std::string>()));
-      spec_runner_ = std::make_unique<SpecRunner>(device_, *spec_,
-                                                  req.at("sizes").get<std::vector<long long>>(),
-                                                  req.value("program_dir", ""));
+      spec_runner_ = std::make_unique<SpecRunner>(
+          device_, *spec_, req.at("sizes").get<std::vector<long long>>(),
+          req.value("program_dir", ""), BinaryWrites::kOnKeep);
       send({{"op", "ready"}});
       return;
     }
     const std::string dir = req.value("kernels_dir", "");
     sources_ =
         dir.empty() ? std::make_unique<KernelSources>() : std::make_unique<KernelSources>(dir);
-    runner_ = std::make_unique<Runner>(device_, *sources_, req.value("program_dir", ""));
+    // Most variants run once: only what is evaluated again keeps its binary (program_cache.hpp).
+    runner_ = std::make_unique<Runner>(device_, *sources_, req.value("program_dir", ""),
+                                       BinaryWrites::kOnKeep);
     runner_->set_problem(problem_from_json(req.at("problem")), req.at("seed").get<std::uint64_t>(),
                          req.value("reference_file", ""));
     send({{"op", "ready"}});

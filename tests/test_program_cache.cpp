@@ -1,0 +1,64 @@
+// The on-disk program cache (program_cache.hpp): a later process reads binaries instead of
+// compiling, and a tuner's worker writes only the programs it evaluates again.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "opencl/runner.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every program binary under `dir` with its last write time.
+std::map<std::string, fs::file_time_type> binaries(const fs::path& dir) {
+  std::map<std::string, fs::file_time_type> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".bin") {
+      out[e.path().string()] = e.last_write_time();
+    }
+  }
+  return out;
+}
+
+GemmProblem small() {
+  GemmProblem p;
+  p.m = p.n = p.k = 64;
+  return p;
+}
+
+TEST(ProgramCache, AWorkerKeepsWhatItEvaluatesAgainAndALaterProcessReadsIt) {
+  const Device& dev = test::pocl_device("pthread");
+  const KernelSources sources;
+  test::TempDir dir;
+  const fs::path programs = dir / "programs";
+  const KernelConfig tiled = TiledConfig{};  // packed: its program and copy.cl's
+  {
+    Runner worker(dev, sources, programs.string(), BinaryWrites::kOnKeep);
+    worker.set_problem(small());
+    ASSERT_EQ(worker.evaluate(tiled).status, Status::kOk);
+    EXPECT_TRUE(binaries(programs).empty()) << "evaluated once: nothing written";
+    ASSERT_EQ(worker.evaluate(tiled).status, Status::kOk);
+    EXPECT_EQ(binaries(programs).size(), 2u) << "evaluated again: both programs kept";
+    EXPECT_EQ(worker.cache().disk_hits(), 0u);
+  }
+  const auto kept = binaries(programs);
+
+  Runner later(dev, sources, programs.string());
+  later.set_problem(small());
+  ASSERT_EQ(later.evaluate(tiled).status, Status::kOk);
+  EXPECT_EQ(later.cache().disk_hits(), 2u) << "both programs read from disk";
+  auto now = binaries(programs);  // with the calibration's program, written at build
+  for (const auto& [file, written] : kept) EXPECT_EQ(now[file], written) << file;
+  // Writing at build time (the library's and `mmtune run`'s cache) keeps a new program at once.
+  ASSERT_EQ(later.evaluate(DirectConfig{}).status, Status::kOk);
+  EXPECT_EQ(binaries(programs).size(), now.size() + 1);
+}
+
+}  // namespace
+}  // namespace mmtune
