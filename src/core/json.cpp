@@ -75,6 +75,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"message", m.message},
       {"build_seconds", m.build_seconds},
       {"verify_seconds", m.verify_seconds},
+      {"first_run_extra_seconds", m.first_run_extra_seconds},
       {"median_ms", m.median_ms},
       {"min_ms", m.min_ms},
       {"max_ms", m.max_ms},
@@ -123,6 +124,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.message = j.value("message", "");
   m.build_seconds = j.value("build_seconds", 0.0);
   m.verify_seconds = j.value("verify_seconds", 0.0);
+  m.first_run_extra_seconds = j.value("first_run_extra_seconds", 0.0);
   m.median_ms = j.value("median_ms", 0.0);
   m.min_ms = j.value("min_ms", 0.0);
   m.max_ms = j.value("max_ms", 0.0);

@@ -32,7 +32,10 @@ struct Measurement {
   Status status = Status::kOk;
   std::string message;  // why it failed (the build log for BuildFailed)
   double build_seconds = 0.0;
-  double verify_seconds = 0.0;                         // reading back and checking the result
+  double verify_seconds = 0.0;  // reading back and checking the result
+  // The first run's time beyond a typical run's: one-time work of the implementation (PoCL
+  // compiles the kernel for its work-group size at the first launch), cold caches.
+  double first_run_extra_seconds = 0.0;
   std::vector<double> routine_ms;                      // samples: whole routine (copies + kernel)
   std::vector<double> kernel_ms;                       // samples: the GEMM kernel alone
   double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;  // of routine_ms

@@ -85,7 +85,17 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
 }
 
 GemmRoutine::Prepared Runner::prepare(const KernelConfig& config) {
-  return routine_.prepare(config, problem_);
+  auto prepared = routine_.prepare(config, problem_);
+  // Prepared again: worth its binary on disk (a no-op where every build already wrote it).
+  // Here, not in evaluate(): asking for a binary can take seconds, never inside a timed phase.
+  const std::string key = std::string(config.kind()->name()) + " " + to_string(config);
+  bool again = false;
+  {
+    std::lock_guard lock(prepared_mutex_);
+    again = !prepared_.insert(key).second;
+  }
+  if (again && prepared.ok) routine_.keep(config, problem_);
+  return prepared;
 }
 
 void Runner::reset_c() {
@@ -107,10 +117,6 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     m.status = Status::kBuildFailed;
     m.message = prepared.log;
     return m;
-  }
-  // Asked for again: worth its binary on disk (a no-op where every build already wrote it).
-  if (!evaluated_.insert(std::string(config.kind()->name()) + " " + to_string(config)).second) {
-    routine_.keep(config, problem_);
   }
   // The whole routine is timed as its caller sees it, wall clock from the first enqueue to
   // completion (as `mmtune bench` does): for small problems the launches' host-side cost
@@ -173,6 +179,8 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     if (!done && !repeat_timed(timing, m.routine_ms, [&] { record(run_once()); })) {
       m.status = Status::kSlowerEarlyStop;
     }
+    const double typical_ms = done ? first_busy_ms : median(m.routine_ms);
+    m.first_run_extra_seconds = std::max(0.0, first.wall_ms - typical_ms) / 1e3;
   } catch (const cl::Error& e) {  // waiting for, or reading back, a failed run
     m.status =
         e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,7 +30,7 @@ class Runner {
  public:
   // `program_dir`: where program binaries are cached on disk (empty: memory only); with
   // BinaryWrites::kOnKeep only the programs of configurations evaluated twice are written (a
-  // tuner's finalists and references, what later processes ask for again).
+  // tuner's finalists and references, what later processes ask for again: see prepare()).
   Runner(const Device& device, const KernelSources& sources, const std::string& program_dir = "",
          BinaryWrites writes = BinaryWrites::kAtBuild);
 
@@ -42,7 +43,8 @@ class Runner {
                    const std::string& reference_file = "");
   const GemmProblem& problem() const { return problem_; }
 
-  // Builds what a configuration needs (thread-safe; used to build batches in parallel).
+  // Builds what a configuration needs (thread-safe; used to build batches in parallel). The
+  // second time a configuration is prepared, its programs are kept on disk (BinaryWrites).
   GemmRoutine::Prepared prepare(const KernelConfig& config);
 
   // Never throws for a failure of the variant itself: see Measurement::status. `on_run` is
@@ -80,7 +82,8 @@ class Runner {
   Operands operands_;
   Reference reference_;
   cl::Buffer a_, b_, c_;
-  std::set<std::string> evaluated_;  // configurations evaluated once (programs not kept yet)
+  std::mutex prepared_mutex_;
+  std::set<std::string> prepared_;  // configurations prepare()d before
 };
 
 }  // namespace mmtune

@@ -281,7 +281,14 @@ std::optional<std::string> SpecRunner::build_options(const SpecPoint& point) {
 }
 
 bool SpecRunner::build(const std::string& options) {
-  return cache_.build(source_, options)->ok;
+  const bool ok = cache_.build(source_, options)->ok;
+  bool again = false;
+  {
+    std::lock_guard lock(built_mutex_);
+    again = !built_.insert(options).second;
+  }
+  if (again && ok) cache_.keep(source_, options);  // built again: worth its binary on disk
+  return ok;
 }
 
 Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& timing,
@@ -296,11 +303,9 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
     return fail(Status::kExceedsLimits, why);
   }
   const SpecLaunchSizes launch = instance_.launch(point);
-  const std::string opts = options(launch);
-  const auto built = cache_.build(source_, opts);
+  const auto built = cache_.build(source_, options(launch));
   m.build_seconds = built->seconds;
   if (!built->ok) return fail(Status::kBuildFailed, built->log);
-  if (!evaluated_.insert(opts).second) cache_.keep(source_, opts);  // asked for again
 
   try {
     cl::Kernel kernel(built->program, spec_.kernel.c_str());

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,7 +36,8 @@ class SpecRunner {
   // A configuration's build options (not thread-safe: the instance evaluates expressions);
   // nothing when they cannot be computed (evaluate() then says why).
   std::optional<std::string> build_options(const SpecPoint& point);
-  // Builds the program for such options (thread-safe); false when it does not build.
+  // Builds the program for such options (thread-safe); false when it does not build. Built a
+  // second time, the program is kept on disk (BinaryWrites).
   bool build(const std::string& options);
   // Never throws for a failure of the variant itself: see Measurement::status. GFLOPS come from
   // the spec's `flops`, GB/s from its `bytes` (0 without them). `on_run` is called after every
@@ -69,7 +71,8 @@ class SpecRunner {
   std::optional<double> flops_, bytes_;
   std::map<std::pair<std::size_t, long long>, std::vector<unsigned char>> contents_;
   std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
-  std::set<std::string> evaluated_;  // build options evaluated once (programs not kept yet)
+  std::mutex built_mutex_;
+  std::set<std::string> built_;  // options build() was asked for before
 };
 
 }  // namespace mmtune

@@ -233,6 +233,7 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
   r.id = store_.add_measurement(r);
   summary_.store_s += std::chrono::duration<double>(Clock::now() - ts).count();
   summary_.verify_s += m.verify_seconds;
+  summary_.first_run_s += m.first_run_extra_seconds;
   ++summary_.evaluations;
   ++summary_.by_status[m.status];
   summary_.max_other_load = std::max(summary_.max_other_load, m.other_load);
@@ -309,6 +310,7 @@ void TuneSession::measure_defaults() {
   startup_build_s_ = evaluator_.build_seconds();
   startup_run_s_ = summary_.run_s;
   startup_verify_s_ = summary_.verify_s;
+  startup_first_run_s_ = summary_.first_run_s;
 }
 
 std::vector<KernelConfig> TuneSession::always_finalists() const {
@@ -380,6 +382,7 @@ void TuneSession::confirm() {
   search_build_s_ = evaluator_.build_seconds();
   search_run_s_ = summary_.run_s;
   search_verify_s_ = summary_.verify_s;
+  search_first_run_s_ = summary_.first_run_s;
 }
 
 // They are the summary's reference points and teach the search nothing, so they come last and
@@ -402,6 +405,7 @@ TuneSummary TuneSession::finish() {
   summary_.worker_restarts = evaluator_.restarts();
   summary_.build_s = search_build_s_ - startup_build_s_;
   summary_.verify_s = search_verify_s_ - startup_verify_s_;
+  summary_.first_run_s = search_first_run_s_ - startup_first_run_s_;
   summary_.run_s = search_run_s_ - startup_run_s_;
 
   // The summary reads back what is stored, so its figures are the database's.

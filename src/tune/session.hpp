@@ -126,8 +126,8 @@ class TuneSession {
   std::vector<KernelConfig> finalists_;
   std::vector<std::optional<MeasurementRecord>> confirmed_;  // per finalist: its median round
   // Time split: start-up (worker, reference, defaults and baselines) apart from the search.
-  double startup_build_s_ = 0, startup_run_s_ = 0, startup_verify_s_ = 0;
-  double search_build_s_ = 0, search_run_s_ = 0, search_verify_s_ = 0;
+  double startup_build_s_ = 0, startup_run_s_ = 0, startup_verify_s_ = 0, startup_first_run_s_ = 0;
+  double search_build_s_ = 0, search_run_s_ = 0, search_verify_s_ = 0, search_first_run_s_ = 0;
 };
 
 }  // namespace mmtune

@@ -89,6 +89,9 @@ struct TuneSummary {
   std::size_t confirmed = 0, confirm_rounds = 0, confirm_evaluations = 0;
   double startup_s = 0, build_s = 0, run_s = 0, verify_s = 0, search_s = 0, store_s = 0,
          total_s = 0;
+  // Of run_s: the first runs' time beyond a typical run's (Measurement::first_run_extra_seconds),
+  // mostly compiling where an implementation compiles at the first launch.
+  double first_run_s = 0;
   // The naive and classic baselines: their wall time (not in startup_s) and the limit of each
   // one's runs (0: none measured).
   double baselines_s = 0, baseline_limit_s = 0;
