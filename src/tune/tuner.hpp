@@ -19,6 +19,9 @@
 
 namespace mmtune {
 
+// Each naive/classic baseline's share of the tune's time so far (TuneRequest::baseline_limit_s).
+inline constexpr double kBaselineShare = 0.02;
+
 struct TuneRequest {
   GemmProblem problem;
   std::vector<KernelKind> kernels = {KernelKind::kTiled, KernelKind::kDirect};
@@ -33,8 +36,8 @@ struct TuneRequest {
   std::uint64_t seed = 1;
   bool fresh = false;     // measure again what the store already holds
   bool baselines = true;  // naive and classic kernels, once per device and problem
-  // Each baseline's run limit; 0: 2.5 % of the tune's time so far (at least 2 s), so that both
-  // cost about 5 % of a tune.
+  // Each baseline's run limit; 0: kBaselineShare of the tune's time so far (at least 2 s), so
+  // that both, with the worker's restarts after stopped runs, cost at most about 5 % of a tune.
   double baseline_limit_s = 0;
   // Confirmation after the search: the `finalists` fastest configurations (and each searched
   // kernel's stored best, its default configuration and the library's default for the device)
