@@ -29,7 +29,7 @@ namespace mmtune {
 class Runner {
  public:
   // `program_dir`: where program binaries are cached on disk (empty: memory only); with
-  // BinaryWrites::kOnKeep only the programs of configurations evaluated twice are written (a
+  // BinaryWrites::kOnKeep only the programs of configurations prepared twice are written (a
   // tuner's finalists and references, what later processes ask for again: see prepare()).
   Runner(const Device& device, const KernelSources& sources, const std::string& program_dir = "",
          BinaryWrites writes = BinaryWrites::kAtBuild);
