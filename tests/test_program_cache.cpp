@@ -49,6 +49,12 @@ TEST(ProgramCache, AWorkerKeepsWhatItEvaluatesAgainAndALaterProcessReadsIt) {
     EXPECT_EQ(binaries(programs).size(), 2u) << "prepared again: both programs kept";
     ASSERT_EQ(worker.evaluate(tiled).status, Status::kOk);
     EXPECT_EQ(worker.cache().disk_hits(), 0u);
+    // Another problem builds other programs: the configuration's first prepare there is a first.
+    GemmProblem fp64 = small();
+    fp64.precision = Precision::kDouble;
+    worker.set_problem(fp64);
+    ASSERT_TRUE(worker.prepare(tiled).ok);
+    EXPECT_EQ(binaries(programs).size(), 2u) << "prepared once for fp64: nothing more written";
   }
   const auto kept = binaries(programs);
 

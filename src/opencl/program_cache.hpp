@@ -67,4 +67,22 @@ class ProgramCache {
   std::size_t disk_hits_ = 0;
 };
 
+// Which keys were named before; thread-safe. A tuner's runner keeps a program's binary when its
+// configuration is prepared a second time (a finalist, the drift reference), not at its first.
+class SeenBefore {
+ public:
+  bool operator()(const std::string& key) {  // false the first time a key is named, then true
+    std::lock_guard lock(mutex_);
+    return !seen_.insert(key).second;
+  }
+  void clear() {
+    std::lock_guard lock(mutex_);
+    seen_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> seen_;
+};
+
 }  // namespace mmtune

@@ -69,6 +69,7 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
     calibration_assumed_ = false;
   }
   problem_ = problem;
+  prepared_.clear();  // another problem builds other programs
   operands_ = random_operands(problem, seed, problem.beta == 0.0);
   if (reference_file.empty() || !load_reference(reference_file, operands_.c.size(), reference_)) {
     reference_ = reference_gemm(problem, operands_);
@@ -88,12 +89,7 @@ GemmRoutine::Prepared Runner::prepare(const KernelConfig& config) {
   auto prepared = routine_.prepare(config, problem_);
   // Prepared again: worth its binary on disk (a no-op where every build already wrote it).
   // Here, not in evaluate(): asking for a binary can take seconds, never inside a timed phase.
-  const std::string key = std::string(config.kind()->name()) + " " + to_string(config);
-  bool again = false;
-  {
-    std::lock_guard lock(prepared_mutex_);
-    again = !prepared_.insert(key).second;
-  }
+  const bool again = prepared_(std::string(config.kind()->name()) + " " + to_string(config));
   if (again && prepared.ok) routine_.keep(config, problem_);
   return prepared;
 }

@@ -5,9 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -82,8 +80,7 @@ class Runner {
   Operands operands_;
   Reference reference_;
   cl::Buffer a_, b_, c_;
-  std::mutex prepared_mutex_;
-  std::set<std::string> prepared_;  // configurations prepare()d before
+  SeenBefore prepared_;  // configurations prepare()d for problem_
 };
 
 }  // namespace mmtune

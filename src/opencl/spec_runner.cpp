@@ -282,12 +282,8 @@ std::optional<std::string> SpecRunner::build_options(const SpecPoint& point) {
 
 bool SpecRunner::build(const std::string& options) {
   const bool ok = cache_.build(source_, options)->ok;
-  bool again = false;
-  {
-    std::lock_guard lock(built_mutex_);
-    again = !built_.insert(options).second;
-  }
-  if (again && ok) cache_.keep(source_, options);  // built again: worth its binary on disk
+  if (built_(options) && ok)
+    cache_.keep(source_, options);  // built again: worth its binary on disk
   return ok;
 }
 

@@ -5,9 +5,7 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -71,8 +69,7 @@ class SpecRunner {
   std::optional<double> flops_, bytes_;
   std::map<std::pair<std::size_t, long long>, std::vector<unsigned char>> contents_;
   std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
-  std::mutex built_mutex_;
-  std::set<std::string> built_;  // options build() was asked for before
+  SeenBefore built_;                                     // options build() was asked for
 };
 
 }  // namespace mmtune
