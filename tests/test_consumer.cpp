@@ -94,6 +94,31 @@ TEST(Lookup, TamperedRowsNeverReachTheCompiler) {
   EXPECT_EQ(lookup.lookup(dev, square(256)).source, LookupSource::kDefault);
 }
 
+// The default for devices that want explicit vectors keeps its accumulators in registers: two
+// preferred vectors of m by four columns where a vector is 32 bytes (8 accumulators: AVX2 has 16
+// registers), by eight where it is 64 bytes (16 of AVX-512's 32), in either precision.
+TEST(Lookup, TheWideDefaultsAccumulatorsFollowTheVectorBytes) {
+  struct Case {
+    Precision precision;
+    unsigned width;
+    int accumulators;
+  };
+  for (const Case c : {Case{Precision::kSingle, 8, 8}, Case{Precision::kSingle, 16, 16},
+                       Case{Precision::kDouble, 4, 8}, Case{Precision::kDouble, 8, 16}}) {
+    DeviceInfo d = test::pocl_device("pthread").info;
+    d.preferred.float_ = d.native.float_ = c.precision == Precision::kSingle ? c.width : 8;
+    d.preferred.double_ = d.native.double_ = c.precision == Precision::kDouble ? c.width : 4;
+    GemmProblem p = square(1024);
+    p.precision = c.precision;
+    const auto t = get<TiledConfig>(default_parameters(d, p).config);
+    SCOPED_TRACE(to_string(KernelConfig(t)));
+    EXPECT_EQ(t.VWM, int(c.width));
+    EXPECT_EQ(t.MWG / t.MDIMC, 2 * t.VWM) << "two vectors of m per work-item";
+    EXPECT_EQ(t.MWG / t.MDIMC / t.VWM * (t.NWG / t.NDIMC), c.accumulators);
+    EXPECT_EQ(t.NWG / t.NDIMC, t.VWN) << "one vector of n per work-item";
+  }
+}
+
 class ReadyGemm : public ::testing::Test {
  protected:
   const Device& dev = test::pocl_device("pthread");
