@@ -62,11 +62,13 @@ struct TimedSubject {
   std::function<std::pair<double, double>()> call;
 };
 
-// Times the subjects in rounds, one call of each per round, so that a change in the machine's
-// speed while they run (up to a third within minutes on a shared CPU) moves them all alike and
-// their ratio stays fair. The caller has made the untimed warm-up call. A subject stops at
-// max_reps calls, or once it has min_reps calls and max_seconds of them; one whose first call
-// takes longer than max_seconds stops there.
+// Times the subjects in rounds, one timed call of each per round, so that a change in the
+// machine's speed while they run (up to a third within minutes on a shared CPU) moves them all
+// alike and their ratio stays fair. The caller has made the untimed warm-up call; in later rounds
+// a subject whose last call took under kWarmUpBelowMs is called once more, untimed, right before
+// its timed call. A subject stops at max_reps timed calls, or once it has min_reps and
+// max_seconds of them; one whose first call takes longer than max_seconds stops there.
+inline constexpr double kWarmUpBelowMs = 250.0;
 void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& options);
 
 // Throws NoDeviceError when the device lacks the precision, UsageError when a shape has a 0 or is
