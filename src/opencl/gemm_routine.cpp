@@ -138,11 +138,16 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
   const auto copy =
       cache_.build(sources_.program("copy.cl"), std::string("-DPRECISION=") + to_string(precision));
   if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
-  CopyKernels& k = copy_[precision] = {cl::Kernel(copy->program, "pack_rows"),
-                                       cl::Kernel(copy->program, "pack_cols"),
-                                       cl::Kernel(copy->program, "unpad_copy"),
-                                       cl::Kernel(copy->program, "scale_c"),
-                                       {}};
+  // Implementations that want explicit vectors (CPUs) transpose 16 rows per work-item with
+  // vector loads; SIMT ones one row per work-item, neighbours reading neighbours (copy.cl).
+  const bool vectors = device_.preferred_width(precision) >= 4;
+  CopyKernels& k =
+      copy_[precision] = {cl::Kernel(copy->program, "pack_rows"),
+                          cl::Kernel(copy->program, vectors ? "pack_cols_blocked" : "pack_cols"),
+                          cl::Kernel(copy->program, "unpad_copy"),
+                          cl::Kernel(copy->program, "scale_c"),
+                          {},
+                          vectors ? std::size_t(16) : std::size_t(1)};
   if (precision == Precision::kSingle && device_.image_support) {
     k.pack_image = cl::Kernel(copy->program, "pack_image");
   }
@@ -346,7 +351,10 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                  i32(stride), i32(rows_p * cols_p));
         if (by_rows) set_args(kern, 11, i32(panels));
         launch_one(kern,
-                   by_rows ? cl::NDRange(panel, rows_p, panels * items) : grid(rows_p, panels),
+                   by_rows
+                       ? cl::NDRange(panel, rows_p, panels * items)
+                       : grid((rows_p + copies.cols_rows_per_item - 1) / copies.cols_rows_per_item,
+                              panels),
                    cl::NullRange);
       };
       // A: K x M with m contiguous in panels of pad_m, from the column-major form (transposed
