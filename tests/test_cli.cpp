@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -104,6 +105,20 @@ TEST(Cli, DevicesListsBothPoclDevices) {
     }
   }
   EXPECT_EQ(defaults, 1);
+}
+
+TEST(Cli, PinsPoclWorkersUnlessTheUserChose) {
+  // Unpinned, PoCL's two workers often shared one core for a whole process (half speed).
+  const char* before = std::getenv("POCL_AFFINITY");
+  const std::string saved = before ? before : "";
+  unsetenv("POCL_AFFINITY");
+  const auto pinned = run_mmtune({"-v", "devices"});
+  const auto chosen = run_mmtune({"-v", "devices"}, {{"POCL_AFFINITY", "0"}});
+  if (before) setenv("POCL_AFFINITY", saved.c_str(), 1);
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_NE(pinned.err.find("POCL_AFFINITY=1"), std::string::npos) << pinned.err;
+  EXPECT_EQ(chosen.err.find("POCL_AFFINITY"), std::string::npos) << chosen.err;
 }
 
 TEST(Cli, BadSizesAreUsageErrors) {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -55,7 +56,17 @@ std::vector<std::string> with_default_command(int argc, char** argv, const CLI::
 
 }  // namespace
 
+// PoCL's CPU devices leave their worker threads to the OS unless POCL_AFFINITY=1: on a 2-core
+// machine both workers often shared one core for a whole process (kernel alone at half speed in 3
+// of 6 runs at 512^3, every run at full speed pinned; docs/usage.md). Other implementations
+// ignore the variable; a user's own setting wins. Returns whether it was set here.
+bool pin_pocl_workers() {
+  if (std::getenv("POCL_AFFINITY")) return false;
+  return setenv("POCL_AFFINITY", "1", 0) == 0;  // before the first OpenCL call
+}
+
 int main(int argc, char** argv) {
+  const bool pinned = pin_pocl_workers();
   CLI::App app{"mmtune: generates, verifies, times and tunes OpenCL GEMM kernels for a device",
                "mmtune"};
   app.set_version_flag(
@@ -108,6 +119,7 @@ int main(int argc, char** argv) {
   }
 
   setup_logging(g);
+  if (pinned) spdlog::debug("POCL_AFFINITY=1: PoCL's worker threads pinned one per core");
   try {
     if (const int rc = device_cmds.run(g); rc >= 0) return rc;
     if (const int rc = store_cmds.run(); rc >= 0) return rc;
