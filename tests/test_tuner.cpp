@@ -599,6 +599,36 @@ TEST(Tuner, TheWarmStartMeasuresTheNearestShapesBestFirst) {
   EXPECT_EQ(q.text(0), to_string(space[0])) << "the first searched configuration";
 }
 
+// Where packing would cost about as much as the product (one dimension of C under about 64), the
+// nearest shape's best is tried in place (PACK=0) first: it was tuned where packing paid.
+TEST(Tuner, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  store.upsert_device(dev.info);
+  const auto space = small_space();
+  GemmProblem square = small_problem();
+  square.m = square.n = square.k = 128;
+  store_measurement(store, dev.info.key, space[0], square, 50.0);
+  const auto in_place = in_place_variant(space[0]);
+  ASSERT_TRUE(in_place);
+  EXPECT_FALSE(in_place_variant(*in_place)) << "already in place";
+  TuneRequest req = small_request("random");
+  req.problem.m = 4;  // 2mn / (m + n) = 8: copy-bound
+  ASSERT_TRUE(copies_dominate(req.problem));
+  ASSERT_FALSE(copies_dominate(square));
+  req.candidates->push_back(*in_place);
+  req.budget = 3;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  auto q = store.db().prepare(
+      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 2");
+  q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled)));
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), to_string(*in_place)) << "the first searched configuration";
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), to_string(space[0])) << "then as it was stored";
+}
+
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";

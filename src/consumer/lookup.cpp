@@ -59,6 +59,19 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   return t;
 }
 
+bool copies_dominate(const GemmProblem& problem) {
+  const double m = double(std::max<std::size_t>(problem.m, 1));
+  const double n = double(std::max<std::size_t>(problem.n, 1));
+  return 2.0 * m * n / (m + n) < 128.0;  // 2mnk / (mk + kn), k cancels
+}
+
+std::optional<KernelConfig> in_place_variant(const KernelConfig& config) {
+  std::optional<TiledConfig> t = config.as<TiledConfig>();
+  if (!t || !t->PACK || t->SA || t->SB || t->IMG) return std::nullopt;
+  t->PACK = 0;
+  return KernelConfig(*t);
+}
+
 ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistry& families) {
   Store store(db_path, Store::Access::kReadOnly);
   store.set_routine_kernels(families.searched_names());

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -37,6 +38,16 @@ struct TunedParameters {
 
 // Built-in defaults: reasonable configurations per device type, valid within its limits.
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem);
+
+// Whether packing A and B would cost about as much as the product: a GEMM does 2mnk flops on
+// (mk + kn) copied elements per item, and below 128 flops per copied element (one dimension of C
+// under about 64: GEMV-like and skinny shapes, small batched items) the copies, bounded by memory
+// bandwidth, take a third of the kernel's time or more.
+bool copies_dominate(const GemmProblem& problem);
+
+// The configuration reading A and B where they are (tiled PACK=0) when `config` packs them and
+// stages nothing in local memory; std::nullopt otherwise.
+std::optional<KernelConfig> in_place_variant(const KernelConfig& config);
 
 // Reads every stored best once; lookups are then in-memory scans (microseconds). Immutable
 // after construction, so one lookup may be shared by any number of threads and Gemm objects.

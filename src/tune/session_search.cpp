@@ -19,19 +19,31 @@ std::vector<KernelConfig> TuneSession::known_good() const {
   const auto add = [&out](const KernelConfig& c) {
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   };
-  const auto add_stored = [&](const std::vector<std::pair<std::string, std::string>>& rows) {
+  const auto parsed = [&](const std::vector<std::pair<std::string, std::string>>& rows) {
+    std::vector<KernelConfig> configs;
     for (const auto& [kernel, config] : rows) {
       try {
         if (const auto kind = parse_kernel_kind(kernel, *request_.families))
-          add(parse_config(*kind, config));
+          configs.push_back(parse_config(*kind, config));
       } catch (const UsageError&) {  // a damaged row is not a candidate
       }
     }
+    return configs;
   };
   // The fastest stored configurations come from the largest shapes: the nearest come first.
-  add_stored(store_.nearest_bests(device_.info.key, request_.problem, 2));
-  add(default_parameters(device_.info, request_.problem).config);
-  add_stored(store_.top_configs_elsewhere(device_.info.key, request_.problem, 6));
+  std::vector<KernelConfig> firsts =
+      parsed(store_.nearest_bests(device_.info.key, request_.problem, 2));
+  firsts.push_back(default_parameters(device_.info, request_.problem).config);
+  if (copies_dominate(request_.problem)) {
+    // Those were tuned where packing paid; here it may cost more than the product (4096x1x4096:
+    // the first 10 evaluations had reached 0.21 of the tune's best): in place first.
+    for (const auto& c : firsts) {
+      if (const auto v = in_place_variant(c)) add(*v);
+    }
+  }
+  for (const auto& c : firsts) add(c);
+  for (const auto& c : parsed(store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)))
+    add(c);
   return out;
 }
 
@@ -193,7 +205,7 @@ void TuneSession::warm_start() {
     for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
     s.strategy->seed(observe(s, picks));
     // The first three seeds of each kernel (known_good(): the nearest shapes' bests, the
-    // library's default) stay in play to the end when they ran Ok here.
+    // library's default, or their in-place forms) stay in play to the end when they ran Ok here.
     for (const auto& c : kept) {
       const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
       if (it != known_.end() && it->second.record.result.status == Status::kOk) {
