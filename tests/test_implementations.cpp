@@ -78,6 +78,42 @@ TEST(EventClock, FiguresAboveThePeakAreMeasurementErrors) {
   EXPECT_EQ(parse_status("MeasurementError"), Status::kMeasurementError);
 }
 
+// A peak measured while another process was busy is too low; the peak measured again, as often
+// as it takes within the limit, keeps the highest figure, and only a figure above every one of
+// them is an error (the CI failure this guards: a 162 GFLOPS GEMM against a 122 GFLOPS peak
+// measured while a parallel test held one of two cores).
+TEST(EventClock, AFigureAboveThePeakMeasuresThePeakAgainAndKeepsTheHighest) {
+  Calibration c;
+  c.peak_gflops = 100.0;
+  c.events = {true, ""};
+  std::vector<double> peaks = {80.0, 150.0, 120.0};
+  int calls = 0;
+  const auto busy_then_quiet = [&] {
+    Calibration again;
+    again.peak_gflops = peaks.at(std::size_t(calls++));
+    again.events = {false, "judged on a busy machine"};
+    return again;
+  };
+  EXPECT_EQ(judge_gflops(160.0, c, busy_then_quiet), "");
+  EXPECT_EQ(calls, 2);  // stops once the figure is plausible
+  EXPECT_EQ(c.peak_gflops, 150.0);
+  EXPECT_TRUE(c.events.usable);  // the tune keeps timing as it began
+
+  calls = 0;
+  const auto always_busy = [&] {
+    ++calls;
+    Calibration again;
+    again.peak_gflops = 90.0;
+    return again;
+  };
+  EXPECT_NE(judge_gflops(1000.0, c, always_busy), "");
+  EXPECT_EQ(calls, Calibration::kRemeasures);
+  EXPECT_EQ(c.peak_gflops, 150.0);  // never lowered
+  EXPECT_EQ(judge_gflops(140.0, c, always_busy), "");
+  EXPECT_EQ(calls, Calibration::kRemeasures);  // a plausible figure measures nothing
+  EXPECT_NE(judge_gflops(1000.0, c, {}), "");  // assumed calibration: judged as given
+}
+
 // Each implementation's clock is judged on the device: PoCL's events are usable, rusticl's are
 // not; either way a measurement is timed, below the measured peak, and says how.
 class DeviceTiming : public ::testing::TestWithParam<std::string> {};

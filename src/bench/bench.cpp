@@ -140,8 +140,11 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   const KernelSources sources;
   ProgramCache cache(context, device.device, device.info.key, ProgramCache::default_disk_dir());
   GemmRoutine routine(sources, cache, device.info);
-  const Calibration calibration = calibrate(context, queue, cache, device.info, o.precision,
-                                            sources, ProgramCache::default_disk_dir());
+  const auto measure_peak = [&] {
+    return calibrate(context, queue, cache, device.info, o.precision, sources,
+                     ProgramCache::default_disk_dir());
+  };
+  Calibration calibration = measure_peak();
   const bool events = calibration.events.usable;
   std::vector<BenchRow> rows;
   std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
@@ -171,8 +174,9 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
     const auto finish = [&](BenchRow row) {
       // The host BLAS does not run on the device, so the device's peak does not bound it.
       for (double g : {row.gflops, row.kernel_gflops}) {
-        const std::string why = implausible_gflops(g, calibration);
-        if (row.subject != "host-blas" && row.status == "Ok" && !why.empty()) {
+        if (row.subject == "host-blas" || row.status != "Ok") continue;
+        const std::string why = judge_gflops(g, calibration, measure_peak);
+        if (!why.empty()) {
           row.status = "MeasurementError";
           row.note = why;
         }

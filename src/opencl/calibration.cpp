@@ -83,6 +83,16 @@ std::string implausible_gflops(double gflops, const Calibration& c) {
   return "";
 }
 
+std::string judge_gflops(double gflops, Calibration& c,
+                         const std::function<Calibration()>& measure_again) {
+  std::string why = implausible_gflops(gflops, c);
+  for (int i = 0; !why.empty() && measure_again && i < Calibration::kRemeasures; ++i) {
+    c.peak_gflops = std::max(c.peak_gflops, measure_again().peak_gflops);
+    why = implausible_gflops(gflops, c);
+  }
+  return why;
+}
+
 unsigned roofline_vector_width(const DeviceInfo& d, Precision precision) {
   unsigned vw = 1;
   while (vw * 2 <= std::min(16u, std::max(1u, d.preferred_width(precision)))) vw *= 2;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct Calibration {
   // How far above the measured peak a figure may be before it is a measurement error: the peak
   // kernel and a GEMM see the same clock drift only roughly.
   static constexpr double kTolerance = 1.1;
+  // How many times a figure above the peak makes the peak be measured again before it is a
+  // measurement error: one calibration lasts ~0.1 s, and another process's load comes and goes.
+  static constexpr int kRemeasures = 4;
   double plausible_gflops() const {
     return peak_gflops > 0 ? kTolerance * peak_gflops : std::numeric_limits<double>::infinity();
   }
@@ -45,6 +49,13 @@ struct Calibration {
 
 // Why a figure cannot be a real measurement on this device ("" when it can).
 std::string implausible_gflops(double gflops, const Calibration& c);
+
+// The same judgement for a figure just measured, where the peak may have been measured while
+// another process was busy: while the figure is above the bound, `measure_again` runs (at most
+// Calibration::kRemeasures times) and `c` keeps the highest peak seen. The event clock's verdict
+// stays as first judged, so that a tune does not change how it times midway.
+std::string judge_gflops(double gflops, Calibration& c,
+                         const std::function<Calibration()>& measure_again);
 
 // Runs roofline.cl's multiply-add kernel a few times (grown until a run takes >= 20 ms) on
 // `queue` (profiling enabled) and judges the event clock by it. The peak is the highest

@@ -199,13 +199,15 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
   m.kernel_gflops = m.kernel_median_ms > 0 ? problem_.flops() / (m.kernel_median_ms * 1e6) : 0.0;
   // A figure above the device's peak is not a result, however it came about. The peak was
   // measured once, perhaps while the machine was busy: measure it again before saying so.
-  const double fastest = std::max(m.gflops, m.kernel_gflops);
-  std::string why = implausible_gflops(fastest, calibration_);
-  if (!why.empty() && !calibration_assumed_) {
-    calibration_ =
-        calibrate(context_, queue_, cache_, device_, problem_.precision, sources_, program_dir_);
-    why = implausible_gflops(fastest, calibration_);
+  std::function<Calibration()> measure_again;
+  if (!calibration_assumed_) {
+    measure_again = [&] {
+      return calibrate(context_, queue_, cache_, device_, problem_.precision, sources_,
+                       program_dir_);
+    };
   }
+  const std::string why =
+      judge_gflops(std::max(m.gflops, m.kernel_gflops), calibration_, measure_again);
   if (!why.empty()) {
     m.status = Status::kMeasurementError;
     m.message = why;

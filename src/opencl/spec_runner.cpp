@@ -107,7 +107,8 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
       instance_(spec, sizes, &device.info),
       context_(device.device),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
-      cache_(context_, device.device, device.info.key, program_dir, writes) {
+      cache_(context_, device.device, device.info.key, program_dir, writes),
+      program_dir_(program_dir) {
   for (const auto& file : spec.sources) source_ += read_file(file) + "\n";
   // The peak bounds every GFLOPS figure; the event clock decides how kernels are timed.
   // A spec's FLOPs may be of any type: fp32's peak (the higher on every device) bounds them.
@@ -362,7 +363,10 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
   if (flops_) {
     m.gflops = *flops_ / (m.median_ms * 1e6);
     m.kernel_gflops = m.kernel_median_ms > 0 ? *flops_ / (m.kernel_median_ms * 1e6) : 0.0;
-    const std::string why = implausible_gflops(std::max(m.gflops, m.kernel_gflops), calibration_);
+    const std::string why = judge_gflops(std::max(m.gflops, m.kernel_gflops), calibration_, [&] {
+      return calibrate(context_, queue_, cache_, device_, Precision::kSingle, builtin_,
+                       program_dir_);
+    });
     if (!why.empty()) return fail(Status::kMeasurementError, why);
   }
   return m;

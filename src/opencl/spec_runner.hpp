@@ -66,6 +66,7 @@ class SpecRunner {
   ProgramCache cache_;
   KernelSources builtin_;  // roofline.cl, for the calibration
   Calibration calibration_;
+  std::string program_dir_;  // where the calibration is cached
   std::optional<double> flops_, bytes_;
   std::map<std::pair<std::size_t, long long>, std::vector<unsigned char>> contents_;
   std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
