@@ -45,7 +45,12 @@ __kernel void pack_cols(const int rows, const int cols, const __global real* res
 // consecutive rows of one panel, one vector load down each source column. One panel row per
 // work-item read a new cache line per element: 6-8x slower at 1024^2, 3x at 2048^2 on PoCL;
 // on SIMT implementations (llvmpipe) this form is the slower one (docs/kernels.md).
+#ifndef PACK_ROWS
 #define PACK_ROWS 16  // rows per work-item: one 16-wide vector of the source column
+#endif
+#if PACK_ROWS != 16
+#error "pack_cols_blocked reads PACK_ROWS rows as one vload16"
+#endif
 __kernel void pack_cols_blocked(const int rows, const int cols, const __global real* restrict src,
                                 const int src_offset, const int si, const int sj,
                                 __global real* restrict dst, const int rows_p, const int panel,
@@ -57,7 +62,7 @@ __kernel void pack_cols_blocked(const int rows, const int cols, const __global r
   const int valid = clamp(cols - p * panel, 0, panel);
   const int written = min(PACK_ROWS, rows_p - i0);  // the last work-item's rows may be fewer
   const __global real* s = src + src_offset + item * src_stride + i0 * si + p * panel * sj;
-  if (i0 + PACK_ROWS <= rows && si == 1) {
+  if (i0 + PACK_ROWS <= rows) {  // si == 1: chosen only for sources contiguous along i
     for (int jj = 0; jj < valid; ++jj) {
       const real16 v = vload16(0, s + jj * sj);
       d[jj] = v.s0, d[panel + jj] = v.s1, d[2 * panel + jj] = v.s2, d[3 * panel + jj] = v.s3;

@@ -54,8 +54,6 @@ std::vector<std::string> with_default_command(int argc, char** argv, const CLI::
   return args;
 }
 
-}  // namespace
-
 // PoCL's CPU devices leave their worker threads to the OS unless POCL_AFFINITY=1: on a 2-core
 // machine both workers often shared one core for a whole process (kernel alone at half speed in 3
 // of 6 runs at 512^3, every run at full speed pinned; docs/usage.md). Other implementations
@@ -64,6 +62,8 @@ bool pin_pocl_workers() {
   if (std::getenv("POCL_AFFINITY")) return false;
   return setenv("POCL_AFFINITY", "1", 0) == 0;  // before the first OpenCL call
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const bool pinned = pin_pocl_workers();

@@ -11,6 +11,15 @@
 namespace mmtune {
 namespace {
 
+// Rows per work-item of copy.cl's pack_cols_blocked (its PACK_ROWS, one vector of the column).
+constexpr std::size_t kPackRows = 16;
+
+// copy.cl's build options for a precision.
+std::string copy_options(Precision precision) {
+  return std::string("-DPRECISION=") + to_string(precision) +
+         " -DPACK_ROWS=" + std::to_string(kPackRows);
+}
+
 // The family's program: a kernels/ file or its own text after common.cl.
 std::string program_text(const KernelSources& sources, const KernelFamily& family) {
   const std::string own = family.source_text();
@@ -100,8 +109,7 @@ GemmRoutine::Prepared GemmRoutine::prepare(const KernelConfig& config, const Gem
     return out;
   }
   if (family.arguments() == KernelArguments::kPackedPanels) {
-    const auto copy = cache_.build(sources_.program("copy.cl"),
-                                   std::string("-DPRECISION=") + to_string(problem.precision));
+    const auto copy = cache_.build(sources_.program("copy.cl"), copy_options(problem.precision));
     out.build_seconds += copy->seconds;
     if (!copy->ok) {
       out.log = copy->log;
@@ -116,8 +124,7 @@ void GemmRoutine::keep(const KernelConfig& config, const GemmProblem& problem) {
   const KernelFamily& family = config.kind().family();
   cache_.keep(program_text(sources_, family), options(config, problem));
   if (family.arguments() == KernelArguments::kPackedPanels) {
-    cache_.keep(sources_.program("copy.cl"),
-                std::string("-DPRECISION=") + to_string(problem.precision));
+    cache_.keep(sources_.program("copy.cl"), copy_options(problem.precision));
   }
 }
 
@@ -135,10 +142,9 @@ cl::Kernel& GemmRoutine::kernel(const KernelConfig& config, const GemmProblem& p
 
 GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
   if (auto it = copy_.find(precision); it != copy_.end()) return it->second;
-  const auto copy =
-      cache_.build(sources_.program("copy.cl"), std::string("-DPRECISION=") + to_string(precision));
+  const auto copy = cache_.build(sources_.program("copy.cl"), copy_options(precision));
   if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
-  // Implementations that want explicit vectors (CPUs) transpose 16 rows per work-item with
+  // Implementations that want explicit vectors (CPUs) transpose kPackRows rows per work-item with
   // vector loads; SIMT ones one row per work-item, neighbours reading neighbours (copy.cl).
   const bool vectors = device_.preferred_width(precision) >= 4;
   CopyKernels& k =
@@ -147,7 +153,7 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
                           cl::Kernel(copy->program, "unpad_copy"),
                           cl::Kernel(copy->program, "scale_c"),
                           {},
-                          vectors ? std::size_t(16) : std::size_t(1)};
+                          vectors ? kPackRows : std::size_t(1)};
   if (precision == Precision::kSingle && device_.image_support) {
     k.pack_image = cl::Kernel(copy->program, "pack_image");
   }

@@ -103,7 +103,7 @@ class GemmRoutine {
   struct CopyKernels {
     cl::Kernel pack_rows, pack_cols, unpad, scale;  // kernels/copy.cl
     cl::Kernel pack_image;                          // fp32 on devices with images only
-    std::size_t cols_rows_per_item = 1;             // pack_cols_blocked: PACK_ROWS (16)
+    std::size_t cols_rows_per_item = 1;             // pack_cols_blocked: kPackRows
   };
   CopyKernels& copies(Precision p);
   std::map<Precision, CopyKernels> copy_;
