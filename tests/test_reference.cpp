@@ -86,6 +86,57 @@ TEST(Reference, VerifyCatchesErrorsNanAndWritesIntoGaps) {
   EXPECT_NE(v.message.find("outside"), std::string::npos);
 }
 
+// The reference is computed in cache blocks (64 rows by 256 of k); it must equal the plain sum
+// over k in order, to the bit, across block edges, leading-dimension gaps, transpositions, both
+// layouts and batches, with |A||B| as the bound.
+TEST(Reference, BlockedSumsEqualThePlainLoopToTheBit) {
+  for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        GemmProblem p;
+        p.m = 70, p.n = 5, p.k = 300;  // a partial row block and a partial depth block
+        p.layout = layout, p.trans_a = ta, p.trans_b = tb;
+        p.lda = p.min_ld(p.a_rows(), p.a_cols()) + 3;
+        p.ldb = p.min_ld(p.b_rows(), p.b_cols()) + 1;
+        p.ldc = p.min_ld(p.m, p.n) + 2;
+        p.batch = ta ? 2 : 1;
+        p.alpha = -1.5, p.beta = 0.25;
+        const Operands o = random_operands(p, 11);
+        const Reference ref = reference_gemm(p, o);
+        const auto at = [&](const std::vector<double>& v, std::size_t item, std::size_t stride,
+                            std::size_t ld, std::size_t r, std::size_t c) {
+          return v[item * stride + (layout == Layout::kRowMajor ? r * ld + c : c * ld + r)];
+        };
+        for (std::size_t item = 0; item < p.batch; ++item) {
+          for (std::size_t i = 0; i < p.m; ++i) {
+            for (std::size_t j = 0; j < p.n; ++j) {
+              double sum = 0.0, abs_sum = 0.0;
+              for (std::size_t l = 0; l < p.k; ++l) {
+                const double a = ta ? at(o.a, item, p.stride_a_or_min(), p.lda, l, i)
+                                    : at(o.a, item, p.stride_a_or_min(), p.lda, i, l);
+                const double b = tb ? at(o.b, item, p.stride_b_or_min(), p.ldb, j, l)
+                                    : at(o.b, item, p.stride_b_or_min(), p.ldb, l, j);
+                sum += a * b;
+                abs_sum += std::fabs(a * b);
+              }
+              const double old = at(o.c, item, p.stride_c_or_min(), p.ldc, i, j);
+              ASSERT_EQ(at(ref.c, item, p.stride_c_or_min(), p.ldc, i, j),
+                        p.alpha * sum + p.beta * old)
+                  << i << "," << j;
+              ASSERT_EQ(at(ref.bound, item, p.stride_c_or_min(), p.ldc, i, j),
+                        std::fabs(p.alpha) * abs_sum + std::fabs(p.beta * old));
+            }
+          }
+        }
+        // The gap after C's first row (or column) keeps its value.
+        const std::size_t gap = p.min_ld(p.m, p.n);
+        EXPECT_EQ(ref.c[gap], o.c[gap]);
+        EXPECT_EQ(ref.bound[gap], 0.0);
+      }
+    }
+  }
+}
+
 TEST(Reference, BetaZeroIgnoresNanInC) {
   GemmProblem p;
   p.m = 3, p.n = 2, p.k = 4;

@@ -20,6 +20,62 @@ double epsilon(Precision p) {
   return 0.0;
 }
 
+// Adds A*B and |A|*|B| for columns j0..j1 of C into sum and abs_sum (laid out as C, ldc). A
+// block of kRows x kDepth of A, copied contiguous (either transposition) with its absolute
+// values, stays in cache while every column uses it, kLanes rows summed in registers: the
+// column-at-a-time loop read all of A from memory once per column (4096^3 on 2 cores: 36.6 s,
+// now 20.1 s; 1024^3, where A fits the cache: 0.21 s, now 0.41 s). Each element still sums over
+// l in order, so the result is the same to the bit.
+void accumulate(const ColMajorProblem& cp, const double* a, const double* b, std::size_t j0,
+                std::size_t j1, double* sum, double* abs_sum) {
+  constexpr std::size_t kRows = 64, kDepth = 256;  // 2 x 128 KiB of doubles
+  constexpr std::size_t kLanes = 8;                // rows summed in registers
+  std::vector<double> blk(kRows * kDepth), abs_blk(kRows * kDepth);
+  std::vector<double> bcol(kDepth), abs_bcol(kDepth);
+  for (std::size_t l0 = 0; l0 < cp.k; l0 += kDepth) {
+    const std::size_t depth = std::min(kDepth, cp.k - l0);
+    for (std::size_t i0 = 0; i0 < cp.m; i0 += kRows) {
+      const std::size_t rows = std::min(kRows, cp.m - i0);
+      for (std::size_t l = 0; l < depth; ++l) {
+        for (std::size_t ii = 0; ii < kRows; ++ii) {
+          const std::size_t i = i0 + ii, ll = l0 + l;
+          const double v = ii >= rows ? 0.0 : cp.trans_a ? a[ll + i * cp.lda] : a[i + ll * cp.lda];
+          blk[l * kRows + ii] = v;
+          abs_blk[l * kRows + ii] = std::fabs(v);
+        }
+      }
+      for (std::size_t j = j0; j < j1; ++j) {
+        for (std::size_t l = 0; l < depth; ++l) {
+          const std::size_t ll = l0 + l;
+          bcol[l] = cp.trans_b ? b[j + ll * cp.ldb] : b[ll + j * cp.ldb];
+          abs_bcol[l] = std::fabs(bcol[l]);
+        }
+        double* out = sum + i0 + j * cp.ldc;
+        double* abs_out = abs_sum + i0 + j * cp.ldc;
+        // kLanes rows at a time, their sums in registers over the whole depth.
+        for (std::size_t r0 = 0; r0 < rows; r0 += kLanes) {
+          double s[kLanes], t[kLanes];
+          for (std::size_t r = 0; r < kLanes; ++r) {
+            s[r] = r0 + r < rows ? out[r0 + r] : 0.0;
+            t[r] = r0 + r < rows ? abs_out[r0 + r] : 0.0;
+          }
+          for (std::size_t l = 0; l < depth; ++l) {
+            const double* x = blk.data() + l * kRows + r0;
+            const double* y = abs_blk.data() + l * kRows + r0;
+            for (std::size_t r = 0; r < kLanes; ++r) {
+              s[r] += x[r] * bcol[l];
+              t[r] += y[r] * abs_bcol[l];
+            }
+          }
+          for (std::size_t r = 0; r < kLanes && r0 + r < rows; ++r) {
+            out[r0 + r] = s[r], abs_out[r0 + r] = t[r];
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Reference reference_gemm(const GemmProblem& p, const Operands& in) {
@@ -30,30 +86,19 @@ Reference reference_gemm(const GemmProblem& p, const Operands& in) {
   const std::size_t sb = cp.swapped ? p.stride_a_or_min() : p.stride_b_or_min();
   const std::size_t sc = p.stride_c_or_min();
   Reference r{in.c, std::vector<double>(in.c.size(), 0.0)};
+  std::vector<double> sum(in.c.size(), 0.0);  // A*B, laid out as C; r.bound gets |A|*|B|
   // Columns j0..j1 of one item of the batch.
   const auto columns = [&](std::size_t item, std::size_t j0, std::size_t j1) {
-    const double* ai = a.data() + item * sa;
-    const double* bi = b.data() + item * sb;
     const std::size_t c0 = item * sc;
-    std::vector<double> sum(cp.m), abs_sum(cp.m);
+    accumulate(cp, a.data() + item * sa, b.data() + item * sb, j0, j1, sum.data() + c0,
+               r.bound.data() + c0);
     for (std::size_t j = j0; j < j1; ++j) {
-      std::fill(sum.begin(), sum.end(), 0.0);
-      std::fill(abs_sum.begin(), abs_sum.end(), 0.0);
-      for (std::size_t l = 0; l < cp.k; ++l) {
-        const double bv = cp.trans_b ? bi[j + l * cp.ldb] : bi[l + j * cp.ldb];
-        // The inner loop runs along m, contiguous in A when it is not transposed.
-        for (std::size_t i = 0; i < cp.m; ++i) {
-          const double av = cp.trans_a ? ai[l + i * cp.lda] : ai[i + l * cp.lda];
-          sum[i] += av * bv;
-          abs_sum[i] += std::fabs(av * bv);
-        }
-      }
       for (std::size_t i = 0; i < cp.m; ++i) {
-        double& c = r.c[c0 + i + j * cp.ldc];
-        const double old = c;
-        c = p.alpha * sum[i] + (p.beta != 0.0 ? p.beta * old : 0.0);
-        r.bound[c0 + i + j * cp.ldc] =
-            std::fabs(p.alpha) * abs_sum[i] + (p.beta != 0.0 ? std::fabs(p.beta * old) : 0.0);
+        const std::size_t at = c0 + i + j * cp.ldc;
+        const double old = r.c[at];
+        r.c[at] = p.alpha * sum[at] + (p.beta != 0.0 ? p.beta * old : 0.0);
+        r.bound[at] =
+            std::fabs(p.alpha) * r.bound[at] + (p.beta != 0.0 ? std::fabs(p.beta * old) : 0.0);
       }
     }
   };
