@@ -94,7 +94,7 @@ TEST(EventClock, AFigureAboveThePeakMeasuresThePeakAgainAndKeepsTheHighest) {
     again.events = {false, "judged on a busy machine"};
     return again;
   };
-  EXPECT_EQ(judge_gflops(160.0, c, busy_then_quiet), "");
+  EXPECT_EQ(judge_gflops(160.0, c, busy_then_quiet, std::chrono::milliseconds(0)), "");
   EXPECT_EQ(calls, 2);  // stops once the figure is plausible
   EXPECT_EQ(c.peak_gflops, 150.0);
   EXPECT_TRUE(c.events.usable);  // the tune keeps timing as it began
@@ -106,10 +106,10 @@ TEST(EventClock, AFigureAboveThePeakMeasuresThePeakAgainAndKeepsTheHighest) {
     again.peak_gflops = 90.0;
     return again;
   };
-  EXPECT_NE(judge_gflops(1000.0, c, always_busy), "");
+  EXPECT_NE(judge_gflops(1000.0, c, always_busy, std::chrono::milliseconds(0)), "");
   EXPECT_EQ(calls, Calibration::kRemeasures);
   EXPECT_EQ(c.peak_gflops, 150.0);  // never lowered
-  EXPECT_EQ(judge_gflops(140.0, c, always_busy), "");
+  EXPECT_EQ(judge_gflops(140.0, c, always_busy, std::chrono::milliseconds(0)), "");
   EXPECT_EQ(calls, Calibration::kRemeasures);  // a plausible figure measures nothing
   EXPECT_NE(judge_gflops(1000.0, c, {}), "");  // assumed calibration: judged as given
 }

@@ -17,10 +17,10 @@ constexpr int kChains = 8;
 // Seconds one kernel run takes: by its events where the device's are usable (calibration.hpp),
 // otherwise by the wall clock from enqueue to completion on an otherwise idle queue.
 double run_seconds(const cl::CommandQueue& queue, cl::Kernel& kernel, std::size_t items,
-                   bool events) {
+                   bool events, const cl::NDRange& local = cl::NullRange) {
   cl::Event e;
   const auto t0 = std::chrono::steady_clock::now();
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), local, nullptr, &e);
   e.wait();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!events) return wall;
@@ -49,12 +49,13 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   Roofline r;
 
   // Enough work-items to fill every compute unit many times over.
-  const std::size_t items = std::size_t(d.compute_units) * 4096;
+  const std::size_t items = std::size_t(d.compute_units) * 4096;  // a multiple of local
+  const std::size_t local = peak_local_size(d);
   cl::Buffer out(context, CL_MEM_WRITE_ONLY, items * es);
   cl::Kernel peak(program, "peak_flops");
   set_peak_args(peak, out, precision);
   for (int rep = 0; rep < 4; ++rep) {  // the first run includes lazy compilation
-    const double seconds = run_seconds(queue, peak, items, events);
+    const double seconds = run_seconds(queue, peak, items, events, cl::NDRange(local));
     const double flops = 2.0 * kChains * vw * double(kRooflineIterations) * double(items);
     if (rep > 0) r.peak_gflops = std::max(r.peak_gflops, flops / seconds * 1e-9);
   }

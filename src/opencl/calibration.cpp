@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "mmtune/error.hpp"
 
@@ -84,9 +85,14 @@ std::string implausible_gflops(double gflops, const Calibration& c) {
 }
 
 std::string judge_gflops(double gflops, Calibration& c,
-                         const std::function<Calibration()>& measure_again) {
+                         const std::function<Calibration()>& measure_again,
+                         std::chrono::milliseconds pause) {
   std::string why = implausible_gflops(gflops, c);
   for (int i = 0; !why.empty() && measure_again && i < Calibration::kRemeasures; ++i) {
+    if (i > 0) {
+      std::this_thread::sleep_for(pause);
+      pause *= 2;
+    }
     c.peak_gflops = std::max(c.peak_gflops, measure_again().peak_gflops);
     why = implausible_gflops(gflops, c);
   }
@@ -107,6 +113,12 @@ cl::Program roofline_program(ProgramCache& programs, const KernelSources& source
                                         " -DITERATIONS=" + std::to_string(kRooflineIterations));
   if (!built->ok) throw Error("the roofline kernels did not build: " + built->log.substr(0, 500));
   return built->program;
+}
+
+std::size_t peak_local_size(const DeviceInfo& device) {
+  std::size_t local = 64;  // a power of two: it divides every launch's power-of-two multiples
+  while (local > 1 && local > device.max_work_group_size) local /= 2;
+  return local;
 }
 
 void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision) {
@@ -142,12 +154,14 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
   const unsigned vw = roofline_vector_width(device, precision);
   const std::size_t es = static_cast<std::size_t>(precision) / 8;
   cl::Kernel peak(roofline_program(programs, sources, device, precision), "peak_flops");
+  const std::size_t local = peak_local_size(device);
   const auto run = [&](std::size_t items, cl::Buffer& out) {
     set_peak_args(peak, out, precision);
     EventSample s;
     cl::Event e;
     const auto t0 = std::chrono::steady_clock::now();
-    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
+    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NDRange(local), nullptr,
+                               &e);
     e.wait();
     s.wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -160,7 +174,7 @@ Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
   // Grow the launch until one run is long enough (the first runs include lazy compilation).
   std::size_t items = std::max<std::size_t>(1024, std::size_t(device.compute_units) * 256);
   const std::size_t max_items =
-      std::min<std::size_t>(std::size_t(1) << 24, device.max_alloc_bytes / es);
+      std::min<std::size_t>(std::size_t(1) << 24, device.max_alloc_bytes / es) / local * local;
   cl::Buffer out(context, CL_MEM_WRITE_ONLY, max_items * es);
   run(items, out);  // the first runs include lazy compilation
   while (run(items, out).wall_ms < kMinRunMs && items < max_items) {

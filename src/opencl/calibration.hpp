@@ -3,6 +3,7 @@
 // 2, 3), and its measured arithmetic peak, which bounds every GFLOPS figure.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -40,8 +41,9 @@ struct Calibration {
   // kernel and a GEMM see the same clock drift only roughly.
   static constexpr double kTolerance = 1.1;
   // How many times a figure above the peak makes the peak be measured again before it is a
-  // measurement error: one calibration lasts ~0.1 s, and another process's load comes and goes.
-  static constexpr int kRemeasures = 4;
+  // measurement error: one calibration lasts ~0.1 s, and another process's load comes and goes
+  // (judge_gflops waits longer before each try: 1.5 s in all).
+  static constexpr int kRemeasures = 5;
   double plausible_gflops() const {
     return peak_gflops > 0 ? kTolerance * peak_gflops : std::numeric_limits<double>::infinity();
   }
@@ -52,10 +54,13 @@ std::string implausible_gflops(double gflops, const Calibration& c);
 
 // The same judgement for a figure just measured, where the peak may have been measured while
 // another process was busy: while the figure is above the bound, `measure_again` runs (at most
-// Calibration::kRemeasures times) and `c` keeps the highest peak seen. The event clock's verdict
-// stays as first judged, so that a tune does not change how it times midway.
+// Calibration::kRemeasures times, after pauses of `pause`, then twice as long each time: a busy
+// spell of a parallel build or test outlasted four back-to-back calibrations in CI) and `c`
+// keeps the highest peak seen. The event clock's verdict stays as first judged, so that a tune
+// does not change how it times midway.
 std::string judge_gflops(double gflops, Calibration& c,
-                         const std::function<Calibration()>& measure_again);
+                         const std::function<Calibration()>& measure_again,
+                         std::chrono::milliseconds pause = std::chrono::milliseconds(100));
 
 // Runs roofline.cl's multiply-add kernel a few times (grown until a run takes >= 20 ms) on
 // `queue` (profiling enabled) and judges the event clock by it. The peak is the highest
@@ -77,6 +82,12 @@ unsigned roofline_vector_width(const DeviceInfo& device, Precision precision);
 constexpr int kRooflineIterations = 2048;
 cl::Program roofline_program(ProgramCache& programs, const KernelSources& sources,
                              const DeviceInfo& device, Precision precision);
+// peak_flops's work-group size: small groups, many of them, so that a worker slowed by another
+// process leaves its share to the others (with the implementation's choice, a few large groups,
+// one busy core halved the peak while a GEMM of many groups kept three quarters of it: every
+// GEMM looked impossible). Launches use a multiple of it.
+std::size_t peak_local_size(const DeviceInfo& device);
+
 // Sets peak_flops's arguments: its output buffer and a seed of 1 in the precision's type.
 void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision);
 
