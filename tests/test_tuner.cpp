@@ -600,7 +600,8 @@ TEST(Tuner, TheWarmStartMeasuresTheNearestShapesBestFirst) {
 }
 
 // Where packing would cost about as much as the product (one dimension of C under about 64), the
-// nearest shape's best is tried in place (PACK=0) first: it was tuned where packing paid.
+// nearest shape's best is tried in place (PACK=0) first, and before that with half the tile along
+// C's long side: it was tuned where packing paid, on a shape with work-groups to spare.
 TEST(Tuner, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
   test::TempDir dir;
   Store store(dir / "tuning.db");
@@ -617,14 +618,22 @@ TEST(Tuner, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
   req.problem.m = 4;  // 2mn / (m + n) = 8: copy-bound
   ASSERT_TRUE(copies_dominate(req.problem));
   ASSERT_FALSE(copies_dominate(square));
+  const auto narrower = narrower_variant(*in_place, req.problem);
+  ASSERT_TRUE(narrower);
+  const TiledConfig n = *narrower->as<TiledConfig>(), t = *in_place->as<TiledConfig>();
+  EXPECT_EQ(n.NWG * 2, t.NWG) << "n = 96 is C's long side";
+  EXPECT_EQ(n.MWG, t.MWG);
   req.candidates->push_back(*in_place);
-  req.budget = 3;
+  req.candidates->push_back(*narrower);
+  req.budget = 4;
   const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
   auto q = store.db().prepare(
-      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 2");
+      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 3");
   q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled)));
   ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.text(0), to_string(*in_place)) << "the first searched configuration";
+  EXPECT_EQ(q.text(0), to_string(*narrower)) << "the first searched configuration";
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), to_string(*in_place)) << "then in place as it was";
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.text(0), to_string(space[0])) << "then as it was stored";
 }

@@ -8,8 +8,6 @@
 #include "store/store.hpp"
 
 namespace mmtune {
-namespace {}  // namespace
-
 const char* to_string(LookupSource s) {
   switch (s) {
     case LookupSource::kExact:
@@ -70,6 +68,18 @@ std::optional<KernelConfig> in_place_variant(const KernelConfig& config) {
   if (!t || !t->PACK || t->SA || t->SB || t->IMG) return std::nullopt;
   t->PACK = 0;
   return KernelConfig(*t);
+}
+
+std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
+                                             const GemmProblem& problem) {
+  std::optional<TiledConfig> t = config.as<TiledConfig>();
+  if (!t) return std::nullopt;
+  int& tile = problem.m >= problem.n ? t->MWG : t->NWG;
+  if (tile < 2) return std::nullopt;
+  tile /= 2;
+  const KernelConfig narrower(*t);
+  if (!constraint_violations(narrower).empty()) return std::nullopt;
+  return narrower;
 }
 
 ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistry& families) {

@@ -36,10 +36,16 @@ std::vector<KernelConfig> TuneSession::known_good() const {
   firsts.push_back(default_parameters(device_.info, request_.problem).config);
   if (copies_dominate(request_.problem)) {
     // Those were tuned where packing paid; here it may cost more than the product (4096x1x4096:
-    // the first 10 evaluations had reached 0.21 of the tune's best): in place first.
+    // the first 10 evaluations had reached 0.21 of the tune's best): in place first, and before
+    // that with half the tile along the long side (lookup.hpp, narrower_variant).
+    std::vector<KernelConfig> in_place;
     for (const auto& c : firsts) {
-      if (const auto v = in_place_variant(c)) add(*v);
+      if (const auto v = in_place_variant(c)) in_place.push_back(*v);
     }
+    for (const auto& c : in_place) {
+      if (const auto v = narrower_variant(c, request_.problem)) add(*v);
+    }
+    for (const auto& c : in_place) add(c);
   }
   for (const auto& c : firsts) add(c);
   for (const auto& c : parsed(store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)))
