@@ -114,6 +114,17 @@ TEST(EventClock, AFigureAboveThePeakMeasuresThePeakAgainAndKeepsTheHighest) {
   EXPECT_NE(judge_gflops(1000.0, c, {}), "");  // assumed calibration: judged as given
 }
 
+// The peak kernel's work-groups: 64 items, or the largest power of two the device allows, so that
+// every launch (a power-of-two multiple of 1024) divides into them.
+TEST(EventClock, PeakWorkGroupsAreSmallPowersOfTwoWithinTheDeviceLimit) {
+  DeviceInfo d;
+  for (const auto& [limit, local] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {4096, 64}, {1024, 64}, {64, 64}, {48, 32}, {3, 2}, {1, 1}}) {
+    d.max_work_group_size = limit;
+    EXPECT_EQ(peak_local_size(d), local) << limit;
+  }
+}
+
 // Each implementation's clock is judged on the device: PoCL's events are usable, rusticl's are
 // not; either way a measurement is timed, below the measured peak, and says how.
 class DeviceTiming : public ::testing::TestWithParam<std::string> {};
