@@ -19,17 +19,17 @@ TEST(Bench, EverySubjectIsMeasuredVerifiedAndStored) {
   o.min_reps = 2;
   o.max_reps = 3;
   const auto rows = run_bench(test::pocl_device("pthread"), store, lookup, o);
-  ASSERT_EQ(rows.size(), 12u);
+  ASSERT_EQ(rows.size(), 14u);
   std::map<std::string, int> ok;
   for (const auto& r : rows) {
     if (r.status == "Ok") {
       ++ok[r.subject];
       EXPECT_GE(r.samples_ms.size(), 1u);
-      EXPECT_DOUBLE_EQ(r.gflops, r.problem.flops() / (r.median_ms * 1e6));
+      EXPECT_DOUBLE_EQ(r.gflops, r.flops() / (r.median_ms * 1e6));
       EXPECT_LE(r.min_ms, r.median_ms);
       EXPECT_LE(r.median_ms, r.max_ms);
       // mmtune's subjects have a kernel time within the whole call; the libraries have none.
-      if (r.subject == "host-blas" || r.subject == "clblast") {
+      if (r.subject == "host-blas" || r.subject == "clblast" || r.subject == "fma-peak") {
         EXPECT_EQ(r.kernel_gflops, 0.0);
       } else {
         EXPECT_GT(r.kernel_median_ms, 0.0) << r.subject;
@@ -40,12 +40,14 @@ TEST(Bench, EverySubjectIsMeasuredVerifiedAndStored) {
       EXPECT_NE(r.note.find("no tuned parameters"), std::string::npos);
     }
   }
-  for (const char* s : {"tuned", "default", "naive", "classic"}) EXPECT_EQ(ok[s], 2) << s;
+  for (const char* s : {"tuned", "default", "naive", "classic", "fma-peak"}) {
+    EXPECT_EQ(ok[s], 2) << s;
+  }
   EXPECT_EQ(ok["clblast"], have_clblast() ? 2 : 0);
   EXPECT_EQ(ok["host-blas"], have_host_blas() ? 2 : 0);  // PoCL is the host CPU
   auto q = store.db().prepare("SELECT COUNT(*), COUNT(DISTINCT run_id) FROM bench");
   ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.integer(0), 12);
+  EXPECT_EQ(q.integer(0), 14);
   EXPECT_EQ(q.integer(1), 1);
 }
 
@@ -122,8 +124,14 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
       test::run_mmtune({"bench", "--device", "pthread", "--n", "64", "--db", db, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = nlohmann::json::parse(r.out);
-  ASSERT_EQ(rows.size(), 6u);
+  ASSERT_EQ(rows.size(), 7u);
   EXPECT_EQ(rows[0]["subject"], "tuned");
+  // The peak kernel ran in the same rounds, after mmtune's subjects; its flops are its own.
+  EXPECT_EQ(rows[4]["subject"], "fma-peak");
+  EXPECT_EQ(rows[4]["status"], "Ok") << rows[4]["note"];
+  EXPECT_GT(rows[4]["flops"].get<double>(), rows[0]["flops"].get<double>());
+  EXPECT_DOUBLE_EQ(rows[4]["gflops"].get<double>(),
+                   rows[4]["flops"].get<double>() / (rows[4]["median_ms"].get<double>() * 1e6));
   EXPECT_NE(rows[0]["note"].get<std::string>().find("exact"), std::string::npos) << rows[0]["note"];
   const auto bad = test::run_mmtune({"bench", "--device", "pthread", "--n", "64,abc"});
   EXPECT_EQ(bad.exit_code, 2);
@@ -133,14 +141,14 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
                                         "8x64x40,64x1x64", "--db", db, "--json", "--no-baselines"});
   ASSERT_EQ(skinny.exit_code, 0) << skinny.err;
   const auto shapes = nlohmann::json::parse(skinny.out);
-  ASSERT_EQ(shapes.size(), 8u) << "tuned, default, CLBlast, host BLAS per shape";
+  ASSERT_EQ(shapes.size(), 10u) << "tuned, default, FMA peak, CLBlast, host BLAS per shape";
   for (const auto& row : shapes) EXPECT_NE(row["subject"], "naive");
   EXPECT_EQ(shapes[0]["m"], 8);
   EXPECT_EQ(shapes[0]["n"], 64);
   EXPECT_EQ(shapes[0]["k"], 40);
   EXPECT_EQ(shapes[0]["status"], "Ok") << shapes[0]["note"];
-  EXPECT_EQ(shapes[4]["n"], 1);
-  EXPECT_EQ(shapes[4]["status"], "Ok") << shapes[4]["note"];
+  EXPECT_EQ(shapes[5]["n"], 1);
+  EXPECT_EQ(shapes[5]["status"], "Ok") << shapes[5]["note"];
   const auto text = test::run_mmtune(
       {"bench", "--device", "pthread", "--n", "64", "--shape", "8x64x40", "--db", db});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -158,8 +166,8 @@ TEST(BenchCli, ClblastWithTunerFileParameters) {
                                    "--json", "--clblast-tuned", slow, fast});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = nlohmann::json::parse(r.out);
-  ASSERT_EQ(rows.size(), 7u);
-  const auto& row = rows[5];
+  ASSERT_EQ(rows.size(), 8u);
+  const auto& row = rows[6];
   EXPECT_EQ(row["subject"], "clblast-tuned");
   if (have_clblast()) {
     EXPECT_EQ(row["status"], "Ok") << row["note"];

@@ -308,9 +308,14 @@ TEST(LlvmpipeCli, TuneResumeBenchRooflineReport) {
   const auto bench =
       test::run_mmtune({"bench", "--device", "llvmpipe", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
-  bool clblast = false;
+  bool clblast = false, peak = false;
   for (const auto& row : nlohmann::json::parse(bench.out)) {
     const std::string subject = row["subject"];
+    if (subject == "fma-peak") {  // timed beside the GEMMs by the wall clock, as they are
+      EXPECT_EQ(row["status"], "Ok") << row.dump();
+      EXPECT_LE(row["gflops"].get<double>(), 1.1 * r["peak_gflops"].get<double>());
+      peak = true;
+    }
     if (subject == "clblast" && have_clblast()) {
       EXPECT_EQ(row["status"], "Ok") << row.dump();
       clblast = true;
@@ -322,6 +327,7 @@ TEST(LlvmpipeCli, TuneResumeBenchRooflineReport) {
     }
   }
   EXPECT_EQ(clblast, have_clblast());
+  EXPECT_TRUE(peak);
 
   const auto report = test::run_mmtune({"report", "--db", db, "--out", dir / "report"});
   ASSERT_EQ(report.exit_code, 0) << report.err;

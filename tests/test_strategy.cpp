@@ -353,6 +353,31 @@ TEST(Simulation, ModelNeedsFarFewerEvaluationsThanRandom) {
   EXPECT_EQ(model.reached, model.runs.size());
 }
 
+// A parameter that takes one value (CLBlast's pinned ones in a recorded landscape) tells the model
+// nothing: with one added, the model proposes exactly what it did without it.
+TEST(Simulation, ModelIgnoresParametersOfOneValue) {
+  const auto t = gemm_table();
+  std::vector<std::string> names = t.space.names();
+  names.push_back("PINNED");
+  std::vector<std::vector<int>> points;
+  for (std::size_t i = 0; i < t.space.size(); ++i) {
+    points.push_back(t.space.point(i));
+    points.back().push_back(7);
+  }
+  const SearchSpace pinned(names, std::move(points));
+  SimulationOptions o;
+  o.budget = 200;
+  o.seeds = 4;
+  o.checkpoints = {25, 50, 100, 200};
+  const auto plain = simulate(t.space, t.times, "model", o);
+  const auto with = simulate(pinned, t.times, "model", o);
+  EXPECT_EQ(with.mean_fraction, plain.mean_fraction);
+  ASSERT_EQ(with.runs.size(), plain.runs.size());
+  for (std::size_t i = 0; i < plain.runs.size(); ++i) {
+    EXPECT_EQ(with.runs[i].evaluations, plain.runs[i].evaluations) << "seed " << i;
+  }
+}
+
 }  // namespace
 }  // namespace mmtune
 

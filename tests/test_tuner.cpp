@@ -638,6 +638,34 @@ TEST(Tuner, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
   EXPECT_EQ(q.text(0), to_string(space[0])) << "then as it was stored";
 }
 
+// At a large k the nearest best, tuned running k whole, is also tried in slices of k (KC) right
+// after the stored forms: its panels may outgrow a core's cache there.
+TEST(Tuner, ALargeKTriesTheNearestBestInKSlicesToo) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  store.upsert_device(dev.info);
+  const auto space = small_space();
+  store_measurement(store, dev.info.key, space[0], small_problem(), 50.0);
+  TuneRequest req = small_request("random");
+  req.problem.k = 2 * kSliceK;
+  EXPECT_FALSE(k_sliced_variant(space[0], small_problem())) << "k = 128 is one slice";
+  const auto sliced = k_sliced_variant(space[0], req.problem);
+  ASSERT_TRUE(sliced);
+  EXPECT_EQ(sliced->as<TiledConfig>()->KC, kSliceK);
+  EXPECT_FALSE(k_sliced_variant(*sliced, req.problem)) << "already in slices";
+  req.candidates->push_back(*sliced);
+  req.budget = 3;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  auto q = store.db().prepare(
+      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 2");
+  q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled)));
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), to_string(space[0])) << "the first searched configuration";
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), to_string(*sliced)) << "then in slices of k";
+}
+
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";

@@ -117,6 +117,7 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
                      {"min_ms", r.min_ms},
                      {"max_ms", r.max_ms},
                      {"gflops", r.gflops},
+                     {"flops", r.flops()},
                      {"kernel_median_ms", r.kernel_median_ms},
                      {"kernel_gflops", r.kernel_gflops},
                      {"samples_ms", r.samples_ms}});
@@ -139,8 +140,8 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
       continue;
     }
     char range[40], ratio[16] = "", kernel[24] = "";
-    std::snprintf(range, sizeof range, "%.1f-%.1f", r.problem.flops() / (r.max_ms * 1e6),
-                  r.problem.flops() / (r.min_ms * 1e6));
+    std::snprintf(range, sizeof range, "%.1f-%.1f", r.flops() / (r.max_ms * 1e6),
+                  r.flops() / (r.min_ms * 1e6));
     if (tuned > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.gflops / tuned);
     if (r.kernel_gflops > 0) std::snprintf(kernel, sizeof kernel, "%.1f", r.kernel_gflops);
     std::printf("%14s  %-13s %9.1f  %-19s %8s %12s  %s\n", shape_text(r.problem).c_str(),

@@ -44,6 +44,10 @@ GemmProblem problem_of(const GemmShape& shape, const BenchOptions& o) {
   return p;
 }
 
+constexpr const char* kPeakSubject = "fma-peak";
+constexpr const char* kPeakNote =
+    "the device's multiply-add peak kernel (roofline.cl), timed in the same rounds";
+
 constexpr const char* kWallClockNote =
     "kernel alone by wall clock around a lone run (the device's event timestamps are unusable)";
 
@@ -79,10 +83,10 @@ void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOpt
     row.median_ms = median(row.samples_ms);
     row.min_ms = *std::min_element(row.samples_ms.begin(), row.samples_ms.end());
     row.max_ms = *std::max_element(row.samples_ms.begin(), row.samples_ms.end());
-    row.gflops = row.problem.flops() / (row.median_ms * 1e6);
+    row.gflops = row.flops() / (row.median_ms * 1e6);
     if (!kernel[i].empty()) {
       row.kernel_median_ms = median(kernel[i]);
-      row.kernel_gflops = row.problem.flops() / (row.kernel_median_ms * 1e6);
+      row.kernel_gflops = row.flops() / (row.kernel_median_ms * 1e6);
     }
   }
 }
@@ -146,6 +150,8 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   };
   Calibration calibration = measure_peak();
   const bool events = calibration.events.usable;
+  PeakLaunch peak(context, cache, device.info, o.precision, sources);
+  peak.grow(queue);
   std::vector<BenchRow> rows;
   std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
 
@@ -238,6 +244,16 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       if (warm_up_and_verify(row, [&] { return call(), true; })) together.push_back({&row, call});
     }
 
+    // The peak kernel in the same rounds: the share of it a GEMM reaches does not depend on how
+    // fast the machine was when `mmtune roofline` ran (a third apart within minutes).
+    BenchRow peak_row = unmeasured(kPeakSubject, p, "Ok", kPeakNote);
+    peak_row.kernel = "peak_flops";
+    peak_row.call_flops = peak.flops();
+    together.push_back({&peak_row, [&] {
+                          const double wall = peak.run(queue).wall_ms;
+                          return std::pair{wall, 0.0};
+                        }});
+
     BenchRow host;
     host.subject = "host-blas";
     host.problem = p;
@@ -268,6 +284,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
     }
     time_side_by_side(together, o);
     for (const BenchRow& row : mine) finish(row);
+    finish(peak_row);
 
     // CLBlast's whole GEMM routine with the Xgemm parameters in force. Changing them rebuilds
     // CLBlast's kernels, so each parameter set is timed on its own.

@@ -2,8 +2,10 @@
 // configuration, the naive and classic baselines, CLBlast (when built with it) and the host's
 // BLAS (when built with it and the device is the host CPU). Every subject is verified against
 // the CPU reference and timed the same way: wall clock from enqueue to completion (the whole
-// routine), plus the GEMM kernel's own event time where that differs. mmtune's subjects and the
-// host BLAS are timed in interleaved rounds (time_side_by_side).
+// routine), plus the GEMM kernel's own event time where that differs. mmtune's subjects, the
+// device's multiply-add peak kernel ("fma-peak": the share of the peak a GEMM reaches, measured
+// under the same conditions) and the host BLAS are timed in interleaved rounds
+// (time_side_by_side).
 #pragma once
 
 #include <functional>
@@ -20,7 +22,8 @@
 namespace mmtune {
 
 struct BenchRow {
-  std::string subject;  // tuned, default, naive, classic, clblast, clblast-tuned, host-blas
+  // tuned, default, naive, classic, clblast, clblast-tuned, host-blas, fma-peak
+  std::string subject;
   std::string kernel, config;
   std::string status;  // Ok, WrongResult, NotAvailable, Failed
   std::string note;    // e.g. where the tuned parameters came from
@@ -28,6 +31,8 @@ struct BenchRow {
   std::vector<double> samples_ms;
   double median_ms = 0, min_ms = 0, max_ms = 0, gflops = 0;
   double kernel_median_ms = 0, kernel_gflops = 0;  // 0 when not separately known
+  double call_flops = 0;  // one call's operations where they are not the problem's (fma-peak)
+  double flops() const { return call_flops > 0 ? call_flops : problem.flops(); }
 };
 
 // A GEMM's shape: C (m x n) = A (m x k) B (k x n).

@@ -82,6 +82,18 @@ std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
   return narrower;
 }
 
+std::optional<KernelConfig> k_sliced_variant(const KernelConfig& config,
+                                             const GemmProblem& problem) {
+  std::optional<TiledConfig> t = config.as<TiledConfig>();
+  if (!t || !t->PACK || t->IMG || t->KC || problem.k < 2 * std::size_t(kSliceK)) {
+    return std::nullopt;
+  }
+  t->KC = kSliceK;
+  const KernelConfig sliced(*t);
+  if (!constraint_violations(sliced).empty()) return std::nullopt;
+  return sliced;
+}
+
 ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistry& families) {
   Store store(db_path, Store::Access::kReadOnly);
   store.set_routine_kernels(families.searched_names());

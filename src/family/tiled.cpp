@@ -42,6 +42,8 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        {0, 1},
        "pack A and B into panels first (1) or read them in place where the shape allows (0)",
        1},
+      {"KC", &C::KC, q ? std::vector{0} : std::vector{0, 1024},
+       "k per launch (0: all of k): slices keep a work-group's panels in cache", 0},
   };
   auto mwi = [](const C& c) { return c.MWG / c.MDIMC; };
   auto nwi = [](const C& c) { return c.NWG / c.NDIMC; };
@@ -102,6 +104,11 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        {"IMG", "VWM", "VWN"},
        [](const C& c) { return !c.IMG || (c.VWM % 4 == 0 && c.VWN % 4 == 0); }},
       // Reading in place is the buffers' global-memory path (B's layout is a build option).
+      {"KC % KWG == 0", {"KC", "KWG"}, [](const C& c) { return c.KC % c.KWG == 0; }},
+      // Slices offset the packed panels; images and in-place reads run k whole.
+      {"KC>0 -> PACK=1 and IMG=0",
+       {"KC", "IMG", "PACK"},
+       [](const C& c) { return !c.KC || (c.PACK && !c.IMG); }},
       {"PACK=0 -> SA=0, SB=0 and IMG=0",
        {"PACK", "SA", "SB", "IMG"},
        [](const C& c) { return c.PACK || (c.SA == 0 && c.SB == 0 && c.IMG == 0); }},
@@ -148,6 +155,7 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
     KernelLaunch l;
     l.pad_m = t.MWG, l.pad_n = t.NWG, l.pad_k = t.KWG, l.images = t.IMG != 0;
     l.in_place = in_place(t, p);
+    if (!l.in_place && !l.images) l.k_slice = std::size_t(t.KC);
     l.global = {family_limits::round_up(p.m, t.MWG) / t.MWG * t.MDIMC,
                 family_limits::round_up(p.n, t.NWG) / t.NWG * t.NDIMC};
     l.local = {std::size_t(t.MDIMC), std::size_t(t.NDIMC)};

@@ -18,7 +18,7 @@ namespace mmtune {
 // gemm_tiled.cl (see the kernel for the meaning of each parameter).
 struct TiledConfig {
   int MWG = 64, NWG = 64, KWG = 16, MDIMC = 8, NDIMC = 8, MDIMA = 8, NDIMB = 8, KWI = 2, VWM = 4,
-      VWN = 4, STRM = 0, STRN = 0, SA = 1, SB = 1, IMG = 0, PACK = 1;
+      VWN = 4, STRM = 0, STRN = 0, SA = 1, SB = 1, IMG = 0, PACK = 1, KC = 0;
   auto operator<=>(const TiledConfig&) const = default;
 };
 

@@ -56,6 +56,16 @@ std::optional<KernelConfig> in_place_variant(const KernelConfig& config);
 std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
                                              const GemmProblem& problem);
 
+// The packing tiled configuration with k run in slices of kSliceK (KC) when k holds two or more
+// of them and `config` runs k whole; std::nullopt otherwise. With k whole a work-group's panels
+// of A and B (MWG + NWG values per k row) outgrow a CPU core's L2 from k of a few thousand; in
+// slices they stay cached for the next work-groups (2048x2048x4096 on PoCL, AMD EPYC, MWG=32
+// NWG=64: 196 -> 199 and 172 -> 188 GFLOPS; slices of 512 and 256 were slower: C is read and
+// written once per slice).
+inline constexpr int kSliceK = 1024;
+std::optional<KernelConfig> k_sliced_variant(const KernelConfig& config,
+                                             const GemmProblem& problem);
+
 // Reads every stored best once; lookups are then in-memory scans (microseconds). Immutable
 // after construction, so one lookup may be shared by any number of threads and Gemm objects.
 class ParameterLookup {

@@ -14,7 +14,6 @@ namespace mmtune {
 namespace {
 
 constexpr int kChains = 8;
-constexpr double kMinRunMs = 20.0;  // long enough that launch costs do not matter
 constexpr int kRuns = 3;
 
 std::string ms(double v) {
@@ -148,44 +147,56 @@ bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, 
   }
 }
 
+PeakLaunch::PeakLaunch(const cl::Context& context, ProgramCache& programs, const DeviceInfo& device,
+                       Precision precision, const KernelSources& sources)
+    : kernel_(roofline_program(programs, sources, device, precision), "peak_flops"),
+      local_(peak_local_size(device)),
+      items_(std::max<std::size_t>(1024, std::size_t(device.compute_units) * 256)),
+      vector_width_(roofline_vector_width(device, precision)) {
+  const std::size_t es = static_cast<std::size_t>(precision) / 8;
+  max_items_ =
+      std::min<std::size_t>(std::size_t(1) << 24, device.max_alloc_bytes / es) / local_ * local_;
+  out_ = cl::Buffer(context, CL_MEM_WRITE_ONLY, max_items_ * es);
+  set_peak_args(kernel_, out_, precision);
+}
+
+EventSample PeakLaunch::run(const cl::CommandQueue& queue) {
+  EventSample s;
+  cl::Event e;
+  const auto t0 = std::chrono::steady_clock::now();
+  queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(items_), cl::NDRange(local_),
+                             nullptr, &e);
+  e.wait();
+  s.wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  s.queued = e.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>();
+  s.submit = e.getProfilingInfo<CL_PROFILING_COMMAND_SUBMIT>();
+  s.start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+  s.end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+  return s;
+}
+
+void PeakLaunch::grow(const cl::CommandQueue& queue, double min_ms) {
+  run(queue);  // the first runs include lazy compilation
+  while (run(queue).wall_ms < min_ms && items_ < max_items_) {
+    items_ = std::min(max_items_, items_ * 2);
+  }
+}
+
+double PeakLaunch::flops() const {
+  return 2.0 * kChains * vector_width_ * double(kRooflineIterations) * double(items_);
+}
+
 Calibration calibrate(const cl::Context& context, const cl::CommandQueue& queue,
                       ProgramCache& programs, const DeviceInfo& device, Precision precision,
                       const KernelSources& sources, const std::string& cache_dir) {
-  const unsigned vw = roofline_vector_width(device, precision);
-  const std::size_t es = static_cast<std::size_t>(precision) / 8;
-  cl::Kernel peak(roofline_program(programs, sources, device, precision), "peak_flops");
-  const std::size_t local = peak_local_size(device);
-  const auto run = [&](std::size_t items, cl::Buffer& out) {
-    set_peak_args(peak, out, precision);
-    EventSample s;
-    cl::Event e;
-    const auto t0 = std::chrono::steady_clock::now();
-    queue.enqueueNDRangeKernel(peak, cl::NullRange, cl::NDRange(items), cl::NDRange(local), nullptr,
-                               &e);
-    e.wait();
-    s.wall_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    s.queued = e.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>();
-    s.submit = e.getProfilingInfo<CL_PROFILING_COMMAND_SUBMIT>();
-    s.start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-    s.end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-    return s;
-  };
-  // Grow the launch until one run is long enough (the first runs include lazy compilation).
-  std::size_t items = std::max<std::size_t>(1024, std::size_t(device.compute_units) * 256);
-  const std::size_t max_items =
-      std::min<std::size_t>(std::size_t(1) << 24, device.max_alloc_bytes / es) / local * local;
-  cl::Buffer out(context, CL_MEM_WRITE_ONLY, max_items * es);
-  run(items, out);  // the first runs include lazy compilation
-  while (run(items, out).wall_ms < kMinRunMs && items < max_items) {
-    items = std::min(max_items, items * 2);
-  }
+  PeakLaunch peak(context, programs, device, precision, sources);
+  peak.grow(queue, PeakLaunch::kMinRunMs);
   Calibration c;
   std::vector<EventSample> samples;
-  const double flops = 2.0 * kChains * vw * double(kRooflineIterations) * double(items);
   for (int i = 0; i < kRuns; ++i) {
-    samples.push_back(run(items, out));
-    c.peak_gflops = std::max(c.peak_gflops, flops / (samples.back().wall_ms * 1e6));
+    samples.push_back(peak.run(queue));
+    c.peak_gflops = std::max(c.peak_gflops, peak.flops() / (samples.back().wall_ms * 1e6));
   }
   c.events = judge_event_clock(samples);
   Calibration before;

@@ -88,6 +88,25 @@ cl::Program roofline_program(ProgramCache& programs, const KernelSources& source
 // GEMM looked impossible). Launches use a multiple of it.
 std::size_t peak_local_size(const DeviceInfo& device);
 
+// peak_flops ready to run: built, its arguments set, in work-groups of peak_local_size, with a
+// launch grown by grow() until one run takes min_ms (calibrate(); `mmtune bench` times it beside
+// the GEMMs, so that a share of the peak compares runs made under the same conditions).
+class PeakLaunch {
+ public:
+  PeakLaunch(const cl::Context& context, ProgramCache& programs, const DeviceInfo& device,
+             Precision precision, const KernelSources& sources);
+  void grow(const cl::CommandQueue& queue, double min_ms = kMinRunMs);
+  EventSample run(const cl::CommandQueue& queue);  // one run, waited for
+  double flops() const;                            // of one run
+  static constexpr double kMinRunMs = 20.0;        // long enough that launch costs do not matter
+
+ private:
+  cl::Kernel kernel_;
+  cl::Buffer out_;
+  std::size_t local_, items_, max_items_ = 0;
+  unsigned vector_width_;
+};
+
 // Sets peak_flops's arguments: its output buffer and a seed of 1 in the precision's type.
 void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision);
 

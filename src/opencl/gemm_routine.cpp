@@ -394,9 +394,29 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         pack(a, K, M, sia, sja, stride_a, as, kp, mp, a_panel);
         cl::Buffer& bs = scratch(1, kp * np * items * es);
         pack(b, K, N, sib, sjb, stride_b, bs, kp, np, b_panel);
-        set_args(k, 5, as, 0, a_panel, i32(kp) * a_panel, bs, 0, b_panel, i32(kp) * b_panel);
+        // The panels keep their stride; slice i starts k0 rows into each and adds to C.
+        const std::size_t slice = l.k_slice && l.k_slice < kp ? l.k_slice : kp;
+        const double beta = c_direct ? problem.beta : 0.0;
+        const std::size_t slices = (kp + slice - 1) / slice;
+        const auto select = [k, as, bs, slice, kp, beta, prec, a_panel, b_panel](std::size_t i) {
+          const std::size_t k0 = i * slice;
+          cl::Kernel kern = k;
+          set_args(kern, 2, i32(std::min(slice, kp - k0)));
+          set_real(kern, 4, i == 0 ? beta : 1.0, prec);
+          set_args(kern, 5, as, i32(k0) * a_panel, a_panel, i32(kp) * a_panel, bs,
+                   i32(k0) * b_panel, b_panel, i32(kp) * b_panel);
+        };
+        for (std::size_t i = 0; i < slices; ++i) {
+          select(i);
+          if (i == 0) {
+            launch_main(k, global, local);
+          } else {
+            launch_one(k, global, local);
+          }
+        }
+        if (slices > 1) out.select_slice = select, out.main_launches = slices;
       }
-      launch_main(k, global, local);
+      if (l.images) launch_main(k, global, local);
       if (!c_direct) {
         set_args(copies.unpad, 0, N, M);
         set_real(copies.unpad, 2, problem.beta, prec);
@@ -432,7 +452,10 @@ double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call) {
   if (!call.main_kernel()) return 0.0;  // a call that only scaled C
   queue.finish();
   const auto t0 = std::chrono::steady_clock::now();
-  queue.enqueueNDRangeKernel(call.main_kernel, cl::NullRange, call.main_global, call.main_local);
+  for (std::size_t i = 0; i < call.main_launches; ++i) {
+    if (call.select_slice) call.select_slice(i);
+    queue.enqueueNDRangeKernel(call.main_kernel, cl::NullRange, call.main_global, call.main_local);
+  }
   queue.finish();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -440,10 +463,13 @@ double rerun_main_ms(const cl::CommandQueue& queue, const RoutineEvents& call) {
 double main_kernel_ms(const cl::CommandQueue& queue, const RoutineEvents& call,
                       bool events_usable) {
   if (!events_usable || call.item_loop) return rerun_main_ms(queue, call);
-  const cl::Event& e = call.events[call.main];
-  return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
-         1e-6;
+  double ns = 0;
+  for (std::size_t i = call.main; i < call.main + call.main_launches; ++i) {
+    const cl::Event& e = call.events[i];
+    ns += double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                 e.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+  }
+  return ns * 1e-6;
 }
 
 }  // namespace mmtune

@@ -2,6 +2,7 @@
 // tiled kernel with the pad/transpose copies it needs, or one of the copy-free kernels.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,13 +18,16 @@
 
 namespace mmtune {
 
-// Events of one routine call, in enqueue order. `main` indexes the GEMM kernel itself.
+// Events of one routine call, in enqueue order. `main` indexes the GEMM kernel itself, the
+// first of `main_launches` back to back where k runs in slices (KernelLaunch::k_slice).
 struct RoutineEvents {
   std::vector<cl::Event> events;
-  std::size_t main = 0;
+  std::size_t main = 0, main_launches = 1;
   // The GEMM kernel's launch, with its arguments still set: rerun_main_ms() runs it again alone.
   cl::Kernel main_kernel;
   cl::NDRange main_global, main_local;
+  // Sets main_kernel's arguments for slice i of k (empty: one launch).
+  std::function<void(std::size_t)> select_slice;
   // A batch run one launch per item (its family does not batch): no one kernel is the GEMM's,
   // so its kernel-alone time is unknown (NaN).
   bool item_loop = false;

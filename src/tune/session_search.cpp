@@ -48,6 +48,10 @@ std::vector<KernelConfig> TuneSession::known_good() const {
     for (const auto& c : in_place) add(c);
   }
   for (const auto& c : firsts) add(c);
+  // Tuned at smaller k, they ran k whole; at large k in slices they may keep their panels cached.
+  for (const auto& c : firsts) {
+    if (const auto v = k_sliced_variant(c, request_.problem)) add(*v);
+  }
   for (const auto& c : parsed(store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)))
     add(c);
   return out;

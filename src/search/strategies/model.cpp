@@ -169,6 +169,10 @@ Features make_features(const SearchSpace& space, bool products) {
   const std::size_t dims = space.dimensions();
   std::vector<std::vector<std::int64_t>> columns;  // per feature, its value at every point
   for (std::size_t d = 0; d < dims; ++d) {
+    // A parameter with one value cannot split a tree: as a feature it would only take turns
+    // in the trees' random feature choices (a landscape recorded elsewhere has several).
+    // (The last is kept when all are such: the forest needs one feature.)
+    if (space.values(d).size() < 2 && !(columns.empty() && d + 1 == dims)) continue;
     std::vector<std::int64_t> c(space.size());
     for (std::size_t i = 0; i < space.size(); ++i) c[i] = space.point(i)[d];
     columns.push_back(std::move(c));
@@ -181,7 +185,9 @@ Features make_features(const SearchSpace& space, bool products) {
       for (std::size_t b = a + 1; b < dims; ++b) {
         if (!ordinal(a) || !ordinal(b)) continue;
         std::vector<std::int64_t> c(space.size());
-        for (std::size_t i = 0; i < space.size(); ++i) c[i] = columns[a][i] * columns[b][i];
+        for (std::size_t i = 0; i < space.size(); ++i) {
+          c[i] = std::int64_t(space.point(i)[a]) * space.point(i)[b];
+        }
         columns.push_back(std::move(c));
       }
     }
