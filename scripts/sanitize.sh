@@ -45,7 +45,7 @@ export POCL_AFFINITY=0
 # LeakSanitizer's tracer crashes at exit now and then while OpenBLAS's threads wind down
 # (google/sanitizers#1353); the bench path it runs is covered by the other BenchCli tests.
 # Docs.EveryCommandRuns: four documented tunes, each covered by the Tuner tests.
-slow='Llvmpipe|^ReplayBenchmark\.|^BenchCli\.FlagsAHostBlasOnGenericKernels$|^ConsumerPackage$|^Tuner\.|^TunerCli\.|^FaultsCli\.(Sigkill|Interrupt|Broken|FourTunes)|^Bench\.|^BatchedCli\.|Roofline|StoreTest\.Sigkill|^Docs\.EveryCommandRuns$'
+slow='Llvmpipe|^ReplayBenchmark\.|^BenchCli\.FlagsAHostBlasOnGenericKernels$|^ConsumerPackage$|^Tuner\.|^TunerWithADevice\.|^TunerCli\.|^FaultsCli\.(Sigkill|Interrupt|Broken|FourTunes)|^Bench\.|^BatchedCli\.|Roofline|StoreTest\.Sigkill|^Docs\.EveryCommandRuns$'
 [ "${MMTUNE_SANITIZE_ALL:-0}" = 1 ] && slow='Llvmpipe|^ConsumerPackage$'
 exclude=(-E "$slow")
 cd "$build"

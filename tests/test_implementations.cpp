@@ -4,6 +4,7 @@
 // device (the sanitizer stage leaves them out: Mesa is not built for it).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -112,6 +113,18 @@ TEST(EventClock, AFigureAboveThePeakMeasuresThePeakAgainAndKeepsTheHighest) {
   EXPECT_EQ(judge_gflops(140.0, c, always_busy, std::chrono::milliseconds(0)), "");
   EXPECT_EQ(calls, Calibration::kRemeasures);  // a plausible figure measures nothing
   EXPECT_NE(judge_gflops(1000.0, c, {}), "");  // assumed calibration: judged as given
+
+  // Before each try after the first it waits, twice as long each time (a busy spell passes).
+  std::vector<std::chrono::steady_clock::time_point> at;
+  const auto timed = [&] {
+    at.push_back(std::chrono::steady_clock::now());
+    return Calibration{};
+  };
+  EXPECT_NE(judge_gflops(1000.0, c, timed, std::chrono::milliseconds(5)), "");
+  ASSERT_EQ(at.size(), std::size_t(Calibration::kRemeasures));
+  for (std::size_t i = 1; i < at.size(); ++i) {
+    EXPECT_GE(at[i] - at[i - 1], std::chrono::milliseconds(5) * (1 << (i - 1))) << "pause " << i;
+  }
 }
 
 // The peak kernel's work-groups: 64 items, or the largest power of two the device allows, so that

@@ -538,15 +538,31 @@ TEST(Tuner, ABusyMachineIsSeenStoredAndSaidOnce) {
   EXPECT_GE(best->spread, 0.0);
 }
 
+// A tuning database with this host's PoCL pthread device in it, and the small space.
+class TunerWithADevice : public ::testing::Test {
+ protected:
+  void SetUp() override { store.upsert_device(dev.info); }
+  test::TempDir dir;
+  Store store{dir / "tuning.db"};
+  const Device& dev = test::pocl_device("pthread");
+  const std::vector<KernelConfig> space = small_space();
+
+  // The first `n` configurations a tune of `req` measured after the kernel's default.
+  std::vector<std::string> first_searched(const TuneRequest& req, int n) {
+    const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+    auto q = store.db().prepare(
+        "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT ?");
+    q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled))).bind(3, n);
+    std::vector<std::string> out;
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  }
+};
+
 // The search re-times a reference during the search (drift.hpp); the warm start's seeds (here
 // a configuration that ran fast at another shape) face the finalists side by side, whatever the
 // search saw of them.
-TEST(Tuner, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmation) {
-  test::TempDir dir;
-  Store store(dir / "tuning.db");
-  const Device& dev = test::pocl_device("pthread");
-  store.upsert_device(dev.info);
-  const auto space = small_space();
+TEST_F(TunerWithADevice, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmation) {
   GemmProblem other = small_problem();  // an earlier measurement of another shape
   other.m = 96;
   const MeasurementRecord elsewhere =
@@ -573,12 +589,7 @@ TEST(Tuner, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmation) {
 // A new shape on a device with other shapes tuned starts from the nearest tuned shape's best (what
 // the consumer lookup would hand a program), not only from the fastest configurations stored,
 // which come from other, larger shapes.
-TEST(Tuner, TheWarmStartMeasuresTheNearestShapesBestFirst) {
-  test::TempDir dir;
-  Store store(dir / "tuning.db");
-  const Device& dev = test::pocl_device("pthread");
-  store.upsert_device(dev.info);
-  const auto space = small_space();
+TEST_F(TunerWithADevice, TheWarmStartMeasuresTheNearestShapesBestFirst) {
   ASSERT_GE(space.size(), 7u);
   const auto stored = [&](const KernelConfig& c, std::size_t n, double gflops) {
     GemmProblem p = small_problem();
@@ -591,23 +602,13 @@ TEST(Tuner, TheWarmStartMeasuresTheNearestShapesBestFirst) {
   stored(space[0], 112, 5.0);
   TuneRequest req = small_request("random");
   req.budget = 3;
-  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
-  auto q = store.db().prepare(
-      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 1");
-  q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled)));
-  ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.text(0), to_string(space[0])) << "the first searched configuration";
+  EXPECT_EQ(first_searched(req, 1), std::vector<std::string>{to_string(space[0])});
 }
 
 // Where packing would cost about as much as the product (one dimension of C under about 64), the
 // nearest shape's best is tried in place (PACK=0) first, and before that with half the tile along
 // C's long side: it was tuned where packing paid, on a shape with work-groups to spare.
-TEST(Tuner, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
-  test::TempDir dir;
-  Store store(dir / "tuning.db");
-  const Device& dev = test::pocl_device("pthread");
-  store.upsert_device(dev.info);
-  const auto space = small_space();
+TEST_F(TunerWithADevice, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
   GemmProblem square = small_problem();
   square.m = square.n = square.k = 128;
   store_measurement(store, dev.info.key, space[0], square, 50.0);
@@ -626,26 +627,15 @@ TEST(Tuner, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
   req.candidates->push_back(*in_place);
   req.candidates->push_back(*narrower);
   req.budget = 4;
-  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
-  auto q = store.db().prepare(
-      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 3");
-  q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled)));
-  ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.text(0), to_string(*narrower)) << "the first searched configuration";
-  ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.text(0), to_string(*in_place)) << "then in place as it was";
-  ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.text(0), to_string(space[0])) << "then as it was stored";
+  // Narrower in place, then in place as it was, then as it was stored.
+  EXPECT_EQ(
+      first_searched(req, 3),
+      (std::vector<std::string>{to_string(*narrower), to_string(*in_place), to_string(space[0])}));
 }
 
 // At a large k the nearest best, tuned running k whole, is also tried in slices of k (KC) right
 // after the stored forms: its panels may outgrow a core's cache there.
-TEST(Tuner, ALargeKTriesTheNearestBestInKSlicesToo) {
-  test::TempDir dir;
-  Store store(dir / "tuning.db");
-  const Device& dev = test::pocl_device("pthread");
-  store.upsert_device(dev.info);
-  const auto space = small_space();
+TEST_F(TunerWithADevice, ALargeKTriesTheNearestBestInKSlicesToo) {
   store_measurement(store, dev.info.key, space[0], small_problem(), 50.0);
   TuneRequest req = small_request("random");
   req.problem.k = 2 * kSliceK;
@@ -656,14 +646,9 @@ TEST(Tuner, ALargeKTriesTheNearestBestInKSlicesToo) {
   EXPECT_FALSE(k_sliced_variant(*sliced, req.problem)) << "already in slices";
   req.candidates->push_back(*sliced);
   req.budget = 3;
-  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
-  auto q = store.db().prepare(
-      "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT 2");
-  q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled)));
-  ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.text(0), to_string(space[0])) << "the first searched configuration";
-  ASSERT_TRUE(q.step());
-  EXPECT_EQ(q.text(0), to_string(*sliced)) << "then in slices of k";
+  // As it was stored, then in slices of k.
+  EXPECT_EQ(first_searched(req, 2),
+            (std::vector<std::string>{to_string(space[0]), to_string(*sliced)}));
 }
 
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {

@@ -389,6 +389,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         };
         set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
         set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
+        launch_main(k, global, local);
       } else {
         cl::Buffer& as = scratch(0, kp * mp * items * es);
         pack(a, K, M, sia, sja, stride_a, as, kp, mp, a_panel);
@@ -416,7 +417,6 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         }
         if (slices > 1) out.select_slice = select, out.main_launches = slices;
       }
-      if (l.images) launch_main(k, global, local);
       if (!c_direct) {
         set_args(copies.unpad, 0, N, M);
         set_real(copies.unpad, 2, problem.beta, prec);
