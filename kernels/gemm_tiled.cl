@@ -60,7 +60,7 @@
 #define PACK 1  // 1: the host packs A and B into panels; 0: read in place where the shape allows
 #endif
 #ifndef KC
-#define KC 0  // k per launch (0: all): the host runs slices of k, beta = 1 after the first
+#define KC 0  // host only: k per launch (0: all), later slices with beta = 1
 #endif
 #ifndef BK
 #define BK 0  // 1: B is k-contiguous, (k, n) at B[n * ldb + k] (set by the host, SB=0 only)

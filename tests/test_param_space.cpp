@@ -86,13 +86,23 @@ TEST(ParamSpace, TextRoundTripsAndRejectsBadInput) {
   EXPECT_THROW(parse_config(KernelKind::kTiled, bad), UsageError);
 }
 
-TEST(ParamSpace, BuildOptionsNameEveryParameter) {
+TEST(ParamSpace, BuildOptionsNameEveryParameterTheKernelReads) {
   const auto c = default_config(KernelKind::kTiled);
   const std::string o = build_options(c, Precision::kDouble);
   EXPECT_EQ(o.rfind("-DPRECISION=64 ", 0), 0u) << o;
+  int host_only = 0;
   for (const auto& p : tiled_space(SpaceSize::kFull).parameters()) {
-    EXPECT_NE(o.find(" -D" + p.name + "="), std::string::npos) << p.name;
+    EXPECT_EQ(o.find(" -D" + p.name + "=") == std::string::npos, p.host_only) << p.name;
+    host_only += p.host_only;
   }
+  // k slices are the host's: both forms of one tile share one binary.
+  EXPECT_EQ(host_only, 1);
+  TiledConfig sliced;
+  sliced.KC = 1024;
+  ASSERT_TRUE(constraint_violations(sliced).empty());
+  EXPECT_EQ(build_options(sliced, Precision::kSingle),
+            build_options(TiledConfig{}, Precision::kSingle));
+  EXPECT_NE(to_string(KernelConfig(sliced)), to_string(KernelConfig(TiledConfig{})));
   EXPECT_EQ(build_options(default_config(KernelKind::kNaive), Precision::kSingle),
             "-DPRECISION=32");
 }

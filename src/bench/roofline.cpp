@@ -12,15 +12,13 @@
 namespace mmtune {
 namespace {
 
-constexpr int kChains = 8;
-
 // Seconds one kernel run takes: by its events where the device's are usable (calibration.hpp),
 // otherwise by the wall clock from enqueue to completion on an otherwise idle queue.
 double run_seconds(const cl::CommandQueue& queue, cl::Kernel& kernel, std::size_t items,
-                   bool events, const cl::NDRange& local = cl::NullRange) {
+                   bool events) {
   cl::Event e;
   const auto t0 = std::chrono::steady_clock::now();
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), local, nullptr, &e);
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
   e.wait();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!events) return wall;
@@ -44,20 +42,16 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   const Calibration calibration =
       calibrate(context, queue, cache, d, precision, sources, ProgramCache::default_disk_dir());
   const bool events = calibration.events.usable;
-  const cl::Program program = roofline_program(cache, sources, d, precision);
   const std::size_t es = static_cast<std::size_t>(precision) / 8;
   Roofline r;
 
-  // Enough work-items to fill every compute unit many times over.
-  const std::size_t items = std::size_t(d.compute_units) * 4096;  // a multiple of local
-  const std::size_t local = peak_local_size(d);
-  cl::Buffer out(context, CL_MEM_WRITE_ONLY, items * es);
-  cl::Kernel peak(program, "peak_flops");
-  set_peak_args(peak, out, precision);
-  for (int rep = 0; rep < 4; ++rep) {  // the first run includes lazy compilation
-    const double seconds = run_seconds(queue, peak, items, events, cl::NDRange(local));
-    const double flops = 2.0 * kChains * vw * double(kRooflineIterations) * double(items);
-    if (rep > 0) r.peak_gflops = std::max(r.peak_gflops, flops / seconds * 1e-9);
+  // The calibration's peak kernel, grown past launch costs, timed by events where usable.
+  PeakLaunch peak(context, cache, d, precision, sources);
+  peak.grow(queue);
+  for (int rep = 0; rep < 3; ++rep) {
+    const EventSample s = peak.run(queue);
+    const double ms = events ? double(s.end - s.start) * 1e-6 : s.wall_ms;
+    r.peak_gflops = std::max(r.peak_gflops, peak.flops() / (ms * 1e6));
   }
 
   // A copy much larger than any cache, within the device's allocation limit.
@@ -65,7 +59,7 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   bytes -= bytes % (vw * es * 1024);
   cl::Buffer src(context, CL_MEM_READ_ONLY, bytes), dst(context, CL_MEM_WRITE_ONLY, bytes);
   queue.enqueueFillBuffer(src, cl_uchar(1), 0, bytes);
-  cl::Kernel copy(program, "stream_copy");
+  cl::Kernel copy(roofline_program(cache, sources, d, precision), "stream_copy");
   copy.setArg(0, src);
   copy.setArg(1, dst);
   for (int rep = 0; rep < 5; ++rep) {

@@ -126,6 +126,7 @@ std::string build_options(const KernelConfig& c, Precision p) {
   std::string s = std::string("-DPRECISION=") + to_string(p);
   const auto& params = c.kind()->parameters(SpaceSize::kFull);
   for (std::size_t i = 0; i < params.size(); ++i) {
+    if (params[i].host_only) continue;
     s += " -D" + params[i].name + "=" + std::to_string(c.values()[i]);
   }
   return s;

@@ -43,7 +43,8 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        "pack A and B into panels first (1) or read them in place where the shape allows (0)",
        1},
       {"KC", &C::KC, q ? std::vector{0} : std::vector{0, 1024},
-       "k per launch (0: all of k): slices keep a work-group's panels in cache", 0},
+       "k per launch (0: all of k): slices keep a work-group's panels in cache", 0,
+       /*host_only=*/true},
   };
   auto mwi = [](const C& c) { return c.MWG / c.MDIMC; };
   auto nwi = [](const C& c) { return c.NWG / c.NDIMC; };
@@ -103,12 +104,12 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"IMG=1 -> VWM % 4 == 0 and VWN % 4 == 0",
        {"IMG", "VWM", "VWN"},
        [](const C& c) { return !c.IMG || (c.VWM % 4 == 0 && c.VWN % 4 == 0); }},
-      // Reading in place is the buffers' global-memory path (B's layout is a build option).
       {"KC % KWG == 0", {"KC", "KWG"}, [](const C& c) { return c.KC % c.KWG == 0; }},
       // Slices offset the packed panels; images and in-place reads run k whole.
       {"KC>0 -> PACK=1 and IMG=0",
        {"KC", "IMG", "PACK"},
        [](const C& c) { return !c.KC || (c.PACK && !c.IMG); }},
+      // Reading in place is the buffers' global-memory path (B's layout is a build option).
       {"PACK=0 -> SA=0, SB=0 and IMG=0",
        {"PACK", "SA", "SB", "IMG"},
        [](const C& c) { return c.PACK || (c.SA == 0 && c.SB == 0 && c.IMG == 0); }},

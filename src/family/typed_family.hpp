@@ -24,7 +24,7 @@ class TypedFamily : public KernelFamily {
     const auto describe = [this](SpaceSize size) {
       std::vector<ParameterInfo> out;
       for (const auto& p : space(size).parameters())
-        out.push_back({p.name, p.help, p.values, p.absent});
+        out.push_back({p.name, p.help, p.values, p.absent, p.host_only});
       return out;
     };
     static const std::vector<ParameterInfo> full = describe(SpaceSize::kFull);

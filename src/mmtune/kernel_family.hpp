@@ -94,6 +94,7 @@ struct ParameterInfo {
   // For a parameter added after configurations were stored: the value older texts meant by
   // leaving it out (the canonical text omits it at that value).
   std::optional<int> absent;
+  bool host_only = false;  // left out of the build options (the kernel never reads it)
 };
 
 // How the routine calls a family's kernel (kernels/*.cl document each signature).

@@ -23,6 +23,8 @@ struct Parameter {
   // For a parameter added after configurations were stored: the value older texts meant by
   // leaving it out. The canonical text omits it at that value, so stored texts stay canonical.
   std::optional<int> absent = std::nullopt;
+  // Read by the host only: left out of the build options, so its values share one binary.
+  bool host_only = false;
 };
 
 template <class Config>

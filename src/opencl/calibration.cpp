@@ -120,6 +120,8 @@ std::size_t peak_local_size(const DeviceInfo& device) {
   return local;
 }
 
+namespace {
+// peak_flops's arguments: its output buffer and a seed of 1 in the precision's type.
 void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision) {
   peak_flops.setArg(0, out);
   if (precision == Precision::kDouble) {
@@ -130,6 +132,7 @@ void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision prec
     peak_flops.setArg(1, cl_half(0x3c00));
   }
 }
+}  // namespace
 
 bool cached_calibration(const std::string& cache_dir, const DeviceInfo& device, Precision precision,
                         Calibration& out) {

@@ -107,7 +107,4 @@ class PeakLaunch {
   unsigned vector_width_;
 };
 
-// Sets peak_flops's arguments: its output buffer and a seed of 1 in the precision's type.
-void set_peak_args(cl::Kernel& peak_flops, const cl::Buffer& out, Precision precision);
-
 }  // namespace mmtune

@@ -375,7 +375,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * items * es);
       set_args(k, 0, i32(mp), i32(np), i32(kp));
       set_real(k, 3, problem.alpha, prec);
-      set_real(k, 4, c_direct ? problem.beta : 0.0, prec);
+      const double beta = c_direct ? problem.beta : 0.0;  // C's old values: added once, by unpad
       set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp),
                i32(kp * mp), i32(kp * np), c_direct ? i32(stride_c) : i32(np * mp));
       if (l.images) {
@@ -387,6 +387,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
           launch_one(copies.pack_image, cl::NDRange(width, kp), cl::NullRange);
           return dst;
         };
+        set_real(k, 4, beta, prec);
         set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
         set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
         launch_main(k, global, local);
@@ -397,7 +398,6 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         pack(b, K, N, sib, sjb, stride_b, bs, kp, np, b_panel);
         // The panels keep their stride; slice i starts k0 rows into each and adds to C.
         const std::size_t slice = l.k_slice && l.k_slice < kp ? l.k_slice : kp;
-        const double beta = c_direct ? problem.beta : 0.0;
         const std::size_t slices = (kp + slice - 1) / slice;
         const auto select = [k, as, bs, slice, kp, beta, prec, a_panel, b_panel](std::size_t i) {
           const std::size_t k0 = i * slice;
