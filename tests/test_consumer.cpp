@@ -119,6 +119,41 @@ TEST(Lookup, TheWideDefaultsAccumulatorsFollowTheVectorBytes) {
   }
 }
 
+// Devices that prefer scalars read images where their local memory is global and the problem's
+// operands fit the device's images one item at a time; otherwise they stage through local memory.
+TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
+  DeviceInfo d = test::pocl_device("pthread").info;
+  d.preferred.float_ = d.native.float_ = d.preferred.double_ = d.native.double_ = 1;
+  d.local_mem_dedicated = false, d.image_support = true;
+  d.image2d_max_width = d.image2d_max_height = 8192;
+  const auto image = [&](const DeviceInfo& dev, const GemmProblem& p) {
+    const auto t = get<TiledConfig>(default_parameters(dev, p).config);
+    EXPECT_EQ(t.SA + t.SB, t.IMG ? 0 : 2) << to_string(KernelConfig(t));
+    if (t.IMG) {
+      EXPECT_EQ(t.MWG / t.MDIMC * (t.NWG / t.NDIMC), 64) << "8x8 of C per work-item";
+    }
+    return t.IMG == 1;
+  };
+  GemmProblem p = square(512);
+  EXPECT_TRUE(image(d, p));
+  p.m = 4 * 8192;  // A's image would be 8192 texels wide: the limit
+  EXPECT_TRUE(image(d, p));
+  p.m += 1;
+  EXPECT_FALSE(image(d, p));
+  p = square(512), p.k = 8193;
+  EXPECT_FALSE(image(d, p));
+  p = square(512), p.batch = 2;  // images hold one item
+  EXPECT_FALSE(image(d, p));
+  p = square(512), p.precision = Precision::kDouble;  // fp32 texels only
+  EXPECT_FALSE(image(d, p));
+  DeviceInfo scratchpad = d;  // GPUs: staging in local memory is what it is for
+  scratchpad.local_mem_dedicated = true;
+  EXPECT_FALSE(image(scratchpad, square(512)));
+  DeviceInfo no_images = d;
+  no_images.image_support = false;
+  EXPECT_FALSE(image(no_images, square(512)));
+}
+
 class ReadyGemm : public ::testing::Test {
  protected:
   const Device& dev = test::pocl_device("pthread");

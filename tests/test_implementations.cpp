@@ -270,8 +270,9 @@ TEST(LlvmpipeLookup, AnotherImplementationOfTheSameHardwareIsNotSimilar) {
   EXPECT_EQ(other.source, LookupSource::kDefault);
   EXPECT_EQ(other.config, default_parameters(twin, p).config);
   // The default follows the device's preferred vector width, not its type: llvmpipe is a CPU
-  // device that prefers scalars (work-items on SIMD lanes).
-  EXPECT_EQ(other.config, KernelConfig(TiledConfig{}));
+  // device that prefers scalars (work-items on SIMD lanes), and its local memory is global, so
+  // it reads images.
+  EXPECT_EQ(get<TiledConfig>(other.config).IMG, 1);
   EXPECT_EQ(get<TiledConfig>(default_parameters(pthread, p).config).VWM,
             int(pthread.preferred.float_));
 }

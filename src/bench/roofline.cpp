@@ -45,10 +45,11 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   const std::size_t es = static_cast<std::size_t>(precision) / 8;
   Roofline r;
 
-  // The calibration's peak kernel, grown past launch costs, timed by events where usable.
+  // The calibration's peak kernel, grown past launch costs, timed by events where usable; the
+  // fastest of several runs, as a busy core slows some of them.
   PeakLaunch peak(context, cache, d, precision, sources);
   peak.grow(queue);
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 8; ++rep) {
     const EventSample s = peak.run(queue);
     const double ms = events ? double(s.end - s.start) * 1e-6 : s.wall_ms;
     r.peak_gflops = std::max(r.peak_gflops, peak.flops() / (ms * 1e6));

@@ -22,6 +22,18 @@ const char* to_string(LookupSource s) {
   return "?";
 }
 
+namespace {
+// Whether the routine can read the problem's operands as images of the configuration's tiles:
+// one item at a time (a batch would run item by item), within the device's image sizes.
+bool images_fit(const TiledConfig& t, const DeviceInfo& device, const GemmProblem& problem) {
+  const auto up = [](std::size_t x, int to) { return (x + std::size_t(to) - 1) / to * to; };
+  return problem.batch <= 1 && device.image_support &&
+         up(problem.m, std::max(t.MWG, t.NWG)) / 4 <= device.image2d_max_width &&
+         up(problem.n, std::max(t.MWG, t.NWG)) / 4 <= device.image2d_max_width &&
+         up(problem.k, t.KWG) <= device.image2d_max_height;
+}
+}  // namespace
+
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {
   TunedParameters t;
   t.source = LookupSource::kDefault;
@@ -30,7 +42,7 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   // vectors of m per work-item by as many columns as keep the accumulators in registers, as many
   // work-items along n sharing each A panel (docs/kernels.md, "Packed panels"). Those that prefer
   // scalars map work-items to SIMD lanes (GPUs, Mesa's llvmpipe): 8x8 work-groups with 4-wide
-  // vectors staged through local memory.
+  // vectors staged through local memory, or read from images where local memory is global.
   const int vw = std::clamp(static_cast<int>(device.preferred_width(problem.precision)), 1, 16);
   // Columns per work-item: 8 where a preferred vector is 64 bytes (16 accumulators: AVX-512's 32
   // registers hold them), 4 where it is 32 bytes (8 accumulators: with 16 registers, 16 spill;
@@ -43,9 +55,18 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   wide.SA = 0, wide.SB = 0, wide.MDIMA = wide.MDIMC, wide.NDIMB = nwi;
   // A batch of small matrices: reading them in place beat packing 2.3x at 1000 x 64^3.
   wide.PACK = problem.batch > 1 ? 0 : 1;
-  const std::vector<KernelConfig> candidates = {
-      vw >= 4 ? KernelConfig(wide) : KernelConfig(TiledConfig{}), TiledConfig{}, DirectConfig{},
-      ClassicConfig{8}, NaiveConfig{}};
+  // Scalar work-items without a local-memory scratchpad (Mesa's llvmpipe) load buffers one lane
+  // at a time, so staging gains nothing; images gather all lanes at once. Read A and B as
+  // float4 texels, 8x8 of C per work-item (docs/kernels.md, "How Mesa's llvmpipe runs it").
+  TiledConfig sampled;
+  sampled.KWG = 32, sampled.VWM = 8, sampled.VWN = 4, sampled.SA = 0, sampled.SB = 0,
+  sampled.IMG = 1;
+  const bool sample = vw < 4 && !device.local_mem_dedicated && images_fit(sampled, device, problem);
+  const std::vector<KernelConfig> candidates = {vw >= 4  ? KernelConfig(wide)
+                                                : sample ? KernelConfig(sampled)
+                                                         : KernelConfig(TiledConfig{}),
+                                                TiledConfig{}, DirectConfig{}, ClassicConfig{8},
+                                                NaiveConfig{}};
   for (const auto& c : candidates) {
     if (constraint_violations(c).empty() &&
         limit_violations(c, device, problem.precision).empty()) {
