@@ -651,6 +651,22 @@ TEST_F(TunerWithADevice, ALargeKTriesTheNearestBestInKSlicesToo) {
             (std::vector<std::string>{to_string(space[0]), to_string(*sliced)}));
 }
 
+// A k slice as long as k is the launch of k whole: the full space's KC=1024 half is searched only
+// where k needs more than one slice. (Exhaustive order reaches a KC=1024 twin within its first
+// three configurations.)
+TEST_F(TunerWithADevice, KSlicesAsLongAsKAreNotSearchedAgain) {
+  TuneRequest req = small_request("exhaustive");
+  req.candidates.reset();
+  req.space = SpaceSize::kFull;
+  req.problem.k = kSliceK;
+  req.budget = 10;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_GE(s.evaluations, 8u);
+  EXPECT_EQ(test::count_rows(dir / "tuning.db",
+                             "SELECT COUNT(*) FROM measurements WHERE config LIKE '%KC=1024%'"),
+            0);
+}
+
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";

@@ -68,6 +68,12 @@ void TuneSession::prepare_searches() {
       }
     } else {
       s.configs = enumerate(k, request_.space, &device_.info, problem.precision);
+      // A k slice that covers all of k is the launch of k whole: measure only that one.
+      const ColMajorProblem cp = to_col_major(problem);
+      std::erase_if(s.configs, [&](const KernelConfig& c) {
+        const std::size_t slice = k->launch(c, cp).k_slice;
+        return slice != 0 && slice >= cp.k;
+      });
     }
     if (s.configs.empty()) continue;
     std::vector<std::vector<int>> points;
