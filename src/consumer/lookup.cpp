@@ -95,7 +95,8 @@ std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
                                              const GemmProblem& problem) {
   std::optional<TiledConfig> t = config.as<TiledConfig>();
   if (!t) return std::nullopt;
-  int& tile = problem.m >= problem.n ? t->MWG : t->NWG;
+  const ColMajorProblem cp = to_col_major(problem);
+  int& tile = cp.m <= cp.n ? t->MWG : t->NWG;
   if (tile < 2) return std::nullopt;
   tile /= 2;
   const KernelConfig narrower(*t);

@@ -49,10 +49,11 @@ bool copies_dominate(const GemmProblem& problem);
 // stages nothing in local memory; std::nullopt otherwise.
 std::optional<KernelConfig> in_place_variant(const KernelConfig& config);
 
-// The tiled configuration with half the macro tile along the problem's longer side of C (MWG
-// when m >= n, else NWG), when that is still a valid tile; std::nullopt otherwise. On skinny
-// shapes twice the work-groups along the long side ran 2x faster on PoCL (4096x1x4096: 5.5 ->
-// 11.4 GFLOPS at MWG 32 -> 16; 8x4096x4096: NWG 32 -> 16 was the tune's best).
+// The tiled configuration with half the macro tile along C's shorter side as the kernel sees it
+// (column-major: MWG when m <= n, else NWG), when that is still a valid tile; std::nullopt
+// otherwise. On a skinny C that tile is mostly padding: row-major 4096x1x4096 (the kernel's m is
+// 1) ran 2x faster on PoCL at MWG 32 -> 16 (5.5 -> 11.4 GFLOPS); at 8x4096x4096 (its n is 8)
+// NWG=16 was the tune's best.
 std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
                                              const GemmProblem& problem);
 
