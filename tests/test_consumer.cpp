@@ -136,7 +136,7 @@ TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
   };
   GemmProblem p = square(512);
   EXPECT_TRUE(image(d, p));
-  p.m = 4 * 8192;  // A's image would be 8192 texels wide: the limit
+  p.m = 4 * 8192;  // one operand's image would be 8192 texels wide: the limit
   EXPECT_TRUE(image(d, p));
   p.m += 1;
   EXPECT_FALSE(image(d, p));
@@ -152,6 +152,36 @@ TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
   DeviceInfo no_images = d;
   no_images.image_support = false;
   EXPECT_FALSE(image(no_images, square(512)));
+}
+
+// A stored image configuration is handed out only where its images fit the device at the asked
+// shape: past the limits the routine would fail (CL_INVALID_IMAGE_SIZE), so the lookup goes on.
+TEST(Lookup, ImageBestsAreSkippedWhereTheirImagesWouldNotFit) {
+  test::TempDir dir;
+  DeviceInfo d = test::pocl_device("pthread").info;
+  d.image_support = true;
+  d.image2d_max_width = d.image2d_max_height = 64;  // 256 values of m or n, 64 of k
+  TiledConfig img;
+  img.KWG = 32, img.VWM = 8, img.VWN = 4, img.SA = 0, img.SB = 0, img.IMG = 1;
+  ASSERT_TRUE(constraint_violations(img).empty());
+  ASSERT_TRUE(limit_violations(img, d, Precision::kSingle).empty());
+  {
+    Store store(dir / "t.db");
+    test::store_best(store, d, 64, img, 2.0);
+  }
+  const ParameterLookup lookup(dir / "t.db");
+  GemmProblem p = square(64);
+  EXPECT_EQ(lookup.lookup(d, p).config, KernelConfig(img));
+  EXPECT_TRUE(images_fit(img, d, p));
+  p.m = p.n = 256;
+  EXPECT_EQ(lookup.lookup(d, p).config, KernelConfig(img)) << "64 texels wide: the limit";
+  p.n = 257;
+  EXPECT_FALSE(images_fit(img, d, p));
+  const TunedParameters past = lookup.lookup(d, p);
+  EXPECT_NE(past.config, KernelConfig(img));
+  EXPECT_EQ(past.source, LookupSource::kDefault);
+  p = square(64), p.k = 65;  // 96 rows of k: past the height
+  EXPECT_NE(lookup.lookup(d, p).config, KernelConfig(img));
 }
 
 class ReadyGemm : public ::testing::Test {

@@ -674,6 +674,29 @@ TEST_F(TunerWithADevice, KSlicesAsLongAsKAreNotSearchedAgain) {
             0);
 }
 
+// A best stored in slices of k, at a shape where k needed them, is tried k whole where one slice
+// covers k: that form is the one the space holds.
+TEST_F(TunerWithADevice, ABestStoredInKSlicesIsTriedKWholeWhereOneSliceCoversK) {
+  TiledConfig sliced = *space[0].as<TiledConfig>();
+  sliced.KC = kSliceK;
+  ASSERT_TRUE(constraint_violations(sliced).empty());
+  TuneRequest req = small_request("exhaustive");
+  req.candidates.reset();
+  req.space = SpaceSize::kFull;
+  req.problem.m = req.problem.n = 256;  // packing pays: the stored best comes first as it is
+  ASSERT_FALSE(copies_dominate(req.problem));
+  GemmProblem deep = req.problem;
+  deep.k = 2 * kSliceK;
+  store_measurement(store, dev.info.key, sliced, deep, 50.0);
+  EXPECT_EQ(whole_k_variant(sliced, req.problem), space[0]);
+  EXPECT_FALSE(whole_k_variant(sliced, deep)) << "two slices";
+  const auto in_place = in_place_variant(sliced);
+  ASSERT_TRUE(in_place);
+  EXPECT_TRUE(constraint_violations(*in_place).empty()) << "in place runs k whole";
+  req.budget = 2;
+  EXPECT_EQ(first_searched(req, 1), std::vector<std::string>{to_string(space[0])});
+}
+
 TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   test::TempDir dir;
   const std::string db = dir / "tuning.db";

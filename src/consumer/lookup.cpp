@@ -22,17 +22,16 @@ const char* to_string(LookupSource s) {
   return "?";
 }
 
-namespace {
-// Whether the routine can read the problem's operands as images of the configuration's tiles:
-// one item at a time (a batch would run item by item), within the device's image sizes.
-bool images_fit(const TiledConfig& t, const DeviceInfo& device, const GemmProblem& problem) {
-  const auto up = [](std::size_t x, int to) { return (x + std::size_t(to) - 1) / to * to; };
+bool images_fit(const KernelConfig& config, const DeviceInfo& device, const GemmProblem& problem) {
+  const ColMajorProblem cp = to_col_major(problem);
+  const KernelLaunch l = config.kind()->launch(config, cp);
+  if (!l.images) return true;
+  const auto up = [](std::size_t x, std::size_t to) { return (x + to - 1) / to * to; };
   return problem.batch <= 1 && device.image_support &&
-         up(problem.m, std::max(t.MWG, t.NWG)) / 4 <= device.image2d_max_width &&
-         up(problem.n, std::max(t.MWG, t.NWG)) / 4 <= device.image2d_max_width &&
-         up(problem.k, t.KWG) <= device.image2d_max_height;
+         up(cp.m, l.pad_m) / 4 <= device.image2d_max_width &&
+         up(cp.n, l.pad_n) / 4 <= device.image2d_max_width &&
+         up(cp.k, l.pad_k) <= device.image2d_max_height;
 }
-}  // namespace
 
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {
   TunedParameters t;
@@ -87,7 +86,7 @@ bool copies_dominate(const GemmProblem& problem) {
 std::optional<KernelConfig> in_place_variant(const KernelConfig& config) {
   std::optional<TiledConfig> t = config.as<TiledConfig>();
   if (!t || !t->PACK || t->SA || t->SB || t->IMG) return std::nullopt;
-  t->PACK = 0;
+  t->PACK = 0, t->KC = 0;  // in place, k runs whole
   return KernelConfig(*t);
 }
 
@@ -102,6 +101,14 @@ std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
   const KernelConfig narrower(*t);
   if (!constraint_violations(narrower).empty()) return std::nullopt;
   return narrower;
+}
+
+std::optional<KernelConfig> whole_k_variant(const KernelConfig& config,
+                                            const GemmProblem& problem) {
+  std::optional<TiledConfig> t = config.as<TiledConfig>();
+  if (!t || !t->KC || std::size_t(t->KC) < to_col_major(problem).k) return std::nullopt;
+  t->KC = 0;
+  return KernelConfig(*t);
 }
 
 std::optional<KernelConfig> k_sliced_variant(const KernelConfig& config,
@@ -185,9 +192,11 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
     // A batch runs item by item in a family that does not batch: those are not candidates.
     if (rel == 0 || (p.batch > 1 && !e.batches)) continue;
     const Rank r{rel, e.shape.distance2(shape), e.median_ms};
-    // The device-limit check is the costly part: only for a candidate that would win.
+    // The device-limit checks are the costly part: only for a candidate that would win. Images
+    // tuned at a smaller shape may outgrow the device's image limits at this one.
     if ((!chosen || r.better_than(best)) &&
-        limit_violations(e.config, device, p.precision).empty()) {
+        limit_violations(e.config, device, p.precision).empty() &&
+        images_fit(e.config, device, p)) {
       chosen = &e;
       best = r;
     }

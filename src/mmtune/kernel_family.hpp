@@ -162,8 +162,8 @@ class KernelFamily {
   virtual std::vector<std::string> limit_violations(const KernelConfig& c, const DeviceInfo& d,
                                                     Precision p) const = 0;
 
-  // The routine: build options beyond "-DPRECISION -D<param>=<value>" (e.g. the
-  // transpositions), and the launch for a column-major problem.
+  // The routine: build options beyond "-DPRECISION -D<param>=<value>" (e.g. the transpositions;
+  // host-only parameters get no -D), and the launch for a column-major problem.
   virtual std::string extra_build_options(const KernelConfig&, const ColMajorProblem&) const {
     return {};
   }

@@ -39,6 +39,15 @@ struct TunedParameters {
 // Built-in defaults: reasonable configurations per device type, valid within its limits.
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem);
 
+// Whether the routine can run `config` on this problem as far as the device's images go: true
+// when it reads no images, or reads one item at a time and each image fits the device's 2-D
+// limits (the routine would fail with CL_INVALID_IMAGE_SIZE otherwise).
+bool images_fit(const KernelConfig& config, const DeviceInfo& device, const GemmProblem& problem);
+
+// The configuration running k whole where `config`'s slices of k would cover all of it (the same
+// launch, which a tune searches only in that form); std::nullopt otherwise.
+std::optional<KernelConfig> whole_k_variant(const KernelConfig& config, const GemmProblem& problem);
+
 // Whether packing A and B would cost about as much as the product: a GEMM does 2mnk flops on
 // (mk + kn) copied elements per item, and below 128 flops per copied element (one dimension of C
 // under about 64: GEMV-like and skinny shapes, small batched items) the copies, bounded by memory

@@ -16,7 +16,10 @@ using namespace session_detail;
 
 std::vector<KernelConfig> TuneSession::known_good() const {
   std::vector<KernelConfig> out;
-  const auto add = [&out](const KernelConfig& c) {
+  // A best stored in k slices runs k whole here where one slice covers k: the space holds only
+  // that form (prepare_searches).
+  const auto add = [&out, this](const KernelConfig& config) {
+    const KernelConfig c = whole_k_variant(config, request_.problem).value_or(config);
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   };
   const auto parsed = [&](const std::vector<std::pair<std::string, std::string>>& rows) {
