@@ -42,6 +42,8 @@ class SpecInstance {
   // when the sizes do not match the spec's names.
   SpecInstance(const KernelSpec& spec, const std::vector<long long>& sizes,
                const DeviceInfo* device);
+  // The instance keeps a reference to the spec: a temporary would dangle.
+  SpecInstance(KernelSpec&&, const std::vector<long long>&, const DeviceInfo*) = delete;
   ~SpecInstance();
 
   const KernelSpec& spec() const { return spec_; }

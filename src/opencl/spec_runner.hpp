@@ -27,6 +27,9 @@ class SpecRunner {
   // `program_dir` and `writes`: as Runner's.
   SpecRunner(const Device& device, const KernelSpec& spec, const std::vector<long long>& sizes,
              const std::string& program_dir = "", BinaryWrites writes = BinaryWrites::kAtBuild);
+  // The runner keeps a reference to the spec: a temporary would dangle.
+  SpecRunner(const Device&, KernelSpec&&, const std::vector<long long>&, const std::string& = "",
+             BinaryWrites = BinaryWrites::kAtBuild) = delete;
 
   SpecInstance& instance() { return instance_; }
   const Calibration& calibration() const { return calibration_; }
