@@ -184,6 +184,41 @@ TEST(Lookup, ImageBestsAreSkippedWhereTheirImagesWouldNotFit) {
   EXPECT_NE(lookup.lookup(d, p).config, KernelConfig(img));
 }
 
+// A skinny C gets the nearest best's tile shrunk along its short side, halving the work-items
+// with it, down to the smallest tile that still covers that side (the 8x4096x4096 tune: its
+// best was this shrunk form of the 1024 tune's best).
+TEST(Lookup, ASkinnyCsTileShrinksToItsShortSideWithItsWorkItems) {
+  TiledConfig best;
+  best.MWG = 32, best.NWG = 64, best.KWG = 32, best.MDIMC = 1, best.NDIMC = 8, best.VWM = 16;
+  best.VWN = 8, best.KWI = 8, best.SA = 0, best.SB = 0, best.MDIMA = 1, best.NDIMB = 8;
+  best.PACK = 0;
+  ASSERT_TRUE(constraint_violations(best).empty());
+  GemmProblem p;
+  p.m = 8, p.n = p.k = 4096;  // row-major: the kernel's n is 8
+  const auto fitted = [&](std::size_t m) {
+    p.m = m;
+    const auto v = narrower_variant(best, p);
+    return v ? std::optional(*v->as<TiledConfig>()) : std::nullopt;
+  };
+  TiledConfig want = best;
+  want.NWG = 16, want.NDIMC = 2, want.NDIMB = 2;  // each work-item keeps 8 columns
+  EXPECT_EQ(fitted(8), want);
+  EXPECT_EQ(fitted(16), want);
+  want.NWG = 32, want.NDIMC = want.NDIMB = 4;
+  EXPECT_EQ(fitted(24), want) << "16 would not cover 24";
+  EXPECT_EQ(fitted(40), std::nullopt);
+  EXPECT_EQ(fitted(4096), std::nullopt);
+  // GEMV-like 4096x1: the kernel's m is 1; MDIMC is already 1, so the work-item's share halves,
+  // down to 16, the smallest MWG of the space.
+  p.m = 4096, p.n = 1;
+  const auto gemv = narrower_variant(best, p);
+  ASSERT_TRUE(gemv);
+  want = best;
+  want.MWG = 16;
+  EXPECT_EQ(*gemv->as<TiledConfig>(), want);
+  ASSERT_TRUE(constraint_violations(*gemv).empty());
+}
+
 class ReadyGemm : public ::testing::Test {
  protected:
   const Device& dev = test::pocl_device("pthread");

@@ -606,8 +606,9 @@ TEST_F(TunerWithADevice, TheWarmStartMeasuresTheNearestShapesBestFirst) {
 }
 
 // Where packing would cost about as much as the product (one dimension of C under about 64), the
-// nearest shape's best is tried in place (PACK=0) first, and before that with half the tile along
-// C's short side, which is mostly padding: it was tuned where packing paid, on a square shape.
+// nearest shape's best is tried in place (PACK=0) first, and before that with its tile shrunk
+// along C's short side, which is mostly padding: it was tuned where packing paid, on a square
+// shape.
 TEST_F(TunerWithADevice, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
   GemmProblem square = small_problem();
   square.m = square.n = square.k = 128;
@@ -622,14 +623,17 @@ TEST_F(TunerWithADevice, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
   const auto narrower = narrower_variant(*in_place, req.problem);
   ASSERT_TRUE(narrower);
   const TiledConfig n = *narrower->as<TiledConfig>(), t = *in_place->as<TiledConfig>();
-  // Row-major: the kernel computes the transpose, whose n is m = 4.
+  // Row-major: the kernel computes the transpose, whose n is m = 4; 16, the space's smallest
+  // NWG, is as narrow as it gets.
   EXPECT_EQ(n.NWG * 2, t.NWG) << "m = 4 is C's short side";
+  EXPECT_EQ(n.NDIMC * 2, t.NDIMC) << "each work-item keeps its share";
   EXPECT_EQ(n.MWG, t.MWG);
   GemmProblem col = req.problem;
   col.layout = Layout::kColMajor;
   const auto narrower_col = narrower_variant(*in_place, col);
   ASSERT_TRUE(narrower_col);
-  EXPECT_EQ(narrower_col->as<TiledConfig>()->MWG * 2, t.MWG) << "column-major: the kernel's m";
+  EXPECT_EQ(narrower_col->as<TiledConfig>()->MWG * 4, t.MWG) << "column-major: the kernel's m";
+  EXPECT_EQ(narrower_col->as<TiledConfig>()->MDIMC, 1);
   EXPECT_EQ(narrower_col->as<TiledConfig>()->NWG, t.NWG);
   req.candidates->push_back(*in_place);
   req.candidates->push_back(*narrower);

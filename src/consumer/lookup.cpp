@@ -92,15 +92,26 @@ std::optional<KernelConfig> in_place_variant(const KernelConfig& config) {
 
 std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
                                              const GemmProblem& problem) {
-  std::optional<TiledConfig> t = config.as<TiledConfig>();
+  const std::optional<TiledConfig> t = config.as<TiledConfig>();
   if (!t) return std::nullopt;
   const ColMajorProblem cp = to_col_major(problem);
-  int& tile = cp.m <= cp.n ? t->MWG : t->NWG;
-  if (tile < 2) return std::nullopt;
-  tile /= 2;
-  const KernelConfig narrower(*t);
-  if (!constraint_violations(narrower).empty()) return std::nullopt;
-  return narrower;
+  const bool along_m = cp.m <= cp.n;
+  const std::size_t side = std::max<std::size_t>(1, along_m ? cp.m : cp.n);
+  const ParamSpace<TiledConfig>& space = tiled_space(SpaceSize::kFull);
+  std::optional<TiledConfig> out;
+  for (TiledConfig c = *t;;) {
+    int& tile = along_m ? c.MWG : c.NWG;
+    int& threads = along_m ? c.MDIMC : c.NDIMC;
+    if (tile < 2 || std::size_t(tile / 2) < side) break;  // half would no longer cover C
+    tile /= 2;
+    if (threads > 1) threads /= 2;  // each work-item keeps its share: its vectors still fit
+    if (!c.SA) c.MDIMA = c.MDIMC;   // loaders that stage nothing follow the work-group
+    if (!c.SB) c.NDIMB = c.NDIMC;
+    if (!space.in_value_sets(c) || !space.violations(c).empty()) break;
+    out = c;
+  }
+  if (!out) return std::nullopt;
+  return KernelConfig(*out);
 }
 
 std::optional<KernelConfig> whole_k_variant(const KernelConfig& config,

@@ -58,11 +58,14 @@ bool copies_dominate(const GemmProblem& problem);
 // stages nothing in local memory; std::nullopt otherwise.
 std::optional<KernelConfig> in_place_variant(const KernelConfig& config);
 
-// The tiled configuration with half the macro tile along C's shorter side as the kernel sees it
-// (column-major: MWG when m <= n, else NWG), when that is still a valid tile; std::nullopt
-// otherwise. On a skinny C that tile is mostly padding: row-major 4096x1x4096 (the kernel's m is
-// 1) ran 2x faster on PoCL at MWG 32 -> 16 (5.5 -> 11.4 GFLOPS); at 8x4096x4096 (its n is 8)
-// NWG=16 was the tune's best.
+// The tiled configuration whose macro tile along C's shorter side as the kernel sees it
+// (column-major: MWG when m <= n, else NWG) is halved, with its work-items along that side, for
+// as long as half the tile still covers that side and the result is in the tiled space;
+// std::nullopt when not even one step is. On a skinny C a square shape's tile is mostly
+// padding: row-major 4096x1x4096 (the kernel's m is 1) ran 2x faster on PoCL at MWG 32 -> 16
+// (5.5 -> 11.4 GFLOPS); at 8x4096x4096 (its n is 8) the tune's best was NWG=16 NDIMC=2, the
+// nearest best's NWG=64 NDIMC=8 shrunk twice (before, the first 10 evaluations reached 0.33
+// of the tune's best).
 std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
                                              const GemmProblem& problem);
 
