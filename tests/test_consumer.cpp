@@ -217,6 +217,12 @@ TEST(Lookup, ASkinnyCsTileShrinksToItsShortSideWithItsWorkItems) {
   want.MWG = 16;
   EXPECT_EQ(*gemv->as<TiledConfig>(), want);
   ASSERT_TRUE(constraint_violations(*gemv).empty());
+  // Strided vectors with one vector per work-item left are the contiguous kernel.
+  best.STRM = 1;
+  ASSERT_TRUE(constraint_violations(best).empty());
+  const auto strided = narrower_variant(best, p);
+  ASSERT_TRUE(strided);
+  EXPECT_EQ(*strided->as<TiledConfig>(), want);
 }
 
 class ReadyGemm : public ::testing::Test {

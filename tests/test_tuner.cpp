@@ -644,6 +644,24 @@ TEST_F(TunerWithADevice, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
       (std::vector<std::string>{to_string(*narrower), to_string(*in_place), to_string(space[0])}));
 }
 
+// A nearest best that already reads in place (tuned at another skinny shape) is narrowed too.
+TEST_F(TunerWithADevice, ASkinnyShapeNarrowsANearestBestThatIsAlreadyInPlace) {
+  const auto in_place = in_place_variant(space[0]);
+  ASSERT_TRUE(in_place);
+  GemmProblem other = small_problem();
+  other.m = 8;
+  store_measurement(store, dev.info.key, *in_place, other, 50.0);
+  TuneRequest req = small_request("random");
+  req.problem.m = 4;
+  const auto narrower = narrower_variant(*in_place, req.problem);
+  ASSERT_TRUE(narrower);
+  req.candidates->push_back(*in_place);
+  req.candidates->push_back(*narrower);
+  req.budget = 3;
+  EXPECT_EQ(first_searched(req, 2),
+            (std::vector<std::string>{to_string(*narrower), to_string(*in_place)}));
+}
+
 // At a large k the nearest best, tuned running k whole, is also tried in slices of k (KC) right
 // after the stored forms: its panels may outgrow a core's cache there.
 TEST_F(TunerWithADevice, ALargeKTriesTheNearestBestInKSlicesToo) {

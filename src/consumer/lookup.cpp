@@ -107,6 +107,9 @@ std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
     if (threads > 1) threads /= 2;  // each work-item keeps its share: its vectors still fit
     if (!c.SA) c.MDIMA = c.MDIMC;   // loaders that stage nothing follow the work-group
     if (!c.SB) c.NDIMB = c.NDIMC;
+    // One vector per work-item left: strided and contiguous are the same kernel (constraints).
+    if (c.MWG / c.MDIMC == c.VWM) c.STRM = 0;
+    if (c.NWG / c.NDIMC == c.VWN) c.STRN = 0;
     if (!space.in_value_sets(c) || !space.violations(c).empty()) break;
     out = c;
   }

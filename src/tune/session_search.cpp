@@ -40,10 +40,14 @@ std::vector<KernelConfig> TuneSession::known_good() const {
   if (copies_dominate(request_.problem)) {
     // Those were tuned where packing paid; here it may cost more than the product (4096x1x4096:
     // the first 10 evaluations had reached 0.21 of the tune's best): in place first, and before
-    // that with half the tile along C's short side (lookup.hpp, narrower_variant).
+    // that with the tile shrunk along C's short side (lookup.hpp, narrower_variant).
     std::vector<KernelConfig> in_place;
     for (const auto& c : firsts) {
-      if (const auto v = in_place_variant(c)) in_place.push_back(*v);
+      if (const auto v = in_place_variant(c)) {
+        in_place.push_back(*v);
+      } else if (const auto t = c.as<TiledConfig>(); t && !t->PACK) {
+        in_place.push_back(c);  // a best of another skinny shape: narrower still
+      }
     }
     for (const auto& c : in_place) {
       if (const auto v = narrower_variant(c, request_.problem)) add(*v);
