@@ -1,0 +1,196 @@
+// The tuning engine's warm start on PoCL: the nearest shape's best first, its in-place, narrower
+// and k-sliced forms where the shape calls for them, and the drift reference that keeps the
+// seeds comparable with the search.
+#include <gtest/gtest.h>
+
+#include "mmtune/lookup.hpp"
+#include "tuner_fixture.hpp"
+
+namespace mmtune {
+namespace {
+
+using namespace tuner_test;
+
+// A tuning database with this host's PoCL pthread device in it, and the small space.
+class TunerWithADevice : public ::testing::Test {
+ protected:
+  void SetUp() override { store.upsert_device(dev.info); }
+  test::TempDir dir;
+  Store store{dir / "tuning.db"};
+  const Device& dev = test::pocl_device("pthread");
+  const std::vector<KernelConfig> space = small_space();
+
+  // The first `n` configurations a tune of `req` measured after the kernel's default.
+  std::vector<std::string> first_searched(const TuneRequest& req, int n) {
+    const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+    auto q = store.db().prepare(
+        "SELECT config FROM measurements WHERE session_id = ? AND config != ? ORDER BY id LIMIT ?");
+    q.bind(1, s.session_id).bind(2, to_string(default_config(KernelKind::kTiled))).bind(3, n);
+    std::vector<std::string> out;
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  }
+};
+
+// The search re-times a reference during the search (drift.hpp); the warm start's seeds (here
+// a configuration that ran fast at another shape) face the finalists side by side, whatever the
+// search saw of them.
+TEST_F(TunerWithADevice, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmation) {
+  GemmProblem other = small_problem();  // an earlier measurement of another shape
+  other.m = 96;
+  const MeasurementRecord elsewhere =
+      store_measurement(store, dev.info.key, space.back(), other, other.flops() / 1e4);
+  TuneRequest req = small_request("exhaustive");
+  req.drift = true;
+  req.finalists = 2;
+  req.confirm_rounds = 2;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  EXPECT_GE(s.drift_evaluations, 1u) << "the origin, timed after the warm start";
+  EXPECT_GE(s.slowest, s.fastest);
+  EXPECT_GT(s.fastest, 0.0);
+  auto q = store.db().prepare(
+      "SELECT COUNT(*) FROM measurements WHERE session_id = ? AND kernel = 'tiled' AND config = ?");
+  q.bind(1, s.session_id).bind(2, elsewhere.config);
+  ASSERT_TRUE(q.step());
+  EXPECT_GE(q.integer(0), 3) << "searched once, then in both confirmation rounds";
+  auto all = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
+  all.bind(1, s.session_id);
+  ASSERT_TRUE(all.step());
+  EXPECT_EQ(std::size_t(all.integer(0)), s.evaluations) << "every re-timing is stored";
+}
+
+// A new shape on a device with other shapes tuned starts from the nearest tuned shape's best (what
+// the consumer lookup would hand a program), not only from the fastest configurations stored,
+// which come from other, larger shapes.
+TEST_F(TunerWithADevice, TheWarmStartMeasuresTheNearestShapesBestFirst) {
+  ASSERT_GE(space.size(), 7u);
+  const auto stored = [&](const KernelConfig& c, std::size_t n, double gflops) {
+    GemmProblem p = small_problem();
+    p.m = p.n = p.k = n;
+    store_measurement(store, dev.info.key, c, p, gflops);
+  };
+  // Six configurations ran fast at a large shape (the warm start's six fastest elsewhere); the
+  // nearest shape's best ran slower there.
+  for (std::size_t i = 1; i < 7; ++i) stored(space[i], 1024, 100.0 + double(i));
+  stored(space[0], 112, 5.0);
+  TuneRequest req = small_request("random");
+  req.budget = 3;
+  EXPECT_EQ(first_searched(req, 1), std::vector<std::string>{to_string(space[0])});
+}
+
+// Where packing would cost about as much as the product (one dimension of C under about 64), the
+// nearest shape's best is tried in place (PACK=0) first, and before that with its tile shrunk
+// along C's short side, which is mostly padding: it was tuned where packing paid, on a square
+// shape.
+TEST_F(TunerWithADevice, ASkinnyShapeTriesTheNearestBestInPlaceFirst) {
+  GemmProblem square = small_problem();
+  square.m = square.n = square.k = 128;
+  store_measurement(store, dev.info.key, space[0], square, 50.0);
+  const auto in_place = in_place_variant(space[0]);
+  ASSERT_TRUE(in_place);
+  EXPECT_FALSE(in_place_variant(*in_place)) << "already in place";
+  TuneRequest req = small_request("random");
+  req.problem.m = 4;  // 2mn / (m + n) = 8: copy-bound
+  ASSERT_TRUE(copies_dominate(req.problem));
+  ASSERT_FALSE(copies_dominate(square));
+  const auto narrower = narrower_variant(*in_place, req.problem);
+  ASSERT_TRUE(narrower);
+  const TiledConfig n = *narrower->as<TiledConfig>(), t = *in_place->as<TiledConfig>();
+  // Row-major: the kernel computes the transpose, whose n is m = 4; 16, the space's smallest
+  // NWG, is as narrow as it gets.
+  EXPECT_EQ(n.NWG * 2, t.NWG) << "m = 4 is C's short side";
+  EXPECT_EQ(n.NDIMC * 2, t.NDIMC) << "each work-item keeps its share";
+  EXPECT_EQ(n.MWG, t.MWG);
+  GemmProblem col = req.problem;
+  col.layout = Layout::kColMajor;
+  const auto narrower_col = narrower_variant(*in_place, col);
+  ASSERT_TRUE(narrower_col);
+  EXPECT_EQ(narrower_col->as<TiledConfig>()->MWG * 4, t.MWG) << "column-major: the kernel's m";
+  EXPECT_EQ(narrower_col->as<TiledConfig>()->MDIMC, 1);
+  EXPECT_EQ(narrower_col->as<TiledConfig>()->NWG, t.NWG);
+  req.candidates->push_back(*in_place);
+  req.candidates->push_back(*narrower);
+  req.budget = 4;
+  // Narrower in place, then in place as it was, then as it was stored.
+  EXPECT_EQ(
+      first_searched(req, 3),
+      (std::vector<std::string>{to_string(*narrower), to_string(*in_place), to_string(space[0])}));
+}
+
+// A nearest best that already reads in place (tuned at another skinny shape) is narrowed too.
+TEST_F(TunerWithADevice, ASkinnyShapeNarrowsANearestBestThatIsAlreadyInPlace) {
+  const auto in_place = in_place_variant(space[0]);
+  ASSERT_TRUE(in_place);
+  GemmProblem other = small_problem();
+  other.m = 8;
+  store_measurement(store, dev.info.key, *in_place, other, 50.0);
+  TuneRequest req = small_request("random");
+  req.problem.m = 4;
+  const auto narrower = narrower_variant(*in_place, req.problem);
+  ASSERT_TRUE(narrower);
+  req.candidates->push_back(*in_place);
+  req.candidates->push_back(*narrower);
+  req.budget = 3;
+  EXPECT_EQ(first_searched(req, 2),
+            (std::vector<std::string>{to_string(*narrower), to_string(*in_place)}));
+}
+
+// At a large k the nearest best, tuned running k whole, is also tried in slices of k (KC) right
+// after the stored forms: its panels may outgrow a core's cache there.
+TEST_F(TunerWithADevice, ALargeKTriesTheNearestBestInKSlicesToo) {
+  store_measurement(store, dev.info.key, space[0], small_problem(), 50.0);
+  TuneRequest req = small_request("random");
+  req.problem.k = 2 * kSliceK;
+  EXPECT_FALSE(k_sliced_variant(space[0], small_problem())) << "k = 128 is one slice";
+  const auto sliced = k_sliced_variant(space[0], req.problem);
+  ASSERT_TRUE(sliced);
+  EXPECT_EQ(sliced->as<TiledConfig>()->KC, kSliceK);
+  EXPECT_FALSE(k_sliced_variant(*sliced, req.problem)) << "already in slices";
+  req.candidates->push_back(*sliced);
+  req.budget = 3;
+  // As it was stored, then in slices of k.
+  EXPECT_EQ(first_searched(req, 2),
+            (std::vector<std::string>{to_string(space[0]), to_string(*sliced)}));
+}
+
+// A k slice as long as k is the launch of k whole: the full space's KC=1024 half is searched only
+// where k needs more than one slice. (Exhaustive order reaches a KC=1024 twin within its first
+// three configurations.)
+TEST_F(TunerWithADevice, KSlicesAsLongAsKAreNotSearchedAgain) {
+  TuneRequest req = small_request("exhaustive");
+  req.candidates.reset();
+  req.space = SpaceSize::kFull;
+  req.problem.k = kSliceK;
+  req.budget = 10;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_GE(s.evaluations, 8u);
+  EXPECT_EQ(test::count_rows(dir / "tuning.db",
+                             "SELECT COUNT(*) FROM measurements WHERE config LIKE '%KC=1024%'"),
+            0);
+}
+
+// A best stored in slices of k, at a shape where k needed them, is tried k whole where one slice
+// covers k: that form is the one the space holds.
+TEST_F(TunerWithADevice, ABestStoredInKSlicesIsTriedKWholeWhereOneSliceCoversK) {
+  TiledConfig sliced = *space[0].as<TiledConfig>();
+  sliced.KC = kSliceK;
+  ASSERT_TRUE(constraint_violations(sliced).empty());
+  TuneRequest req = small_request("exhaustive");
+  req.candidates.reset();
+  req.space = SpaceSize::kFull;
+  req.problem.m = req.problem.n = 256;  // packing pays: the stored best comes first as it is
+  ASSERT_FALSE(copies_dominate(req.problem));
+  GemmProblem deep = req.problem;
+  deep.k = 2 * kSliceK;
+  store_measurement(store, dev.info.key, sliced, deep, 50.0);
+  EXPECT_EQ(whole_k_variant(sliced, req.problem), space[0]);
+  EXPECT_FALSE(whole_k_variant(sliced, deep)) << "two slices";
+  const auto in_place = in_place_variant(sliced);
+  ASSERT_TRUE(in_place);
+  EXPECT_TRUE(constraint_violations(*in_place).empty()) << "in place runs k whole";
+  req.budget = 2;
+  EXPECT_EQ(first_searched(req, 1), std::vector<std::string>{to_string(space[0])});
+}
+
+}  // namespace
+}  // namespace mmtune
