@@ -276,7 +276,11 @@ TEST(Tuner, SecondRunReadsTheKeptProgramsAndTheSummaryMatchesTheStore) {
   for (const auto& e : fs::recursive_directory_iterator(env.program_dir)) {
     if (binary(e)) files[e.path().string()] = e.last_write_time();
   }
-  EXPECT_GE(files.size(), 3u) << "the finalists' programs";
+  // Finalists' programs are kept: a worker process writes a program it prepares a second time
+  // (runner.hpp). Under load a finalist can be confirmed in another process than the one that
+  // searched it and is then built again, not kept (seen once in CI under ctest -j2: 2 of 3 kept).
+  ASSERT_GE(first.confirm_evaluations, 2u) << "a confirmation ran";
+  EXPECT_GE(files.size(), 2u) << "the finalists' programs";
   // Each first run does one-time work (here at least mapping the compiled kernel in); part of
   // the running time.
   EXPECT_GT(first.first_run_s, 0.0);
