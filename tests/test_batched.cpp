@@ -18,7 +18,7 @@ namespace mmtune {
 namespace {
 
 // Global-memory operands, 8-wide vectors (every device allows 8: typed_family.hpp); PACK=0
-// reads A and B in place on whole tiles.
+// reads A and B in place on whole tiles, PACK=2 B alone (untransposed).
 TiledConfig wide(int pack) {
   TiledConfig c;
   c.MWG = 32, c.NWG = 32, c.KWG = 16, c.MDIMC = 2, c.NDIMC = 4, c.VWM = 8, c.VWN = 8, c.KWI = 8;
@@ -45,9 +45,9 @@ TEST(Batched, EveryFamilyMatchesTheReferenceItemByItem) {
   DirectConfig direct;
   direct.WGD = 32, direct.MDIMCD = 4, direct.NDIMCD = 8, direct.VWMD = 4, direct.VWND = 2;
   direct.KWID = 8, direct.MDIMAD = 16, direct.NDIMBD = 2, direct.PADA = 0;
-  const std::vector<KernelConfig> configs = {TiledConfig{}, wide(0),         wide(1),
-                                             image(),       DirectConfig{},  direct,
-                                             NaiveConfig{}, ClassicConfig{8}};
+  const std::vector<KernelConfig> configs = {TiledConfig{}, wide(0),       wide(1),
+                                             wide(2),       image(),       DirectConfig{},
+                                             direct,        NaiveConfig{}, ClassicConfig{8}};
   // Irregular (padded per item), whole tiles (read in place), every layout and transposition,
   // gaps between the items, scalars with beta = 0 (C holds NaN) and beta != 0.
   std::vector<GemmProblem> problems;
@@ -93,10 +93,11 @@ TEST(Batched, BothFamiliesRunABatchInOneLaunch) {
   cl::Buffer a(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, ab.size(), ab.data());
   cl::Buffer b(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bb.size(), bb.data());
   cl::Buffer c(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, cb.size(), cb.data());
-  // Commands per call: a batch is one launch (the tiled kernel packs both operands first, or
-  // reads them in place); images and naive run item by item.
+  // Commands per call: a batch is one launch (the tiled kernel packs both operands first, A
+  // alone, or reads them in place); images and naive run item by item.
   const std::vector<std::pair<KernelConfig, std::size_t>> expected = {
-      {TiledConfig{}, 3}, {wide(0), 1}, {DirectConfig{}, 1}, {image(), 15}, {NaiveConfig{}, 5}};
+      {TiledConfig{}, 3},  {wide(0), 1},  {wide(2), 2},
+      {DirectConfig{}, 1}, {image(), 15}, {NaiveConfig{}, 5}};
   for (const auto& [config, commands] : expected) {
     ASSERT_TRUE(routine.prepare(config, p).ok) << to_string(config);
     const RoutineEvents ev = routine.enqueue(queue, p, config, {&a}, {&b}, {&c});
@@ -112,17 +113,23 @@ TEST(Batched, KInSlicesAddsEverySliceToC) {
   const Device& dev = test::pocl_device("pthread");
   const KernelSources sources;
   Runner runner(dev, sources);
-  TiledConfig sliced = wide(1);
-  sliced.KC = 512;
-  for (auto [m, n, batch] : {std::tuple{33, 17, 1}, std::tuple{64, 32, 2}}) {
-    for (double beta : {0.0, 0.5}) {
-      GemmProblem p = batch_of(m, n, 1100, batch);  // k padded to 1104: slices 512, 512, 80
-      p.beta = beta, p.trans_b = beta != 0;
-      runner.set_problem(p, 5);
-      const Measurement r = runner.evaluate(sliced, TimingOptions::verify_only());
-      ASSERT_EQ(r.status, Status::kOk) << describe(p) << ": " << r.message;
+  // PACK=2 reads B in place, each slice k0 into its columns, where k = 1104 and n whole.
+  for (int pack : {1, 2}) {
+    TiledConfig packed = wide(pack);
+    packed.KC = 512;
+    for (auto [m, n, k, batch] : {std::tuple{33, 17, 1100, 1}, std::tuple{64, 32, 1100, 2},
+                                  std::tuple{33, 64, 1104, 1}, std::tuple{32, 64, 1104, 2}}) {
+      for (double beta : {0.0, 0.5}) {
+        GemmProblem p = batch_of(m, n, k, batch);  // k padded to 1104: slices 512, 512, 80
+        p.beta = beta, p.trans_b = beta != 0 && k == 1100;
+        runner.set_problem(p, 5);
+        const Measurement r = runner.evaluate(packed, TimingOptions::verify_only());
+        ASSERT_EQ(r.status, Status::kOk) << describe(p) << " PACK=" << pack << ": " << r.message;
+      }
     }
   }
+  TiledConfig sliced = wide(1);
+  sliced.KC = 512;
   // Three launches of the kernel between the packing and the unpadding; its time is theirs.
   cl::Context context(dev.device);
   cl::CommandQueue queue(context, dev.device, CL_QUEUE_PROFILING_ENABLE);

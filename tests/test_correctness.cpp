@@ -106,15 +106,18 @@ std::vector<NamedConfig> matrix_configs() {
   TiledConfig in_place = wide;  // A and B read where they are, partial tiles guarded
   in_place.MWG = 32, in_place.NWG = 16, in_place.KWG = 16, in_place.NDIMC = 2, in_place.VWM = 8,
   in_place.VWN = 4, in_place.NDIMB = 2, in_place.STRM = 0, in_place.STRN = 1, in_place.PACK = 0;
+  TiledConfig pack_a = in_place;  // A packed, B read in place where it is k-contiguous
+  pack_a.PACK = 2;
   TiledConfig image;  // operands read through images of float4 texels, strided n
   image.MWG = 32, image.NWG = 32, image.KWG = 16, image.MDIMC = 4, image.NDIMC = 4, image.VWM = 8,
   image.VWN = 4, image.KWI = 2, image.SA = 0, image.SB = 0, image.MDIMA = 4, image.NDIMB = 4,
   image.STRM = 0, image.STRN = 1, image.IMG = 1;
-  return {{"tiled_default", TiledConfig{}},   {"tiled_wide", wide},
-          {"tiled_in_place", in_place},       {"tiled_image", image},
-          {"direct_default", DirectConfig{}}, {"direct_vector", dvec},
-          {"naive", NaiveConfig{}},           {"classic8", ClassicConfig{8}},
-          {"classic16", ClassicConfig{16}},   {"classic32", ClassicConfig{32}}};
+  return {{"tiled_default", TiledConfig{}}, {"tiled_wide", wide},
+          {"tiled_in_place", in_place},     {"tiled_pack_a", pack_a},
+          {"tiled_image", image},           {"direct_default", DirectConfig{}},
+          {"direct_vector", dvec},          {"naive", NaiveConfig{}},
+          {"classic8", ClassicConfig{8}},   {"classic16", ClassicConfig{16}},
+          {"classic32", ClassicConfig{32}}};
 }
 
 // On llvmpipe (preferred vector width 1, vectors up to 8 allowed) the wide variant uses 8.

@@ -37,10 +37,9 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"STRN", &C::STRN, {0, 1}, "strided (1) or contiguous (0) n-vectors per work-item"},
       {"IMG", &C::IMG, q ? std::vector{0} : std::vector{0, 1},
        "read A and B through images of float4 texels (1) or buffers (0)", 0},
-      {"PACK",
-       &C::PACK,
-       {0, 1},
-       "pack A and B into panels first (1) or read them in place where the shape allows (0)",
+      {"PACK", &C::PACK, q ? std::vector{0, 1} : std::vector{0, 1, 2},
+       "pack A and B into panels first (1), only A (2: B read in place where it is k-contiguous "
+       "and whole tiles), or neither where the shape allows (0)",
        1},
       {"KC", &C::KC, q ? std::vector{0} : std::vector{0, 1024},
        "k per launch (0: all of k): slices keep a work-group's panels in cache", 0,
@@ -106,13 +105,17 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        [](const C& c) { return !c.IMG || (c.VWM % 4 == 0 && c.VWN % 4 == 0); }},
       {"KC % KWG == 0", {"KC", "KWG"}, [](const C& c) { return c.KC % c.KWG == 0; }},
       // Slices offset the packed panels; images and in-place reads run k whole.
-      {"KC>0 -> PACK=1 and IMG=0",
+      {"KC>0 -> PACK>0 and IMG=0",
        {"KC", "IMG", "PACK"},
        [](const C& c) { return !c.KC || (c.PACK && !c.IMG); }},
       // Reading in place is the buffers' global-memory path (B's layout is a build option).
       {"PACK=0 -> SA=0, SB=0 and IMG=0",
        {"PACK", "SA", "SB", "IMG"},
        [](const C& c) { return c.PACK || (c.SA == 0 && c.SB == 0 && c.IMG == 0); }},
+      // B read in place goes through global memory, column by column (-DBK=1).
+      {"PACK=2 -> SB=0 and IMG=0",
+       {"PACK", "SB", "IMG"},
+       [](const C& c) { return c.PACK != 2 || (c.SB == 0 && c.IMG == 0); }},
   };
   return {std::move(p), std::move(k)};
 }
@@ -121,6 +124,13 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
   // PACK=0 with A's m contiguous (the kernel's vectors run along m): no copies.
   static bool in_place(const TiledConfig& t, const ColMajorProblem& p) {
     return !t.PACK && !p.trans_a;
+  }
+  // PACK=2 with B k-contiguous (untransposed) on whole tiles of n and k: only A is packed, the
+  // kernel reads B's columns where they are (a CPU's prefetchers follow a column like a panel,
+  // and the transposing copy costs more than the plain one of A).
+  static bool b_in_place(const TiledConfig& t, const ColMajorProblem& p) {
+    return t.PACK == 2 && !p.trans_b && p.n % std::size_t(t.NWG) == 0 &&
+           p.k % std::size_t(t.KWG) == 0;
   }
   static bool whole_tiles(const TiledConfig& t, const ColMajorProblem& p) {
     return p.m % std::size_t(t.MWG) == 0 && p.n % std::size_t(t.NWG) == 0 &&
@@ -156,6 +166,7 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
     KernelLaunch l;
     l.pad_m = t.MWG, l.pad_n = t.NWG, l.pad_k = t.KWG, l.images = t.IMG != 0;
     l.in_place = in_place(t, p);
+    l.b_in_place = b_in_place(t, p);
     if (!l.in_place && !l.images) l.k_slice = std::size_t(t.KC);
     l.global = {family_limits::round_up(p.m, t.MWG) / t.MWG * t.MDIMC,
                 family_limits::round_up(p.n, t.NWG) / t.NWG * t.NDIMC};
@@ -163,9 +174,11 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
     return l;
   }
   // In place, B stored untransposed is k-contiguous (read column by column), and partial tiles
-  // build the guarded edge path (only then: it costs build time and code size).
+  // build the guarded edge path (only then: it costs build time and code size). PACK=2 reads
+  // such a B in place beside a packed A, on whole tiles only.
   std::string extra_build_options(const KernelConfig& c, const ColMajorProblem& p) const override {
     const auto t = get<TiledConfig>(c);
+    if (b_in_place(t, p)) return " -DBK=1";
     if (!in_place(t, p)) return "";
     return std::string(p.trans_b ? "" : " -DBK=1") + (whole_tiles(t, p) ? "" : " -DEDGE=1");
   }

@@ -120,6 +120,9 @@ struct KernelLaunch {
   // read as it is stored; partial tiles guarded): A as K x M with lda and panels MWG apart, B
   // likewise or, untransposed, column by column. C is written in place too.
   bool in_place = false;
+  // kPackedPanels: A is packed, B (untransposed: k-contiguous, whole tiles of n and k) is read
+  // where it is, column by column, its panels NWG columns apart.
+  bool b_in_place = false;
   // kPackedPanels from packed buffers: k per launch (0: all of it). The host launches the
   // kernel once per slice of the padded k, in order, each adding to C (beta = 1 after the
   // first), so that a work-group's panels of A and B stay in cache while the next reuse them.

@@ -145,7 +145,8 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
   const auto copy = cache_.build(sources_.program("copy.cl"), copy_options(precision));
   if (!copy->ok) throw Error("copy kernels were not built: " + copy->log);
   // Implementations that want explicit vectors (CPUs) transpose kPackRows rows per work-item with
-  // vector loads; SIMT ones one row per work-item, neighbours reading neighbours (copy.cl).
+  // vector loads, and copy panel rows a vector at a time; SIMT ones one row (element) per
+  // work-item, neighbours reading neighbours (copy.cl).
   const bool vectors = device_.preferred_width(precision) >= 4;
   CopyKernels& k =
       copy_[precision] = {cl::Kernel(copy->program, "pack_rows"),
@@ -153,7 +154,8 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
                           cl::Kernel(copy->program, "unpad_copy"),
                           cl::Kernel(copy->program, "scale_c"),
                           {},
-                          vectors ? kPackRows : std::size_t(1)};
+                          vectors ? kPackRows : std::size_t(1),
+                          vectors ? cl::Kernel(copy->program, "pack_rows_blocked") : cl::Kernel()};
   if (precision == Precision::kSingle && device_.image_support) {
     k.pack_image = cl::Kernel(copy->program, "pack_image");
   }
@@ -351,14 +353,19 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       const auto pack = [&](Operand src, int rows, int cols, int si, int sj, std::size_t stride,
                             cl::Buffer& dst, std::size_t rows_p, std::size_t cols_p, int panel) {
         const bool by_rows = sj == 1;
-        cl::Kernel& kern = by_rows ? copies.pack_rows : copies.pack_cols;
+        const bool blocked =
+            by_rows && copies.pack_rows_blocked() && std::size_t(panel) % kPackRows == 0;
+        cl::Kernel& kern = blocked   ? copies.pack_rows_blocked
+                           : by_rows ? copies.pack_rows
+                                     : copies.pack_cols;
         const std::size_t panels = cols_p / std::size_t(panel);
         set_args(kern, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst, i32(rows_p), panel,
                  i32(stride), i32(rows_p * cols_p));
         if (by_rows) set_args(kern, 11, i32(panels));
         launch_one(kern,
                    by_rows
-                       ? cl::NDRange(panel, rows_p, panels * items)
+                       ? cl::NDRange(std::size_t(panel) / (blocked ? kPackRows : 1), rows_p,
+                                     panels * items)
                        : grid((rows_p + copies.cols_rows_per_item - 1) / copies.cols_rows_per_item,
                               panels),
                    cl::NullRange);
@@ -394,18 +401,31 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       } else {
         cl::Buffer& as = scratch(0, kp * mp * items * es);
         pack(a, K, M, sia, sja, stride_a, as, kp, mp, a_panel);
-        cl::Buffer& bs = scratch(1, kp * np * items * es);
-        pack(b, K, N, sib, sjb, stride_b, bs, kp, np, b_panel);
+        // B in place (k-contiguous, whole tiles: kp = K, np = N): B(k, n) at n * ldb + k, its
+        // panels NWG columns apart; the kernel was built with -DBK=1.
+        struct BArgs {
+          cl::Buffer buffer;
+          int offset, k_step, ld, panel;  // element k0 of a slice at offset + k0 * k_step
+        };
+        BArgs bb;
+        if (l.b_in_place) {
+          bb = {*b.buffer, i32(b.offset), 1, ldb, b_panel * ldb};
+          set_args(k, 17, i32(stride_b));
+        } else {
+          cl::Buffer& bs = scratch(1, kp * np * items * es);
+          pack(b, K, N, sib, sjb, stride_b, bs, kp, np, b_panel);
+          bb = {bs, 0, b_panel, b_panel, i32(kp) * b_panel};
+        }
         // The panels keep their stride; slice i starts k0 rows into each and adds to C.
         const std::size_t slice = l.k_slice && l.k_slice < kp ? l.k_slice : kp;
         const std::size_t slices = (kp + slice - 1) / slice;
-        const auto select = [k, as, bs, slice, kp, beta, prec, a_panel, b_panel](std::size_t i) {
+        const auto select = [k, as, bb, slice, kp, beta, prec, a_panel](std::size_t i) {
           const std::size_t k0 = i * slice;
           cl::Kernel kern = k;
           set_args(kern, 2, i32(std::min(slice, kp - k0)));
           set_real(kern, 4, i == 0 ? beta : 1.0, prec);
-          set_args(kern, 5, as, i32(k0) * a_panel, a_panel, i32(kp) * a_panel, bs,
-                   i32(k0) * b_panel, b_panel, i32(kp) * b_panel);
+          set_args(kern, 5, as, i32(k0) * a_panel, a_panel, i32(kp) * a_panel, bb.buffer,
+                   bb.offset + i32(k0) * bb.k_step, bb.ld, bb.panel);
         };
         for (std::size_t i = 0; i < slices; ++i) {
           select(i);

@@ -108,6 +108,7 @@ class GemmRoutine {
     cl::Kernel pack_rows, pack_cols, unpad, scale;  // kernels/copy.cl
     cl::Kernel pack_image;                          // fp32 on devices with images only
     std::size_t cols_rows_per_item = 1;             // pack_cols_blocked: kPackRows
+    cl::Kernel pack_rows_blocked;  // vectors (CPUs): panels of a multiple of kPackRows
   };
   CopyKernels& copies(Precision p);
   std::map<Precision, CopyKernels> copy_;
