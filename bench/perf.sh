@@ -18,7 +18,7 @@
 # 4096x1x4096 1000x700x333"), BATCHED ("64x64x64x1000": MxNxKxBATCH, strided-batched GEMMs, the
 # host BLAS looping over the items, CLBlast's GemmStridedBatched), FP64_SIZES ("512 1024 2048"),
 # OUT (results/perf), PERF_DB (the working database, default results/.work/perf.db; resumed if it
-# exists).
+# exists), PERF_KEEP_CORETYPE (1: keep a preset OPENBLAS_CORETYPE).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,13 +35,20 @@ out=${OUT:-results/perf}
 db=${PERF_DB:-results/.work/perf.db}
 export POCL_DEVICES=${POCL_DEVICES:-"pthread basic"}
 # OpenBLAS 0.3.21 runs generic SSE3 kernels on CPU models it does not know (about a fifth of the
-# speed): name the core from the CPU's features unless the caller did.
-if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
-  if grep -qw avx512f /proc/cpuinfo; then
-    export OPENBLAS_CORETYPE=SkylakeX
-  elif grep -qw avx2 /proc/cpuinfo; then
-    export OPENBLAS_CORETYPE=Haswell
-  fi
+# speed): name the widest core the CPU's features allow. A preset core narrower than that (an
+# environment that exports Haswell on an AVX-512 machine) would halve the baseline, so it is
+# replaced, saying so; PERF_KEEP_CORETYPE=1 keeps whatever the caller set.
+widest=""
+if grep -qw avx512f /proc/cpuinfo; then
+  widest=SkylakeX
+elif grep -qw avx2 /proc/cpuinfo; then
+  widest=Haswell
+fi
+if [ -n "$widest" ] && [ "${PERF_KEEP_CORETYPE:-0}" != 1 ] &&
+  [ "${OPENBLAS_CORETYPE:-}" != "$widest" ]; then
+  [ -z "${OPENBLAS_CORETYPE:-}" ] ||
+    echo "perf.sh: OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE replaced by $widest, the widest core this CPU runs (PERF_KEEP_CORETYPE=1 keeps it)" >&2
+  export OPENBLAS_CORETYPE=$widest
 fi
 [ -x "$mmtune" ] || "$root/scripts/dev.sh" build
 mkdir -p "$out" "$(dirname "$db")"
@@ -100,6 +107,8 @@ for s in "${batched[@]}"; do  # one bench per batch (--batch applies to every sh
 done
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 cpu=$(lscpu | sed -n 's/^Model name: *//p')
+# Virtual machines often hide the model ("AMD EPYC"): family and model tell generations apart.
+cpu="$cpu (CPU family $(lscpu | sed -n 's/^CPU family: *//p'), model $(lscpu | sed -n 's/^Model: *//p'))"
 
 python3 - "$out" "$started" "$finished" "$commit" "$cpu" "$(nproc)" "$limit" \
   "${OPENBLAS_CORETYPE:-unset}" "$db" <<'EOF'
