@@ -121,6 +121,8 @@ TEST(Batched, KInSlicesAddsEverySliceToC) {
                                   std::tuple{33, 64, 1104, 1}, std::tuple{32, 64, 1104, 2}}) {
       for (double beta : {0.0, 0.5}) {
         GemmProblem p = batch_of(m, n, k, batch);  // k padded to 1104: slices 512, 512, 80
+        // A transposed B where k is padded keeps the transposing pack covered; where k = 1104
+        // B stays untransposed (k-contiguous), the case PACK=2 reads in place.
         p.beta = beta, p.trans_b = beta != 0 && k == 1100;
         runner.set_problem(p, 5);
         const Measurement r = runner.evaluate(packed, TimingOptions::verify_only());

@@ -383,8 +383,10 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       set_args(k, 0, i32(mp), i32(np), i32(kp));
       set_real(k, 3, problem.alpha, prec);
       const double beta = c_direct ? problem.beta : 0.0;  // C's old values: added once, by unpad
+      // Items of a batch: A packed; B packed, or in place at the caller's stride; C likewise.
+      const int b_item = l.b_in_place ? i32(stride_b) : i32(kp * np);
       set_args(k, 13, cb, c_direct ? i32(c.offset) : 0, c_direct ? i32(cp.ldc) : i32(mp),
-               i32(kp * mp), i32(kp * np), c_direct ? i32(stride_c) : i32(np * mp));
+               i32(kp * mp), b_item, c_direct ? i32(stride_c) : i32(np * mp));
       if (l.images) {
         if (!copies.pack_image()) throw Error("images need fp32 and a device with images");
         const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
@@ -410,7 +412,6 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         BArgs bb;
         if (l.b_in_place) {
           bb = {*b.buffer, i32(b.offset), 1, ldb, b_panel * ldb};
-          set_args(k, 17, i32(stride_b));
         } else {
           cl::Buffer& bs = scratch(1, kp * np * items * es);
           pack(b, K, N, sib, sjb, stride_b, bs, kp, np, b_panel);

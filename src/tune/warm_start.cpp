@@ -14,7 +14,8 @@ std::vector<std::size_t> switch_variants(const std::vector<std::vector<int>>& po
   for (const auto& p : points) {
     for (std::size_t d = 0; d < dims && d < p.size(); ++d) values[d].insert(p[d]);
   }
-  // Sizes take two values at most to be switches (KWG 16, 32); modes are numbered from 0.
+  // A switch takes two values (KWG 16, 32; a flag) or is a three-way mode numbered 0, 1, 2
+  // (PACK); a parameter with more values is a size, left to the search.
   const auto is_switch = [&](std::size_t d) {
     const auto& v = values[d];
     return v.size() == 2 || (v.size() == 3 && *v.begin() == 0 && *v.rbegin() == int(v.size()) - 1);
