@@ -18,7 +18,8 @@
 # 4096x1x4096 1000x700x333"), BATCHED ("64x64x64x1000": MxNxKxBATCH, strided-batched GEMMs, the
 # host BLAS looping over the items, CLBlast's GemmStridedBatched), FP64_SIZES ("512 1024 2048"),
 # OUT (results/perf), PERF_DB (the working database, default results/.work/perf.db; resumed if it
-# exists), PERF_KEEP_CORETYPE (1: keep a preset OPENBLAS_CORETYPE).
+# exists), PERF_KEEP_CORETYPE (1: keep a preset OPENBLAS_CORETYPE), FIRST_TEN_ROUNDS (5: rounds
+# of bench/first_ten.py, each tune's leader after 10 evaluations against its final best).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -105,6 +106,11 @@ for s in "${batched[@]}"; do  # one bench per batch (--batch applies to every sh
     "$out/bench-batched.json" "$out/bench-batch-$s.json"
   rm "$out/bench-batch-$s.json"
 done
+# The warm start re-measured: each tune's leader after 10 evaluations against its final best,
+# side by side (a figure against the highest of hundreds is inflated by noise alone).
+sessions=$(python3 -c 'import json, sys; print(",".join(str(json.load(open(f))["session_id"]) for f in sys.argv[1:]))' "$out"/tune-*.json)
+python3 "$root/bench/first_ten.py" --db "$db" --sessions "$sessions" --mmtune "$mmtune" \
+  --device "$device" --rounds "${FIRST_TEN_ROUNDS:-5}" --out "$out/first-ten.json"
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 cpu=$(lscpu | sed -n 's/^Model name: *//p')
 # Virtual machines often hide the model ("AMD EPYC"): family and model tell generations apart.
@@ -147,9 +153,18 @@ def table(prec, rows_file):
 # warm start: library default, the device's bests at other shapes) against its best overall,
 # both as the search measured them.
 def tunes():
-    lines = ["| tune | evaluations | total s | building | baselines | best of first 10 / best | same, configurations at their best figure |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| tune | evaluations | total s | building | baselines | best of first 10 / best | same, configurations at their best figure | re-measured side by side |",
+             "|---|---|---|---|---|---|---|---|"]
     con = sqlite3.connect(db)
+    side = {e["session_id"]: e for e in json.load(open(os.path.join(out, "first-ten.json")))}
+
+    def remeasured(session):
+        e = side.get(session)
+        if not e or e.get("ratio") is None:
+            return "-"
+        if not e["rounds"]:
+            return "1.00 (the same configuration)"
+        return f"{e['ratio']:.2f} ({e['early_median']:.0f} / {e['best_median']:.0f} GFLOPS)"
 
     def found(session):
         # A configuration measured again later (the drift reference, the finalists) may be
@@ -175,7 +190,7 @@ def tunes():
                      f"{100 * sec['baselines'] / sec['total']:.0f} % | "
                      + (f"{early:.2f}" if early is not None else "-") + " | "
                      + (lambda x: f"{x:.2f}" if x is not None else "-")(found(j["session_id"]))
-                     + " |")
+                     + f" | {remeasured(j['session_id'])} |")
     return lines
 
 fp32, peak32 = table(32, "bench-fp32.json")
@@ -202,6 +217,8 @@ with open(os.path.join(out, "README.md"), "w") as fh:
              "stored before it):\n\n" + "\n".join(tuning) + "\n\n"
              "Files: `bench-fp32.json`, `bench-fp64.json`, `bench-batched.json` (every row, as `mmtune bench --json` "
              "printed it), `tune-*.json` (each tune's summary), `roofline-fp*.json`, "
+             "`first-ten.json` (each tune's leader after 10 evaluations and its final best, re-measured "
+             "side by side by `bench/first_ten.py`: the last column above), "
              "`commands.txt` (the commands, in order).\n")
 readme = "README.md"
 text = open(readme).read()
