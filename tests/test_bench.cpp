@@ -16,8 +16,8 @@ TEST(Bench, EverySubjectIsMeasuredVerifiedAndStored) {
   const ParameterLookup lookup;  // no tuned parameters: the tuned row says so
   BenchOptions o;
   o.shapes = {GemmShape::square(64), {96, 8, 40}};  // a square and a skinny problem
-  o.min_reps = 2;
-  o.max_reps = 3;
+  o.min_rounds = 2;
+  o.max_rounds = 3;
   const auto rows = run_bench(test::pocl_device("pthread"), store, lookup, o);
   ASSERT_EQ(rows.size(), 14u);
   std::map<std::string, int> ok;
@@ -55,8 +55,8 @@ TEST(Bench, EverySubjectIsMeasuredVerifiedAndStored) {
 // from each subject's own samples. Fake calls: no device, no clock.
 TEST(Bench, TimesSubjectsInRoundsUntilEachHasEnough) {
   BenchOptions o;
-  o.min_reps = 3;
-  o.max_reps = 5;
+  o.min_rounds = 3;
+  o.max_rounds = 5;
   o.max_seconds = 1.0;
   std::string order;
   BenchRow fast, medium, slow;
@@ -72,7 +72,7 @@ TEST(Bench, TimesSubjectsInRoundsUntilEachHasEnough) {
       {subject(fast, 'f', [&] { return fast_ms += 1; }), subject(medium, 'm', [] { return 400.0; }),
        subject(slow, 's', [] { return 2000.0; })},
       o);
-  // slow: its first call is over max_seconds; medium: 3 calls reach max_seconds; fast: max_reps.
+  // slow: its first call is over max_seconds; medium: 3 calls reach max_seconds; fast: max_rounds.
   // After its first round, fast (under kWarmUpBelowMs) is called twice in a row, the first untimed.
   EXPECT_EQ(order, "fmsffmffmffff");
   EXPECT_EQ(fast.samples_ms, (std::vector<double>{10, 12, 14, 16, 18}));
@@ -85,6 +85,31 @@ TEST(Bench, TimesSubjectsInRoundsUntilEachHasEnough) {
   EXPECT_EQ(medium.kernel_median_ms, 0.0);
   EXPECT_EQ(slow.samples_ms, (std::vector<double>{2000}));
   EXPECT_DOUBLE_EQ(slow.median_ms, 2000);
+}
+
+// A call shorter than kTurnMs is timed back to back until its turn adds up to kTurnMs, so a fast
+// subject gets many samples while the rounds still alternate the subjects.
+TEST(Bench, TimesShortCallsInTurnsOfTurnMs) {
+  BenchOptions o;
+  o.min_rounds = o.max_rounds = 2;
+  std::string order;
+  BenchRow quick, slow;
+  for (BenchRow* r : {&quick, &slow}) r->problem.m = r->problem.n = r->problem.k = 100;
+  const double quick_ms = kTurnMs / 3.5;  // four calls reach kTurnMs
+  time_side_by_side({{&quick,
+                      [&] {
+                        return order += 'q', std::pair{quick_ms, 0.0};
+                      }},
+                     {&slow,
+                      [&] {
+                        return order += 's', std::pair{2 * kTurnMs, 0.0};
+                      }}},
+                    o);
+  // Round two: each one untimed warm-up call, then quick's four timed calls and slow's one.
+  EXPECT_EQ(order, "qqqqsqqqqqss");
+  EXPECT_EQ(quick.samples_ms.size(), 8u);
+  EXPECT_EQ(slow.samples_ms.size(), 2u);
+  EXPECT_DOUBLE_EQ(quick.median_ms, quick_ms);
 }
 
 // OpenBLAS on a kernel set below the CPU's vector width is flagged, in the host row and on stderr.

@@ -48,7 +48,7 @@ struct BenchOptions {
   std::size_t batch = 1;
   Precision precision = Precision::kSingle;
   bool baselines = true;  // the naive and classic kernels (minutes per call at n = 4096)
-  int min_reps = 3, max_reps = 10;
+  int min_rounds = 3, max_rounds = 10;
   double max_seconds = 3.0;  // per subject and size; a slow subject gets a single run
   // CLBlast Xgemm parameter sets (e.g. the bests of clblast_tuner_xgemm files), fastest first,
   // for a further subject, "clblast-tuned": CLBlast's routine after clblast::OverrideParameters
@@ -67,13 +67,15 @@ struct TimedSubject {
   std::function<std::pair<double, double>()> call;
 };
 
-// Times the subjects in rounds, one timed call of each per round, so that a change in the
-// machine's speed while they run (up to a third within minutes on a shared CPU) moves them all
-// alike and their ratio stays fair. The caller has made the untimed warm-up call; in later rounds
-// a subject whose last call took under kWarmUpBelowMs is called once more, untimed, right before
-// its timed call. A subject stops at max_reps timed calls, or once it has min_reps and
-// max_seconds of them; one whose first call takes longer than max_seconds stops there.
+// Times the subjects in rounds, one turn of each per round, so that a change in the machine's
+// speed while they run (up to a third within minutes on a shared CPU) moves them all alike and
+// their ratio stays fair. A turn is timed calls, back to back, until they add up to kTurnMs (one
+// call of a slower subject). The caller has made the untimed warm-up call; in later rounds a
+// subject whose last call took under kWarmUpBelowMs is called once more, untimed, before its turn.
+// A subject stops after max_rounds turns, or once it has min_rounds and max_seconds of timed
+// calls; one whose first turn takes longer than max_seconds stops there.
 inline constexpr double kWarmUpBelowMs = 250.0;
+inline constexpr double kTurnMs = 10.0;
 void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& options);
 
 // Throws NoDeviceError when the device lacks the precision, UsageError when a shape has a 0 or is
