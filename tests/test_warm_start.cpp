@@ -59,6 +59,32 @@ TEST_F(TunerWithADevice, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmat
   EXPECT_EQ(std::size_t(all.integer(0)), s.evaluations) << "every re-timing is stored";
 }
 
+// A time limit reached during the warm start (at 4096^3 on a CPU each seed takes seconds; a
+// 3-minute tune spent all of it there) ends it after its first batch, and what it measured still
+// faces the defaults side by side: the stored best is never one lucky measurement.
+TEST_F(TunerWithADevice, ATimeLimitReachedInTheWarmStartEndsItAndTheConfirmationStillRuns) {
+  ASSERT_GE(space.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) {  // eight known-good seeds: two batches of four
+    GemmProblem p = small_problem();
+    p.m = 32 * (i + 5);
+    store_measurement(store, dev.info.key, space[i], p, 10.0 + double(i));
+  }
+  TuneRequest req = small_request("random");
+  req.budget = 0;
+  req.time_limit_s = 0.01;  // reached before the warm start begins
+  req.finalists = 2;
+  req.confirm_rounds = 2;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  EXPECT_EQ(s.outcome, TuneOutcome::kTimeLimit);
+  EXPECT_EQ(s.confirm_rounds, 1u) << "one round even past the limit, no more";
+  ASSERT_TRUE(s.best);
+  // Besides the kernel's default and the confirmation: the warm start's first batch (two builds
+  // in parallel, two variants each).
+  const std::size_t warm = s.evaluations - s.confirm_evaluations - 1;
+  EXPECT_GE(warm, 1u);
+  EXPECT_LE(warm, 4u);
+}
+
 // A new shape on a device with other shapes tuned starts from the nearest tuned shape's best (what
 // the consumer lookup would hand a program), not only from the fastest configurations stored,
 // which come from other, larger shapes.

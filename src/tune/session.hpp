@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,11 @@ class TuneSession {
   using Clock = std::chrono::steady_clock;
 
   double elapsed_s() const;
+  // Configurations measured together (their builds run in parallel).
+  std::size_t batch_size() const;
+  // The search's stop condition reached now, if any (`with_budget` false: Ctrl-C and the time
+  // limit only, as for the warm start, whose seeds a budget is best spent on).
+  std::optional<TuneOutcome> stop_reached(bool with_budget) const;
   // The share of a time limit left to the baselines (they come last).
   double baseline_share() const;
   // What a confirmation round of the finalists as they stand now would take (from their known

@@ -209,6 +209,8 @@ void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger,
 }
 
 void TuneSession::warm_start() {
+  // The warm start is the search's beginning: what it measures is confirmed like the rest.
+  measured_before_search_ = summary_.evaluations;
   const std::vector<KernelConfig> starts = known_good();
   for (auto& s : searches_) {
     std::vector<std::size_t> picks;
@@ -226,7 +228,16 @@ void TuneSession::warm_start() {
     // Every code path once (warm_start.hpp), within a quarter of the kernel's budget.
     const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
     for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
-    s.strategy->seed(observe(s, picks));
+    // In the search's batches; the first (the known-good seeds first) always runs, later ones
+    // only within the time limit: at 4096^3 on a CPU a warm start can outlast a short tune.
+    std::vector<Observation> seen;
+    for (std::size_t from = 0; from < picks.size(); from += batch_size()) {
+      if (from > 0 && stop_reached(false)) break;
+      const auto to = picks.begin() + std::ptrdiff_t(std::min(picks.size(), from + batch_size()));
+      const auto o = observe(s, {picks.begin() + std::ptrdiff_t(from), to});
+      seen.insert(seen.end(), o.begin(), o.end());
+    }
+    s.strategy->seed(seen);
     // The first three seeds of each kernel (known_good(): the nearest shapes' bests, the
     // library's default, or their in-place forms) stay in play to the end when they ran Ok here.
     for (const auto& c : kept) {
@@ -238,25 +249,32 @@ void TuneSession::warm_start() {
   }
 }
 
-void TuneSession::search() {
+std::size_t TuneSession::batch_size() const {
+  return std::max<std::size_t>(2, 2 * options_.parallel_builds);
+}
+
+std::optional<TuneOutcome> TuneSession::stop_reached(bool with_budget) const {
   const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
   // With a time limit, the search leaves the confirmation its estimated rounds (from the
   // finalists' times as they stand, 10-30 % of the limit) and the baselines a twentieth, so that
   // the whole tune keeps to the limit.
   const Interrupted interrupted(stop_);
   const TimeLimit time_limit(request_.time_limit_s * (1.0 - baseline_share()));
-  const Budget budget(request_.budget);
+  const Budget budget(with_budget ? request_.budget : 0);
   const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
-  measured_before_search_ = summary_.evaluations;
-  const std::size_t batch_size = std::max<std::size_t>(2, 2 * options_.parallel_builds);
+  const SearchState state{elapsed_s() + (confirming ? confirmation_reserve_s() : 0.0),
+                          budget_done_};
+  for (const StopCondition* c : conditions) {
+    if (c->reached(state)) return c->outcome();
+  }
+  return std::nullopt;
+}
+
+void TuneSession::search() {
   summary_.outcome = TuneOutcome::kCompleted;
   while (true) {
-    const SearchState state{elapsed_s() + (confirming ? confirmation_reserve_s() : 0.0),
-                            budget_done_};
-    const auto reached = std::find_if(std::begin(conditions), std::end(conditions),
-                                      [&](const StopCondition* c) { return c->reached(state); });
-    if (reached != std::end(conditions)) {
-      summary_.outcome = (*reached)->outcome();
+    if (const auto reached = stop_reached(true)) {
+      summary_.outcome = *reached;
       break;
     }
     KernelSearch* next = nullptr;
@@ -265,7 +283,7 @@ void TuneSession::search() {
       if (!next || double(s.done) / s.weight < double(next->done) / next->weight) next = &s;
     }
     if (!next) break;  // every search spent its share or ran out of candidates
-    std::size_t n = batch_size;
+    std::size_t n = batch_size();
     if (next->limit) n = std::min(n, next->limit - next->done);
     if (request_.budget) n = std::min(n, request_.budget - budget_done_);
 
@@ -281,7 +299,8 @@ void TuneSession::search() {
     next->strategy->tell(observations);
     summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
   }
-  if (budget.reached({elapsed_s(), budget_done_}) && summary_.outcome == TuneOutcome::kCompleted) {
+  if (Budget(request_.budget).reached({elapsed_s(), budget_done_}) &&
+      summary_.outcome == TuneOutcome::kCompleted) {
     summary_.outcome = TuneOutcome::kBudget;
   }
 }
