@@ -116,14 +116,18 @@ TEST_P(StoreTest, NearestBestsAreEachShapesRoutineBestNearestFirst) {
   add("tiled", "fp64", 160, 1.0, Precision::kDouble);
   GemmProblem p;
   p.m = p.n = 128, p.k = 160;
-  using Row = std::pair<std::string, std::string>;
+  // 2 n^3 flops a call at each n^3 shape.
+  const double near = 2.0 * 128 * 128 * 128, middle = 2.0 * 256 * 256 * 256,
+               far = 2.0 * 1024 * 1024 * 1024;
+  using Row = Store::ShapeBest;
   EXPECT_EQ(store.nearest_bests(d.key, p, 2),
-            (std::vector<Row>{{"direct", "near"}, {"tiled", "middle"}}));
+            (std::vector<Row>{{"direct", "near", near}, {"tiled", "middle", middle}}));
   EXPECT_EQ(store.nearest_bests(d.key, p, 9),
-            (std::vector<Row>{{"direct", "near"}, {"tiled", "middle"}, {"tiled", "far"}}));
+            (std::vector<Row>{
+                {"direct", "near", near}, {"tiled", "middle", middle}, {"tiled", "far", far}}));
   p.m = p.n = p.k = 256;  // its own shape is not another
   EXPECT_EQ(store.nearest_bests(d.key, p, 9),
-            (std::vector<Row>{{"direct", "near"}, {"tiled", "far"}}));
+            (std::vector<Row>{{"direct", "near", near}, {"tiled", "far", far}}));
 }
 
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {

@@ -179,20 +179,37 @@ TEST_F(TunerWithADevice, ALargeKTriesTheNearestBestInKSlicesToo) {
             (std::vector<std::string>{to_string(space[0]), to_string(*sliced)}));
 }
 
-// Where packing pays on the whole, the nearest best is still tried in place right after its
-// stored (and k-sliced) forms: at 1000x700x333 the 1024^3 best ran 234 GFLOPS packed and 364 in
-// place, and the search had found that form only after the first ten evaluations.
-TEST_F(TunerWithADevice, TheNearestBestIsTriedInPlaceAfterItsStoredForms) {
-  store_measurement(store, dev.info.key, space[0], small_problem(), 50.0);
+// The best of a shape with more work a call is also tried in place, right after its stored (and
+// k-sliced) forms, where packing pays on the whole: its launches weigh more in a shorter call
+// (at 1000x700x333 the 1024^3 best ran 234 GFLOPS packed, 364 in place, and the search had found
+// that form only after the first ten evaluations). From a smaller shape it is not.
+TEST_F(TunerWithADevice, TheBestOfALargerShapeIsTriedInPlaceAfterItsStoredForms) {
+  GemmProblem larger = small_problem();
+  larger.m = larger.n = 512;
+  store_measurement(store, dev.info.key, space[0], larger, 50.0);
   const auto in_place = in_place_variant(space[0]);
   ASSERT_TRUE(in_place);
-  TuneRequest req = small_request("random");
-  req.problem.m = req.problem.n = 256;  // another shape, where packing pays
+  TuneRequest req = small_request("exhaustive");
+  req.problem.m = req.problem.n = 256;  // less work, and packing pays
   ASSERT_FALSE(copies_dominate(req.problem));
-  req.candidates->push_back(*in_place);
+  req.candidates->push_back(*in_place);  // last in the exhaustive order
   req.budget = 3;
   EXPECT_EQ(first_searched(req, 2),
             (std::vector<std::string>{to_string(space[0]), to_string(*in_place)}));
+}
+
+TEST_F(TunerWithADevice, TheBestOfASmallerShapeIsNotTriedInPlace) {
+  store_measurement(store, dev.info.key, space[0], small_problem(), 50.0);
+  const auto in_place = in_place_variant(space[0]);
+  ASSERT_TRUE(in_place);
+  TuneRequest req = small_request("exhaustive");
+  req.problem.m = req.problem.n = 256;  // more work than where it was the best
+  req.candidates->push_back(*in_place);
+  req.budget = 3;
+  const auto firsts = first_searched(req, 2);
+  ASSERT_EQ(firsts.size(), 2u);
+  EXPECT_EQ(firsts[0], to_string(space[0]));
+  EXPECT_NE(firsts[1], to_string(*in_place));
 }
 
 // A k slice as long as k is the launch of k whole: the full space's KC=1024 half is searched only

@@ -435,9 +435,8 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
   return b;
 }
 
-std::vector<std::pair<std::string, std::string>> Store::nearest_bests(const std::string& device_key,
-                                                                      const GemmProblem& p,
-                                                                      std::size_t limit) {
+std::vector<Store::ShapeBest> Store::nearest_bests(const std::string& device_key,
+                                                   const GemmProblem& p, std::size_t limit) {
   // Each shape's rows fastest first: its first row is the routine's best.
   auto s = db_.prepare(
       "SELECT b.kernel, b.config, b.m, b.n, b.k, b.batch FROM best b "
@@ -451,7 +450,7 @@ std::vector<std::pair<std::string, std::string>> Store::nearest_bests(const std:
     s.bind(int(10 + i), routine_kernels_[i]);
   struct Shape {
     double distance;
-    std::pair<std::string, std::string> best;
+    ShapeBest best;
   };
   std::vector<Shape> shapes;
   const LogShape target = LogShape::of(p);
@@ -463,11 +462,13 @@ std::vector<std::pair<std::string, std::string>> Store::nearest_bests(const std:
     const double d = LogShape::of(std::size_t(dims[0]), std::size_t(dims[1]), std::size_t(dims[2]),
                                   std::size_t(dims[3]))
                          .distance2(target);
-    shapes.push_back({d, {s.text(0), s.text(1)}});
+    const double flops =
+        2.0 * double(dims[0]) * double(dims[1]) * double(dims[2]) * double(dims[3]);
+    shapes.push_back({d, {s.text(0), s.text(1), flops}});
   }
   std::stable_sort(shapes.begin(), shapes.end(),
                    [](const Shape& a, const Shape& b) { return a.distance < b.distance; });
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<ShapeBest> out;
   for (std::size_t i = 0; i < shapes.size() && i < limit; ++i) out.push_back(shapes[i].best);
   return out;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "mmtune/error.hpp"
 #include "mmtune/lookup.hpp"
@@ -22,20 +23,23 @@ std::vector<KernelConfig> TuneSession::known_good() const {
     const KernelConfig c = whole_k_variant(config, request_.problem).value_or(config);
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   };
-  const auto parsed = [&](const std::vector<std::pair<std::string, std::string>>& rows) {
-    std::vector<KernelConfig> configs;
-    for (const auto& [kernel, config] : rows) {
-      try {
-        if (const auto kind = parse_kernel_kind(kernel, *request_.families))
-          configs.push_back(parse_config(*kind, config));
-      } catch (const UsageError&) {  // a damaged row is not a candidate
-      }
+  const auto parsed = [&](const std::string& kernel, const std::string& config) {
+    try {
+      if (const auto kind = parse_kernel_kind(kernel, *request_.families))
+        return std::optional(parse_config(*kind, config));
+    } catch (const UsageError&) {  // a damaged row is not a candidate
     }
-    return configs;
+    return std::optional<KernelConfig>();
   };
   // The fastest stored configurations come from the largest shapes: the nearest come first.
-  std::vector<KernelConfig> firsts =
-      parsed(store_.nearest_bests(device_.info.key, request_.problem, 2));
+  std::vector<KernelConfig> firsts;
+  std::vector<KernelConfig> from_larger;  // bests of shapes with more work a call
+  for (const auto& b : store_.nearest_bests(device_.info.key, request_.problem, 2)) {
+    if (const auto c = parsed(b.kernel, b.config)) {
+      firsts.push_back(*c);
+      if (b.flops > request_.problem.flops()) from_larger.push_back(*c);
+    }
+  }
   firsts.push_back(default_parameters(device_.info, request_.problem).config);
   if (copies_dominate(request_.problem)) {
     // Those were tuned where packing paid; here it may cost more than the product (4096x1x4096:
@@ -59,13 +63,15 @@ std::vector<KernelConfig> TuneSession::known_good() const {
   for (const auto& c : firsts) {
     if (const auto v = k_sliced_variant(c, request_.problem)) add(*v);
   }
-  // Tuned where packing paid, they may lose to their in-place form at another shape: at
-  // 1000x700x333 (k no whole tile, 1.3 ms a call) the 1024^3 best ran 234 GFLOPS, in place 364.
-  for (const auto& c : firsts) {
+  // Packing's fixed costs (its launches) weigh more in a shorter call than where they were
+  // tuned: at 1000x700x333 (1.3 ms a call) the 1024^3 best ran 234 GFLOPS, in place 364.
+  for (const auto& c : from_larger) {
     if (const auto v = in_place_variant(c)) add(*v);
   }
-  for (const auto& c : parsed(store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)))
-    add(c);
+  for (const auto& [kernel, config] :
+       store_.top_configs_elsewhere(device_.info.key, request_.problem, 6)) {
+    if (const auto c = parsed(kernel, config)) add(*c);
+  }
   return out;
 }
 
