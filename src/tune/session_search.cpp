@@ -242,9 +242,10 @@ void TuneSession::warm_start() {
     // In the search's batches; the first (the known-good seeds first) always runs, later ones
     // only within the time limit: at 4096^3 on a CPU a warm start can outlast a short tune.
     std::vector<Observation> seen;
-    for (std::size_t from = 0; from < picks.size(); from += batch_size()) {
+    const std::size_t batch = batch_size();
+    for (std::size_t from = 0; from < picks.size(); from += batch) {
       if (from > 0 && stop_reached(false)) break;
-      const auto to = picks.begin() + std::ptrdiff_t(std::min(picks.size(), from + batch_size()));
+      const auto to = picks.begin() + std::ptrdiff_t(std::min(picks.size(), from + batch));
       const auto o = observe(s, {picks.begin() + std::ptrdiff_t(from), to});
       seen.insert(seen.end(), o.begin(), o.end());
     }
