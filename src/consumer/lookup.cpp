@@ -90,6 +90,17 @@ std::optional<KernelConfig> in_place_variant(const KernelConfig& config) {
   return KernelConfig(*t);
 }
 
+std::optional<KernelConfig> packed_variant(const KernelConfig& config) {
+  const std::optional<TiledConfig> t = config.as<TiledConfig>();
+  if (!t || t->PACK) return std::nullopt;
+  for (const int mode : {2, 1}) {
+    TiledConfig c = *t;
+    c.PACK = mode;
+    if (constraint_violations(KernelConfig(c)).empty()) return KernelConfig(c);
+  }
+  return std::nullopt;
+}
+
 std::optional<KernelConfig> narrower_variant(const KernelConfig& config,
                                              const GemmProblem& problem) {
   const std::optional<TiledConfig> t = config.as<TiledConfig>();

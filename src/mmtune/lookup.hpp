@@ -58,6 +58,11 @@ bool copies_dominate(const GemmProblem& problem);
 // stages nothing in local memory; std::nullopt otherwise.
 std::optional<KernelConfig> in_place_variant(const KernelConfig& config);
 
+// The reverse: the tiled configuration packing A and reading B in place where it can (PACK=2),
+// else packing both (PACK=1), when `config` reads both in place; std::nullopt otherwise or when
+// neither form meets the constraints.
+std::optional<KernelConfig> packed_variant(const KernelConfig& config);
+
 // The tiled configuration whose macro tile along C's shorter side as the kernel sees it
 // (column-major: MWG when m <= n, else NWG) is halved, with its work-items along that side, for
 // as long as half the tile still covers that side and the result is in the tiled space;
