@@ -106,9 +106,9 @@ class TuneSession {
   // other tuned shapes (the nearest is what the consumer lookup hands a program), the library's
   // built-in default, their k-sliced forms, the in-place forms of the bests of shapes with more
   // work a call and the packed forms of those with less, then this device's fastest
-  // configurations at other shapes; where the copies
-  // dominate (copies_dominate()), the in-place forms of the first three before them all. Distinct,
-  // and the same when a tune of this shape resumes.
+  // configurations at other shapes; where the copies dominate (copies_dominate()), the in-place
+  // forms of the first three before them all. Distinct, and the same when a tune of this shape
+  // resumes.
   std::vector<KernelConfig> known_good() const;
 
   const Device& device_;
