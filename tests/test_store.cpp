@@ -128,6 +128,14 @@ TEST_P(StoreTest, NearestBestsAreEachShapesRoutineBestNearestFirst) {
   p.m = p.n = p.k = 256;  // its own shape is not another
   EXPECT_EQ(store.nearest_bests(d.key, p, 9),
             (std::vector<Row>{{"direct", "near", near}, {"tiled", "far", far}}));
+  // Another precision's bests, its twin of p's own shape among them.
+  add("tiled", "fp64-256", 256, 1.0, Precision::kDouble);
+  EXPECT_EQ(
+      store.nearest_bests(d.key, p, 9, Precision::kDouble),
+      (std::vector<Row>{{"tiled", "fp64-256", middle}, {"tiled", "fp64", 2.0 * 160 * 160 * 160}}));
+  p.precision = Precision::kDouble;
+  EXPECT_EQ(store.nearest_bests(d.key, p, 9),
+            (std::vector<Row>{{"tiled", "fp64", 2.0 * 160 * 160 * 160}}));
 }
 
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {

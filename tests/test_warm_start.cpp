@@ -223,6 +223,9 @@ TEST_F(TunerWithADevice, TheInPlaceBestOfASmallerShapeIsTriedPacked) {
   EXPECT_EQ(packed->as<TiledConfig>()->PACK, 2) << "A packed, B in place";
   EXPECT_FALSE(packed_variant(*packed)) << "already packed";
   EXPECT_FALSE(packed_variant(default_config(KernelKind::kDirect))) << "not the tiled kernel";
+  TiledConfig staged = *in_place->as<TiledConfig>();
+  staged.SB = 1;  // B staged in local memory cannot also be read in place
+  EXPECT_FALSE(packed_variant(KernelConfig(staged)));
   store_measurement(store, dev.info.key, *in_place, small_problem(), 50.0);
   TuneRequest req = small_request("exhaustive");
   req.problem.m = req.problem.n = 256;  // more work a call
@@ -270,6 +273,51 @@ TEST_F(TunerWithADevice, ABestStoredInKSlicesIsTriedKWholeWhereOneSliceCoversK) 
   EXPECT_TRUE(constraint_violations(*in_place).empty()) << "in place runs k whole";
   req.budget = 2;
   EXPECT_EQ(first_searched(req, 1), std::vector<std::string>{to_string(space[0])});
+}
+
+// A best carries over to another precision with its vectors and tile along m kept in bytes.
+TEST_F(TunerWithADevice, APrecisionVariantKeepsTheBytesOfItsVectorsAndTile) {
+  const TiledConfig fp32 = *space[0].as<TiledConfig>();
+  const auto fp64 = precision_variant(space[0], Precision::kSingle, Precision::kDouble, dev.info);
+  ASSERT_TRUE(fp64);
+  const TiledConfig t = *fp64->as<TiledConfig>();
+  EXPECT_EQ(t.VWM, fp32.VWM / 2);
+  EXPECT_EQ(t.MWG, fp32.MWG / 2);
+  EXPECT_EQ(t.NWG, fp32.NWG) << "n is not where its vectors run";
+  EXPECT_EQ(precision_variant(*fp64, Precision::kDouble, Precision::kSingle, dev.info), space[0]);
+  TiledConfig scalar = fp32;  // vectors of one element: only the tile narrows
+  scalar.VWM = 1;
+  const auto narrow = precision_variant(scalar, Precision::kSingle, Precision::kDouble, dev.info);
+  ASSERT_TRUE(narrow);
+  EXPECT_EQ(narrow->as<TiledConfig>()->VWM, 1);
+  EXPECT_EQ(narrow->as<TiledConfig>()->MWG, fp32.MWG / 2);
+  TiledConfig thin = fp32;  // half the tile would hold fewer than its work-items' vectors
+  thin.MWG = thin.MDIMC * thin.VWM;
+  thin.VWM = 1, thin.MDIMC = thin.MDIMA = thin.MWG;
+  ASSERT_TRUE(constraint_violations(KernelConfig(thin)).empty());
+  EXPECT_FALSE(precision_variant(thin, Precision::kSingle, Precision::kDouble, dev.info));
+  EXPECT_FALSE(precision_variant(default_config(KernelKind::kDirect), Precision::kSingle,
+                                 Precision::kDouble, dev.info));
+  EXPECT_FALSE(precision_variant(space[0], Precision::kSingle, Precision::kSingle, dev.info));
+}
+
+// The first tune of a precision starts from another precision's best (at the same shape here),
+// carried over; a best of its own precision would come first and keep the other's out.
+TEST_F(TunerWithADevice, TheFirstTuneOfAPrecisionStartsFromAnotherPrecisionsBest) {
+  store_measurement(store, dev.info.key, space[0], small_problem(), 50.0);
+  const auto fp64 = precision_variant(space[0], Precision::kSingle, Precision::kDouble, dev.info);
+  ASSERT_TRUE(fp64);
+  TuneRequest req = small_request("exhaustive");
+  req.problem.precision = Precision::kDouble;
+  req.candidates->push_back(*fp64);  // last in the exhaustive order
+  req.budget = 2;
+  EXPECT_EQ(first_searched(req, 1), std::vector<std::string>{to_string(*fp64)});
+  GemmProblem other = req.problem;  // now an fp64 best of another shape
+  other.m = 96;
+  store_measurement(store, dev.info.key, space.back(), other, 50.0);
+  req.problem.m = 64;  // a new shape
+  const auto firsts = first_searched(req, 1);
+  EXPECT_EQ(firsts, std::vector<std::string>{to_string(space.back())});
 }
 
 }  // namespace

@@ -91,14 +91,34 @@ std::optional<KernelConfig> in_place_variant(const KernelConfig& config) {
 }
 
 std::optional<KernelConfig> packed_variant(const KernelConfig& config) {
-  const std::optional<TiledConfig> t = config.as<TiledConfig>();
+  std::optional<TiledConfig> t = config.as<TiledConfig>();
   if (!t || t->PACK) return std::nullopt;
-  for (const int mode : {2, 1}) {
-    TiledConfig c = *t;
-    c.PACK = mode;
-    if (constraint_violations(KernelConfig(c)).empty()) return KernelConfig(c);
+  // In place stages nothing (SB=0, IMG=0), so packing only A always holds: B stays in place,
+  // which is what the in-place form was measured reading.
+  t->PACK = 2;
+  if (!constraint_violations(KernelConfig(*t)).empty()) return std::nullopt;
+  return KernelConfig(*t);
+}
+
+std::optional<KernelConfig> precision_variant(const KernelConfig& config, Precision from,
+                                              Precision to, const DeviceInfo& device) {
+  std::optional<TiledConfig> t = config.as<TiledConfig>();
+  if (!t || from == to) return std::nullopt;
+  const int bits_from = static_cast<int>(from), bits_to = static_cast<int>(to);
+  if (bits_to > bits_from) {  // wider elements: fewer of them
+    for (int r = bits_to / bits_from; r > 1; r /= 2) {
+      if (t->VWM > 1) t->VWM /= 2;
+      if (t->MWG % 2 != 0) return std::nullopt;
+      t->MWG /= 2;
+    }
+  } else {
+    for (int r = bits_from / bits_to; r > 1; r /= 2) t->VWM *= 2, t->MWG *= 2;
   }
-  return std::nullopt;
+  const KernelConfig c(*t);
+  if (!constraint_violations(c).empty() || !limit_violations(c, device, to).empty()) {
+    return std::nullopt;
+  }
+  return c;
 }
 
 std::optional<KernelConfig> narrower_variant(const KernelConfig& config,

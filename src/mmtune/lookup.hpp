@@ -58,10 +58,17 @@ bool copies_dominate(const GemmProblem& problem);
 // stages nothing in local memory; std::nullopt otherwise.
 std::optional<KernelConfig> in_place_variant(const KernelConfig& config);
 
-// The reverse: the tiled configuration packing A and reading B in place where it can (PACK=2),
-// else packing both (PACK=1), when `config` reads both in place; std::nullopt otherwise or when
-// neither form meets the constraints.
+// The reverse: the tiled configuration packing A and reading B in place (PACK=2) when `config`
+// reads both in place and that form meets the constraints; std::nullopt otherwise.
 std::optional<KernelConfig> packed_variant(const KernelConfig& config);
+
+// The tiled configuration tuned for `from` carried over to `to` with the bytes of its vectors
+// along m and of its macro tile along m kept (VWM and MWG scaled by the ratio of element sizes,
+// VWM down to 1, then MWG alone): a device's vector registers and cache lines hold bytes, not
+// elements. std::nullopt when not tiled or when that form breaks a constraint or the device's
+// limits.
+std::optional<KernelConfig> precision_variant(const KernelConfig& config, Precision from,
+                                              Precision to, const DeviceInfo& device);
 
 // The tiled configuration whose macro tile along C's shorter side as the kernel sees it
 // (column-major: MWG when m <= n, else NWG) is halved, with its work-items along that side, for

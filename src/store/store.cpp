@@ -436,18 +436,21 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
 }
 
 std::vector<Store::ShapeBest> Store::nearest_bests(const std::string& device_key,
-                                                   const GemmProblem& p, std::size_t limit) {
+                                                   const GemmProblem& p, std::size_t limit,
+                                                   std::optional<Precision> in) {
   // Each shape's rows fastest first: its first row is the routine's best.
   auto s = db_.prepare(
       "SELECT b.kernel, b.config, b.m, b.n, b.k, b.batch FROM best b "
       "JOIN devices d ON d.id = b.device_id WHERE d.key = ? AND b.precision = ? AND b.layout = ? "
-      "AND b.trans_a = ? AND b.trans_b = ? AND NOT (b.m = ? AND b.n = ? AND b.k = ? AND "
-      "b.batch = ?) AND b.kernel IN (" +
+      "AND b.trans_a = ? AND b.trans_b = ? AND NOT (b.precision = ? AND b.m = ? AND b.n = ? AND "
+      "b.k = ? AND b.batch = ?) AND b.kernel IN (" +
       placeholders(routine_kernels_.size()) + ") ORDER BY b.m, b.n, b.k, b.batch, b.median_ms");
-  s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));
-  s.bind(4, p.trans_a).bind(5, p.trans_b).bind(6, p.m).bind(7, p.n).bind(8, p.k).bind(9, p.batch);
+  s.bind(1, device_key).bind(2, static_cast<int>(in.value_or(p.precision)));
+  s.bind(3, layout_name(p.layout)).bind(4, p.trans_a).bind(5, p.trans_b);
+  s.bind(6, static_cast<int>(p.precision)).bind(7, p.m).bind(8, p.n).bind(9, p.k);
+  s.bind(10, p.batch);
   for (std::size_t i = 0; i < routine_kernels_.size(); ++i)
-    s.bind(int(10 + i), routine_kernels_[i]);
+    s.bind(int(11 + i), routine_kernels_[i]);
   struct Shape {
     double distance;
     ShapeBest best;
@@ -462,9 +465,11 @@ std::vector<Store::ShapeBest> Store::nearest_bests(const std::string& device_key
     const double d = LogShape::of(std::size_t(dims[0]), std::size_t(dims[1]), std::size_t(dims[2]),
                                   std::size_t(dims[3]))
                          .distance2(target);
-    const double flops =
-        2.0 * double(dims[0]) * double(dims[1]) * double(dims[2]) * double(dims[3]);
-    shapes.push_back({d, {s.text(0), s.text(1), flops}});
+    GemmProblem there = p;
+    there.precision = in.value_or(p.precision);
+    there.m = std::size_t(dims[0]), there.n = std::size_t(dims[1]);
+    there.k = std::size_t(dims[2]), there.batch = std::size_t(dims[3]);
+    shapes.push_back({d, {s.text(0), s.text(1), there.flops()}});
   }
   std::stable_sort(shapes.begin(), shapes.end(),
                    [](const Shape& a, const Shape& b) { return a.distance < b.distance; });

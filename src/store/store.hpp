@@ -123,14 +123,16 @@ class Store {
 
   // The routine's best (its fastest kernel) of each other shape stored for this device with the
   // same precision, layout and transpositions, the nearest shape first (LogShape), at most
-  // `limit`: what the consumer lookup would pick, where a tune of a new shape starts.
+  // `limit`: what the consumer lookup would pick, where a tune of a new shape starts. With
+  // `in`, the bests stored in that precision instead, p's own shape among them.
   struct ShapeBest {
     std::string kernel, config;
     double flops;  // of one call at the shape it is the best of
     bool operator==(const ShapeBest&) const = default;
   };
   std::vector<ShapeBest> nearest_bests(const std::string& device_key, const GemmProblem& p,
-                                       std::size_t limit);
+                                       std::size_t limit,
+                                       std::optional<Precision> in = std::nullopt);
   // The fastest distinct (kernel, config) pairs that ran Ok on this device for other shapes of
   // the same precision, layout and transpositions: warm-start candidates for a new problem.
   std::vector<std::pair<std::string, std::string>> top_configs_elsewhere(

@@ -35,11 +35,23 @@ std::vector<KernelConfig> TuneSession::known_good() const {
   std::vector<KernelConfig> firsts;
   std::vector<KernelConfig> from_larger, from_smaller;  // bests of shapes with more, less work
   const double flops = request_.problem.flops();        // a call
+  const auto take = [&](const Store::ShapeBest& b, const KernelConfig& c) {
+    firsts.push_back(c);
+    if (b.flops > flops) from_larger.push_back(c);
+    if (b.flops < flops) from_smaller.push_back(c);
+  };
   for (const auto& b : store_.nearest_bests(device_.info.key, request_.problem, 2)) {
-    if (const auto c = parsed(b.kernel, b.config)) {
-      firsts.push_back(*c);
-      if (b.flops > flops) from_larger.push_back(*c);
-      if (b.flops < flops) from_smaller.push_back(*c);
+    if (const auto c = parsed(b.kernel, b.config)) take(b, *c);
+  }
+  // The first tune of a precision starts from the other precisions' bests, their vectors and
+  // tiles kept in bytes (lookup.hpp, precision_variant).
+  const Precision here = request_.problem.precision;
+  for (const Precision there : {Precision::kSingle, Precision::kDouble, Precision::kHalf}) {
+    if (!firsts.empty() || there == here) continue;
+    for (const auto& b : store_.nearest_bests(device_.info.key, request_.problem, 2, there)) {
+      const auto c = parsed(b.kernel, b.config);
+      if (!c) continue;
+      if (const auto v = precision_variant(*c, there, here, device_.info)) take(b, *v);
     }
   }
   firsts.push_back(default_parameters(device_.info, request_.problem).config);
