@@ -42,7 +42,17 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
     } catch (const UsageError&) {  // a damaged stored row is not a finalist
     }
   }
-  for (const auto& c : always) pick(c);
+  // A default measured far behind the fastest cannot win a round: no drift or load seen
+  // shifts speeds by kFarBehind (a busy 2048^3 tune saw 1.9x), and confirming one cost a
+  // 3-minute 4096^3 tune 25 s a round for the direct kernel's default (70x behind).
+  const double fastest =
+      ok.empty() ? 0.0 : ok.front()->record.result.median_ms / ok.front()->slowdown;
+  for (const auto& c : always) {
+    const auto it = known.find({kernel_name(kind_of(c)), to_string(c)});
+    const auto t = it == known.end() ? std::nullopt : observed_time(it->second.record.result);
+    if (t && fastest > 0 && *t / it->second.slowdown > kFarBehind * fastest) continue;
+    pick(c);
+  }
   return out;
 }
 

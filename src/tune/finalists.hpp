@@ -28,7 +28,9 @@ using KnownMeasurements = std::map<std::pair<std::string, std::string>, KnownMea
 // The configurations a confirmation measures again: the `count` fastest (normalized) timed Ok
 // measurements of searched families, each kernel's stored best (which may be an older measurement,
 // or one timed another way, and must face the others under the same conditions) and `always` (the
-// defaults a user already has: the best must beat them side by side, or be one of them).
+// defaults a user already has: the best must beat them side by side, or be one of them) except
+// those measured more than kFarBehind times slower than the fastest (normalized).
+constexpr double kFarBehind = 4.0;
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,
