@@ -1,11 +1,18 @@
-// Which configurations the confirmation measures again (tune/finalists.hpp); the session's
-// rounds are in test_tuner.cpp.
+// Far behind (tune/finalists.hpp): defaults the confirmation does not measure again, and kernels
+// whose search ends early. The confirmation's rounds are in test_tuner.cpp.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <set>
+#include <string>
+
 #include "tune/finalists.hpp"
+#include "tuner_fixture.hpp"
 
 namespace mmtune {
 namespace {
+
+using namespace tuner_test;
 
 KernelConfig tiled(int mwg) {
   TiledConfig c;
@@ -52,6 +59,42 @@ TEST(Finalists, DefaultsFarBehindTheFastestAreNotConfirmed) {
   add(known, far, 4.1, Status::kOk, 2.0);
   EXPECT_EQ(names(pick_finalists(known, {}, {far}, 1, FamilyRegistry::builtin())),
             names({tiled(16), far}));
+}
+
+// On PoCL the direct kernel runs tens of times slower than the tiled one at 512^3 (8 GFLOPS
+// against 380 in a 2-minute tune): once its first evaluations all ran that far behind, its search
+// ends and the tune measures none of its other candidates.
+TEST(Finalists, AKernelFarBehindStopsSearching) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  TuneRequest req = small_request("exhaustive");
+  req.problem.m = req.problem.n = req.problem.k = 512;
+  req.kernels = {KernelKind::kTiled, KernelKind::kDirect};
+  const auto direct =
+      enumerate(KernelKind::kDirect, SpaceSize::kQuick, &dev.info, req.problem.precision);
+  ASSERT_GE(direct.size(), 12u);
+  req.candidates->insert(req.candidates->end(), direct.begin(), direct.begin() + 12);
+  req.budget = 0;  // no shares: without the rule every candidate is measured
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_TRUE(s.best);
+  ASSERT_EQ(s.best->kernel, "tiled");
+  double fastest_direct = std::numeric_limits<double>::infinity();
+  int measured = 0;
+  for (const auto& r : store.measurements(dev.info.key, req.problem)) {
+    if (r.kernel != "direct") continue;
+    ++measured;
+    if (r.result.status == Status::kOk)
+      fastest_direct = std::min(fastest_direct, r.result.median_ms);
+  }
+  ASSERT_GT(fastest_direct, kFarBehind * s.best->result.median_ms) << "the premise";
+  EXPECT_GE(measured, int(kRetireAfter));
+  std::set<std::string> distinct = {to_string(default_config(KernelKind::kDirect))};
+  for (auto it = direct.begin(); it != direct.begin() + 12; ++it) distinct.insert(to_string(*it));
+  EXPECT_LT(std::size_t(measured), distinct.size())
+      << "the default and 12 candidates: some never measured";
+  EXPECT_EQ(s.evaluations - std::size_t(measured), small_space().size() + 1)
+      << "every tiled candidate and the kernel's default";
 }
 
 }  // namespace

@@ -31,6 +31,10 @@ using KnownMeasurements = std::map<std::pair<std::string, std::string>, KnownMea
 // defaults a user already has: the best must beat them side by side, or be one of them) except
 // those measured more than kFarBehind times slower than the fastest (normalized).
 constexpr double kFarBehind = 4.0;
+// A searched kernel whose first kRetireAfter evaluations (or more) of a tune all ran that far
+// behind stops searching (session_search.cpp): on a CPU the direct kernel's were 6-45x behind at
+// 512-4096 and took a quarter of the evaluations.
+constexpr std::size_t kRetireAfter = 4;
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,

@@ -137,6 +137,7 @@ double TuneSession::confirmation_round_s() const {
   for (const KernelConfig& c : always_finalists()) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
     const auto t = it == known_.end() ? std::nullopt : observed_time(it->second.record.result);
+    if (t && *t / it->second.slowdown > kFarBehind * best) continue;  // not a finalist
     ms += cost_ms(t ? *t : best);
   }
   return ms / 1000;

@@ -98,6 +98,11 @@ class TuneSession {
   // Tells a search what the store holds for `picks` and measures the rest; returns what it
   // learned, in the order of `picks` where measured.
   std::vector<Observation> observe(KernelSearch& s, const std::vector<std::size_t>& picks);
+  // Whether every evaluation of `s`'s kernel in this session, at least kRetireAfter of them,
+  // ran more than kFarBehind times slower than the fastest (or failed): its search then ends
+  // and the others get its share.
+  bool far_behind(const KernelSearch& s) const;
+  void retire(KernelSearch& s);
   // Finalists whatever the search saw of them: the defaults a user of this device already has
   // (each kernel's own and the consumer library's built-in choice, when it is one of the tuned
   // kernels), the warm start's known-good seeds and the drift reference (the incumbent).

@@ -7,6 +7,7 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/lookup.hpp"
+#include "tune/finalists.hpp"
 #include "tune/session.hpp"
 #include "tune/session_detail.hpp"
 #include "tune/warm_start.hpp"
@@ -265,7 +266,7 @@ void TuneSession::warm_start() {
     std::vector<Observation> seen;
     const std::size_t batch = batch_size();
     for (std::size_t from = 0; from < picks.size(); from += batch) {
-      if (from > 0 && stop_reached(false)) break;
+      if (from > 0 && (stop_reached(false) || far_behind(s))) break;
       const auto to = picks.begin() + std::ptrdiff_t(std::min(picks.size(), from + batch));
       const auto o = observe(s, {picks.begin() + std::ptrdiff_t(from), to});
       seen.insert(seen.end(), o.begin(), o.end());
@@ -303,12 +304,48 @@ std::optional<TuneOutcome> TuneSession::stop_reached(bool with_budget) const {
   return std::nullopt;
 }
 
+bool TuneSession::far_behind(const KernelSearch& s) const {
+  if (searches_.size() < 2 || !std::isfinite(best_ms_)) return false;
+  std::size_t seen = 0;
+  for (const auto& [key, m] : known_) {
+    if (!m.config || kind_of(*m.config) != s.kind || m.record.session_id != summary_.session_id) {
+      continue;
+    }
+    const auto t = observed_time(m.record.result);
+    if (m.record.result.status == Status::kOk && t && *t / m.slowdown <= kFarBehind * best_ms_) {
+      return false;
+    }
+    ++seen;
+  }
+  return seen >= kRetireAfter;
+}
+
+void TuneSession::retire(KernelSearch& s) {
+  s.exhausted = true;
+  // Its evaluations left go to the searches still running, by weight.
+  const std::size_t left = s.limit > s.done ? s.limit - s.done : 0;
+  double weight = 0;
+  for (const auto& o : searches_) {
+    if (!o.exhausted && o.limit) weight += o.weight;
+  }
+  for (auto& o : searches_) {
+    if (!o.exhausted && o.limit && weight > 0) {
+      o.limit += std::size_t(std::llround(double(left) * o.weight / weight));
+    }
+  }
+  report(kernel_name(s.kind) + ": every evaluation ran over " + std::to_string(int(kFarBehind)) +
+         "x slower than the fastest; its search ends here");
+}
+
 void TuneSession::search() {
   summary_.outcome = TuneOutcome::kCompleted;
   while (true) {
     if (const auto reached = stop_reached(true)) {
       summary_.outcome = *reached;
       break;
+    }
+    for (auto& s : searches_) {
+      if (!s.exhausted && far_behind(s)) retire(s);
     }
     KernelSearch* next = nullptr;
     for (auto& s : searches_) {
