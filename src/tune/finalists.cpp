@@ -6,6 +6,11 @@
 
 namespace mmtune {
 
+bool runs_far_behind(const KnownMeasurement& m, double fastest_ms) {
+  const auto t = observed_time(m.record.result);
+  return t && fastest_ms > 0 && *t / m.slowdown > kFarBehind * fastest_ms;
+}
+
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,
@@ -49,8 +54,7 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
       ok.empty() ? 0.0 : ok.front()->record.result.median_ms / ok.front()->slowdown;
   for (const auto& c : always) {
     const auto it = known.find({kernel_name(kind_of(c)), to_string(c)});
-    const auto t = it == known.end() ? std::nullopt : observed_time(it->second.record.result);
-    if (t && fastest > 0 && *t / it->second.slowdown > kFarBehind * fastest) continue;
+    if (it != known.end() && runs_far_behind(it->second, fastest)) continue;
     pick(c);
   }
   return out;

@@ -136,8 +136,8 @@ double TuneSession::confirmation_round_s() const {
   double ms = double(request_.finalists) * cost_ms(best);
   for (const KernelConfig& c : always_finalists()) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
+    if (it != known_.end() && runs_far_behind(it->second, best)) continue;  // not a finalist
     const auto t = it == known_.end() ? std::nullopt : observed_time(it->second.record.result);
-    if (t && *t / it->second.slowdown > kFarBehind * best) continue;  // not a finalist
     ms += cost_ms(t ? *t : best);
   }
   return ms / 1000;

@@ -311,8 +311,8 @@ bool TuneSession::far_behind(const KernelSearch& s) const {
     if (!m.config || kind_of(*m.config) != s.kind || m.record.session_id != summary_.session_id) {
       continue;
     }
-    const auto t = observed_time(m.record.result);
-    if (m.record.result.status == Status::kOk && t && *t / m.slowdown <= kFarBehind * best_ms_) {
+    if (m.record.result.status == Status::kOk && observed_time(m.record.result) &&
+        !runs_far_behind(m, best_ms_)) {
       return false;
     }
     ++seen;
