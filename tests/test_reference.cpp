@@ -86,15 +86,16 @@ TEST(Reference, VerifyCatchesErrorsNanAndWritesIntoGaps) {
   EXPECT_NE(v.message.find("outside"), std::string::npos);
 }
 
-// The reference is computed in cache blocks (64 rows by 256 of k); it must equal the plain sum
-// over k in order, to the bit, across block edges, leading-dimension gaps, transpositions, both
-// layouts and batches, with |A||B| as the bound.
+// The reference is computed in cache blocks (64 rows by 256 of k) and register blocks (8 rows by
+// 8 columns); it must equal the plain sum over k in order, to the bit, across block edges,
+// leading-dimension gaps, transpositions, both layouts and batches, with |A||B| as the bound.
 TEST(Reference, BlockedSumsEqualThePlainLoopToTheBit) {
   for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         GemmProblem p;
-        p.m = 70, p.n = 5, p.k = 300;  // a partial row block and a partial depth block
+        // A partial row block, a full and a partial column block, a partial depth block.
+        p.m = 70, p.n = 13, p.k = 300;
         p.layout = layout, p.trans_a = ta, p.trans_b = tb;
         p.lda = p.min_ld(p.a_rows(), p.a_cols()) + 3;
         p.ldb = p.min_ld(p.b_rows(), p.b_cols()) + 1;
