@@ -313,6 +313,44 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
   EXPECT_EQ(nlohmann::json::parse(best.out)["config"], j["best"]["config"]);
 }
 
+// A kernel's default measured at the start after another kernel's default is stopped like a
+// search variant (at 4x that default's time plus 5 s), not after the 11 minutes a first run may
+// take: at 4096^3 the direct kernel's default took 21 s a run where the tiled one took 2.4 s.
+// Its time is then a lower bound far behind, and the next tune does not measure it again.
+TEST(FaultsCli, AKernelsDefaultFarBehindAnotherIsStoppedAndNotMeasuredAgain) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  const std::string hang = to_string(default_config(KernelKind::kDirect));
+  const Env env = {{"XDG_CACHE_HOME", dir / "cache"}, {"MMTUNE_TEST_HANG_ON_CONFIG", hang}};
+  auto args = tune_args(db, "64", "4");
+  args[6] = "all";  // --kernel: tiled first, then direct
+  args.insert(args.end(), {"--no-baselines", "--finalists", "0", "-q"});
+  const auto stored = [&] {
+    sql::Database d(db, sql::OpenMode::kReadWrite);
+    auto q = d.prepare(
+        "SELECT status, median_ms, message FROM measurements WHERE kernel = 'direct' AND "
+        "config = ?");
+    q.bind(1, hang);
+    std::vector<std::string> out;
+    while (q.step()) out.push_back(q.text(0) + " " + std::to_string(q.real(1)) + " " + q.text(2));
+    return out;
+  };
+  const auto first = test::run_mmtune(args, env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto rows_after_first = stored();
+  ASSERT_EQ(rows_after_first.size(), 1u);
+  EXPECT_EQ(rows_after_first[0].rfind("Timeout ", 0), 0u) << rows_after_first[0];
+  EXPECT_NE(rows_after_first[0].find("first run did not finish within"), std::string::npos)
+      << rows_after_first[0];
+  const double bound_ms = std::stod(rows_after_first[0].substr(8));
+  EXPECT_GE(bound_ms, 5000.0);
+  EXPECT_LT(bound_ms, 10000.0);
+
+  const auto second = test::run_mmtune(args, env);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(stored().size(), 1u);
+}
+
 // The outcome stored for a session.
 std::string stored_outcome(const std::string& db, std::int64_t session) {
   sql::Database d(db, sql::OpenMode::kReadWrite);

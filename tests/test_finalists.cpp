@@ -59,6 +59,15 @@ TEST(Finalists, DefaultsFarBehindTheFastestAreNotConfirmed) {
   add(known, far, 4.1, Status::kOk, 2.0);
   EXPECT_EQ(names(pick_finalists(known, {}, {far}, 1, FamilyRegistry::builtin())),
             names({tiled(16), far}));
+
+  // A first run stopped at a limit far behind (its time a lower bound) is as far behind; a
+  // timeout that kept no time says nothing and is confirmed.
+  const KernelConfig stopped = tiled(256), hung = tiled(4);
+  add(known, stopped, 30.0, Status::kTimeout);
+  add(known, hung, 0.0, Status::kTimeout);
+  known.at({"tiled", to_string(hung)}).record.result.routine_ms.clear();
+  EXPECT_EQ(names(pick_finalists(known, {}, {stopped, hung}, 1, FamilyRegistry::builtin())),
+            names({tiled(16), hung}));
 }
 
 // On PoCL the direct kernel runs tens of times slower than the tiled one at 512^3 (8 GFLOPS

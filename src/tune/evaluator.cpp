@@ -138,6 +138,7 @@ void Evaluator::stop_worker() {
 }
 
 void Evaluator::start() {
+  const auto t0 = Clock::now();
   worker_ = std::make_unique<WorkerProcess>(options_.worker_argv);
   json init = {{"op", "init"},
                {"device_index", options_.device_index},
@@ -164,6 +165,7 @@ void Evaluator::start() {
   }
   // The load's window opens now: the first measurements after a start get a share too.
   load_.sample(worker_->pid());
+  start_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
 RunLimits run_limits(double best_ms) {

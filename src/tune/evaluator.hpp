@@ -98,6 +98,8 @@ class Evaluator {
                                                    double slow_first_run_s = 0.0);
 
   std::size_t restarts() const { return restarts_; }
+  // How long the worker's last start took (a restart's cost, once one restarted; 0: none yet).
+  double start_seconds() const { return start_seconds_; }
   // Wall time spent in build phases (builds of a batch run in parallel).
   double build_seconds() const { return build_seconds_; }
 
@@ -111,6 +113,7 @@ class Evaluator {
   // (on 2 CPUs 50 ticks of /proc, a share to about 4 %), so that short runs get one too.
   CpuLoad load_{0.25};
   std::size_t restarts_ = 0;
+  double start_seconds_ = 0.0;
   double build_seconds_ = 0.0;
   int next_id_ = 0;
 };

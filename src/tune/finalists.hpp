@@ -35,7 +35,8 @@ constexpr double kFarBehind = 4.0;
 // behind stops searching (session_search.cpp): on a CPU the direct kernel's were 6-45x behind at
 // 512-4096 and took a quarter of the evaluations.
 constexpr std::size_t kRetireAfter = 4;
-// Whether `m` was timed more than kFarBehind times slower than `fastest_ms` (both normalized).
+// Whether `m` was timed more than kFarBehind times slower than `fastest_ms` (both normalized),
+// or timed out after a time (its lower bound) that far behind.
 bool runs_far_behind(const KnownMeasurement& m, double fastest_ms);
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,

@@ -122,7 +122,7 @@ TuneSession::~TuneSession() {
 }
 
 double TuneSession::baseline_share() const {
-  return request_.baselines ? 0.05 : 0.0;
+  return request_.baselines ? kBaselinesShare : 0.0;
 }
 
 double TuneSession::confirmation_round_s() const {
@@ -276,12 +276,20 @@ void TuneSession::measure_references(const std::vector<KernelConfig>& list,
       continue;
     }
     if (baseline_limit_s <= 0) {
-      // A first run past the search's 3 s of timing is the only sample: at 4096^3 on a CPU the
-      // direct kernel's default takes 25 s a run.
+      // A first run past the search's 3 s of timing is the only sample, and once a kernel's
+      // default ran, another's first run is stopped like a search variant's (4x that plus
+      // 5 s): at 4096^3 on a CPU the direct kernel's default took 21 s a run, the tiled 2.4 s.
+      const RunLimits limits = std::isfinite(best_ms_) ? run_limits(best_ms_) : RunLimits{600.0};
+      if (it != known_.end() && runs_far_behind(it->second, best_ms_)) continue;  // known slow
       TimingOptions timing = search_timing(best_ms_);
       timing.slow_first_run_suffices = true;
-      const auto results = measure({c}, timing, RunLimits{600.0, 0.0});
-      if (results[0]) report(describe_result(record(c, *results[0])));
+      const auto results = measure({c}, timing, limits);
+      if (!results[0]) continue;
+      const auto r = record(c, *results[0]);
+      if (r.result.status == Status::kOk && is_searched(c)) {
+        best_ms_ = std::min(best_ms_, r.result.median_ms);
+      }
+      report(describe_result(r));
       continue;
     }
     auto results = measure({c}, baseline_timing(baseline_limit_s),
@@ -291,9 +299,9 @@ void TuneSession::measure_references(const std::vector<KernelConfig>& list,
     if (m.status == Status::kTimeout && !m.routine_ms.empty()) {
       char why[160];
       std::snprintf(why, sizeof why,
-                    "first run stopped at %.1f s, this tune's limit for a baseline (%.0f%% of "
-                    "it): its time is a lower bound",
-                    baseline_limit_s, 100 * kBaselineShare);
+                    "first run stopped at %.1f s, this tune's limit for a baseline: its time is "
+                    "a lower bound",
+                    baseline_limit_s);
       m.message = why;
     }
     report(describe_result(record(c, m)));
@@ -304,12 +312,12 @@ void TuneSession::measure_defaults() {
   const auto ts = Clock::now();
   std::vector<KernelConfig> defaults;
   for (auto k : request_.kernels) defaults.push_back(default_config(k));
-  measure_references(defaults);
-  for (const auto& [k, m] : known_) {
+  for (const auto& [k, m] : known_) {  // what the store holds; measure_references adds to it
     if (m.record.result.status == Status::kOk && is_searched(m.config)) {
       best_ms_ = std::min(best_ms_, m.record.result.median_ms);
     }
   }
+  measure_references(defaults);
   summary_.startup_s = std::chrono::duration<double>(Clock::now() - ts).count();
   // The phases after this account for the search alone.
   startup_build_s_ = evaluator_.build_seconds();
@@ -391,16 +399,17 @@ void TuneSession::confirm() {
 }
 
 // They are the summary's reference points and teach the search nothing, so they come last and
-// do not take its time. Together they get at most about 5 % of the tune: each kBaselineShare of
-// the time spent so far (at least 2 s), the rest for the worker's restart after a stopped run
-// (about 1.7 s each at 2048^3: 2.5 % each made 5.5 %); a first run past that is stopped, and its
-// time stored as a lower bound (Timeout). The faster (classic) goes first.
+// do not take its time. Together they get at most kBaselinesShare of the tune so far: each half
+// of it, less one restart of the worker (the one after the first baseline's stopped run, as
+// long as the last start took: 2 s at 4096^3, where 2 % each made 5.8 %); a first run past
+// that is stopped, and its time stored as a lower bound (Timeout). The faster (classic) goes first.
 void TuneSession::measure_baselines() {
   if (!request_.baselines) return;
   const auto tb = Clock::now();
-  summary_.baseline_limit_s = request_.baseline_limit_s > 0
-                                  ? request_.baseline_limit_s
-                                  : std::max(2.0, kBaselineShare * elapsed_s());
+  summary_.baseline_limit_s =
+      request_.baseline_limit_s > 0
+          ? request_.baseline_limit_s
+          : std::max(1.0, (kBaselinesShare * elapsed_s() - evaluator_.start_seconds()) / 2);
   measure_references({ClassicConfig{}, NaiveConfig{}}, summary_.baseline_limit_s);
   summary_.baselines_s = std::chrono::duration<double>(Clock::now() - tb).count();
 }

@@ -19,8 +19,9 @@
 
 namespace mmtune {
 
-// Each naive/classic baseline's share of the tune's time so far (TuneRequest::baseline_limit_s).
-inline constexpr double kBaselineShare = 0.02;
+// The naive and classic baselines' share of a tune's time, together
+// (TuneRequest::baseline_limit_s).
+inline constexpr double kBaselinesShare = 0.05;
 
 struct TuneRequest {
   GemmProblem problem;
@@ -36,8 +37,8 @@ struct TuneRequest {
   std::uint64_t seed = 1;
   bool fresh = false;     // measure again what the store already holds
   bool baselines = true;  // naive and classic kernels, once per device and problem
-  // Each baseline's run limit; 0: kBaselineShare of the tune's time so far (at least 2 s), so
-  // that both, with the worker's restarts after stopped runs, cost at most about 5 % of a tune.
+  // Each baseline's run limit; 0: half of kBaselinesShare of the tune's time so far, less the
+  // worker's restart after a stopped run (at least 1 s), so both cost at most about 5 % of it.
   double baseline_limit_s = 0;
   // Confirmation after the search: the `finalists` fastest configurations (and each searched
   // kernel's stored best, its default configuration and the library's default for the device)
