@@ -70,6 +70,34 @@ TEST(Finalists, DefaultsFarBehindTheFastestAreNotConfirmed) {
             names({tiled(16), hung}));
 }
 
+// The rule itself: this session's evaluations of a kernel, at least kRetireAfter, each failed
+// or ran over kFarBehind times slower than the fastest, both sides in the search's speed.
+TEST(Finalists, AKernelIsFarBehindWhenAllItsEvaluationsHereAre) {
+  const auto direct = [](int wgd, double ms, Status status, std::int64_t session) {
+    DirectConfig c;
+    c.WGD = wgd;
+    KnownMeasurement m;
+    m.config = c;
+    m.record.kernel = "direct";
+    m.record.config = to_string(KernelConfig(c));
+    m.record.session_id = session;
+    m.record.result.status = status;
+    m.record.result.median_ms = ms;
+    m.record.result.routine_ms = {ms};
+    return std::pair{std::pair{m.record.kernel, m.record.config}, m};
+  };
+  KnownMeasurements known;
+  // The fastest ran 1 ms while the machine ran at half speed: 0.5 ms in the search's speed.
+  add(known, tiled(16), 1.0, Status::kOk, 2.0);
+  for (int wgd : {8, 16, 32}) known.insert(direct(wgd, 3.0, Status::kOk, 7));
+  EXPECT_FALSE(all_far_behind(known, KernelKind::kDirect, 7)) << "three are too few to judge";
+  known.insert(direct(64, 0.0, Status::kTimeout, 7));
+  EXPECT_TRUE(all_far_behind(known, KernelKind::kDirect, 7)) << "3 ms is 6x 0.5 ms";
+  EXPECT_FALSE(all_far_behind(known, KernelKind::kDirect, 6)) << "another session's";
+  known.insert(direct(4, 1.9, Status::kOk, 7));
+  EXPECT_FALSE(all_far_behind(known, KernelKind::kDirect, 7)) << "one within 4x";
+}
+
 // On PoCL the direct kernel runs tens of times slower than the tiled one at 512^3 (8 GFLOPS
 // against 380 in a 2-minute tune): once its first evaluations all ran that far behind, its search
 // ends and the tune measures none of its other candidates.

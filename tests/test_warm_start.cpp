@@ -3,6 +3,8 @@
 // seeds comparable with the search.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "mmtune/lookup.hpp"
 #include "tuner_fixture.hpp"
 
@@ -318,6 +320,26 @@ TEST_F(TunerWithADevice, TheFirstTuneOfAPrecisionStartsFromAnotherPrecisionsBest
   req.problem.m = 64;  // a new shape
   const auto firsts = first_searched(req, 1);
   EXPECT_EQ(firsts, std::vector<std::string>{to_string(space.back())});
+}
+
+// Once a precision has a best of its own, another precision's is not carried over.
+TEST_F(TunerWithADevice, AnotherPrecisionsBestIsLeftOutOnceThisPrecisionHasOne) {
+  store_measurement(store, dev.info.key, space[0], small_problem(), 50.0);
+  const auto fp64 = precision_variant(space[0], Precision::kSingle, Precision::kDouble, dev.info);
+  ASSERT_TRUE(fp64);
+  ASSERT_NE(*fp64, space.back());
+  TuneRequest req = small_request("exhaustive");
+  req.problem.precision = Precision::kDouble;
+  GemmProblem other = req.problem;
+  other.m = 96;
+  store_measurement(store, dev.info.key, space.back(), other, 50.0);
+  req.candidates->push_back(*fp64);  // last in the exhaustive order: never reached
+  req.budget = 2;
+  const auto measured = first_searched(req, 100);
+  ASSERT_FALSE(measured.empty());
+  EXPECT_EQ(measured[0], to_string(space.back()));
+  EXPECT_EQ(std::count(measured.begin(), measured.end(), to_string(*fp64)), 0)
+      << "fp32's best is carried over only while fp64 has none";
 }
 
 }  // namespace

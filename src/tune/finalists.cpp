@@ -14,6 +14,31 @@ bool runs_far_behind(const KnownMeasurement& m, double fastest_ms) {
   return t && fastest_ms > 0 && *t / m.slowdown > kFarBehind * fastest_ms;
 }
 
+double fastest_normalized_ms(const KnownMeasurements& known) {
+  double fastest = 0.0;
+  for (const auto& [k, m] : known) {
+    if (m.config && m.record.result.status == Status::kOk &&
+        m.config->kind()->role() == FamilyRole::kSearched) {
+      const double t = m.record.result.median_ms / m.slowdown;
+      if (fastest == 0.0 || t < fastest) fastest = t;
+    }
+  }
+  return fastest;
+}
+
+bool all_far_behind(const KnownMeasurements& known, KernelKind kind, std::int64_t session_id) {
+  // Both sides normalized: a kernel measured while the machine ran slow is not behind for that.
+  const double fastest = fastest_normalized_ms(known);
+  if (fastest <= 0) return false;
+  std::size_t seen = 0;
+  for (const auto& [key, m] : known) {
+    if (!m.config || kind_of(*m.config) != kind || m.record.session_id != session_id) continue;
+    if (m.record.result.status == Status::kOk && !runs_far_behind(m, fastest)) return false;
+    ++seen;
+  }
+  return seen >= kRetireAfter;
+}
+
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,
@@ -53,8 +78,7 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
   // A default measured far behind the fastest cannot win a round: no drift or load seen
   // shifts speeds by kFarBehind (a busy 2048^3 tune saw 1.9x), and confirming one cost a
   // 3-minute 4096^3 tune 25 s a round for the direct kernel's default (70x behind).
-  const double fastest =
-      ok.empty() ? 0.0 : ok.front()->record.result.median_ms / ok.front()->slowdown;
+  const double fastest = fastest_normalized_ms(known);
   for (const auto& c : always) {
     const auto it = known.find({kernel_name(kind_of(c)), to_string(c)});
     if (it != known.end() && runs_far_behind(it->second, fastest)) continue;

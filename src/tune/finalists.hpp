@@ -38,6 +38,11 @@ constexpr std::size_t kRetireAfter = 4;
 // Whether `m` was timed more than kFarBehind times slower than `fastest_ms` (both normalized),
 // or timed out after a time (its lower bound) that far behind.
 bool runs_far_behind(const KnownMeasurement& m, double fastest_ms);
+// The fastest Ok measurement of a searched family, normalized (0: none).
+double fastest_normalized_ms(const KnownMeasurements& known);
+// Whether every measurement of `kind` in session `session_id`, at least kRetireAfter of them,
+// failed or ran far behind the fastest: its search ends (session_search.cpp).
+bool all_far_behind(const KnownMeasurements& known, KernelKind kind, std::int64_t session_id);
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,

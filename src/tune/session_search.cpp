@@ -305,19 +305,7 @@ std::optional<TuneOutcome> TuneSession::stop_reached(bool with_budget) const {
 }
 
 bool TuneSession::far_behind(const KernelSearch& s) const {
-  if (searches_.size() < 2 || !std::isfinite(best_ms_)) return false;
-  std::size_t seen = 0;
-  for (const auto& [key, m] : known_) {
-    if (!m.config || kind_of(*m.config) != s.kind || m.record.session_id != summary_.session_id) {
-      continue;
-    }
-    if (m.record.result.status == Status::kOk && observed_time(m.record.result) &&
-        !runs_far_behind(m, best_ms_)) {
-      return false;
-    }
-    ++seen;
-  }
-  return seen >= kRetireAfter;
+  return searches_.size() > 1 && all_far_behind(known_, s.kind, summary_.session_id);
 }
 
 void TuneSession::retire(KernelSearch& s) {
