@@ -73,8 +73,14 @@ std::vector<unsigned char> to_bytes(const std::vector<double>& v, Precision p) {
 }
 
 std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, Precision p) {
+  std::vector<double> out;
+  from_bytes(bytes, p, out);
+  return out;
+}
+
+void from_bytes(const std::vector<unsigned char>& bytes, Precision p, std::vector<double>& out) {
   const std::size_t es = static_cast<std::size_t>(p) / 8;
-  std::vector<double> out(bytes.size() / es);
+  out.resize(bytes.size() / es);
   for (std::size_t i = 0; i < out.size(); ++i) {
     switch (p) {
       case Precision::kHalf: {
@@ -94,7 +100,6 @@ std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, Precisio
         break;
     }
   }
-  return out;
 }
 
 Operands random_operands(const GemmProblem& p, std::uint64_t seed, bool nan_c) {

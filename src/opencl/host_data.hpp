@@ -19,6 +19,8 @@ double round_to(double v, Precision p);
 
 std::vector<unsigned char> to_bytes(const std::vector<double>& v, Precision p);
 std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, Precision p);
+// The same into `out`, whose memory is reused where it is large enough.
+void from_bytes(const std::vector<unsigned char>& bytes, Precision p, std::vector<double>& out);
 
 struct Operands {
   // Buffers as stored: a_elements(), b_elements(), c_elements(); a batch's items at their

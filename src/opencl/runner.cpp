@@ -83,6 +83,9 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
   a_ = upload(operands_.a);
   b_ = upload(operands_.b);
   c_ = upload(operands_.c);
+  c_bytes_ = to_bytes(operands_.c, problem.precision);
+  readback_.assign(c_bytes_.size(), 0);
+  result_.clear();
 }
 
 GemmRoutine::Prepared Runner::prepare(const KernelConfig& config) {
@@ -95,8 +98,7 @@ GemmRoutine::Prepared Runner::prepare(const KernelConfig& config) {
 }
 
 void Runner::reset_c() {
-  const auto bytes = to_bytes(operands_.c, problem_.precision);
-  queue_.enqueueWriteBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
+  queue_.enqueueWriteBuffer(c_, CL_TRUE, 0, c_bytes_.size(), c_bytes_.data());
 }
 
 Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& timing,
@@ -140,10 +142,9 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     reset_c();
     const auto first = run_once();
     const auto v0 = std::chrono::steady_clock::now();
-    std::vector<unsigned char> bytes(operands_.c.size() * problem_.element_size());
-    queue_.enqueueReadBuffer(c_, CL_TRUE, 0, bytes.size(), bytes.data());
-    const Verdict v =
-        verify(problem_, reference_, from_bytes(bytes, problem_.precision), operands_.c);
+    queue_.enqueueReadBuffer(c_, CL_TRUE, 0, readback_.size(), readback_.data());
+    from_bytes(readback_, problem_.precision, result_);
+    const Verdict v = verify(problem_, reference_, result_, operands_.c);
     m.max_error = v.max_error;
     m.verify_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
     if (!v.ok) {
