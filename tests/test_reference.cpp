@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -28,6 +29,32 @@ TEST(HostData, HalfConversions) {
 }
 
 // [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50]
+// Operands: seeded, uniform in [-1, 1), rounded to the precision; element i of an operand has
+// the same value in any size of it (large ones are filled on several threads).
+TEST(HostData, OperandsAreSeededUniformAndTheSameHoweverFilled) {
+  GemmProblem big, small;
+  big.m = big.n = big.k = 1100;  // 1.2 M elements: filled in parallel
+  small.m = small.n = small.k = 10;
+  const Operands a = random_operands(big, 7), b = random_operands(big, 7),
+                 s = random_operands(small, 7), other = random_operands(small, 8);
+  EXPECT_EQ(a.a, b.a);
+  EXPECT_EQ(a.c, b.c);
+  EXPECT_TRUE(std::equal(s.a.begin(), s.a.end(), a.a.begin()));
+  EXPECT_TRUE(std::equal(s.b.begin(), s.b.end(), a.b.begin()));
+  EXPECT_NE(s.a, other.a);
+  EXPECT_NE(std::vector<double>(a.a.begin(), a.a.begin() + 100), s.b) << "A and B differ";
+  double sum = 0.0, lo = 1.0, hi = -1.0;
+  for (double x : a.a) {
+    ASSERT_EQ(x, double(float(x)));  // rounded to fp32
+    ASSERT_GE(x, -1.0);
+    ASSERT_LE(x, 1.0);
+    sum += x, lo = std::min(lo, x), hi = std::max(hi, x);
+  }
+  EXPECT_LT(std::fabs(sum / double(a.a.size())), 0.01);  // mean 0 (sd of the mean 0.0005)
+  EXPECT_LT(lo, -0.999);
+  EXPECT_GT(hi, 0.999);
+}
+
 TEST(Reference, SmallProductInEveryLayoutAndTransposition) {
   for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
     for (bool ta : {false, true}) {
