@@ -28,17 +28,19 @@ TEST(HostData, HalfConversions) {
   }
 }
 
-// [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50]
-// Operands: seeded, uniform in [-1, 1), rounded to the precision; element i of an operand has
-// the same value in any size of it (large ones are filled on several threads).
+// Operands: seeded, uniform in [-1, 1], rounded to the precision; element i of a buffer has
+// the same value in any size of it (large ones are filled on several threads, split elsewhere
+// for another size).
 TEST(HostData, OperandsAreSeededUniformAndTheSameHoweverFilled) {
-  GemmProblem big, small;
+  GemmProblem big, bigger, small;
   big.m = big.n = big.k = 1100;  // 1.2 M elements: filled in parallel
+  bigger = big;
+  bigger.m = 1333;  // A's threads split it at other elements
   small.m = small.n = small.k = 10;
-  const Operands a = random_operands(big, 7), b = random_operands(big, 7),
+  const Operands a = random_operands(big, 7), b = random_operands(bigger, 7),
                  s = random_operands(small, 7), other = random_operands(small, 8);
-  EXPECT_EQ(a.a, b.a);
-  EXPECT_EQ(a.c, b.c);
+  EXPECT_TRUE(std::equal(a.a.begin(), a.a.end(), b.a.begin()));
+  EXPECT_TRUE(std::equal(a.b.begin(), a.b.end(), b.b.begin()));
   EXPECT_TRUE(std::equal(s.a.begin(), s.a.end(), a.a.begin()));
   EXPECT_TRUE(std::equal(s.b.begin(), s.b.end(), a.b.begin()));
   EXPECT_NE(s.a, other.a);
@@ -55,6 +57,7 @@ TEST(HostData, OperandsAreSeededUniformAndTheSameHoweverFilled) {
   EXPECT_GT(hi, 0.999);
 }
 
+// [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50]
 TEST(Reference, SmallProductInEveryLayoutAndTransposition) {
   for (auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
     for (bool ta : {false, true}) {

@@ -113,8 +113,9 @@ std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// n values uniform in [-1, 1) of stream `stream`, rounded to the precision. Large operands fill
-// on every core: at 4096^3 the standard generator took 2.1 s of each worker start.
+// n values uniform in [-1, 1) of stream `stream`, rounded to the precision (so within [-1, 1]).
+// Large operands fill on every core: at 4096^3 the standard generator took 2.1 s of each worker
+// start.
 std::vector<double> uniform_values(std::size_t n, std::uint64_t stream, Precision p) {
   std::vector<double> v(n);
   const auto fill = [&](std::size_t i0, std::size_t i1) {

@@ -28,8 +28,9 @@ struct Operands {
   std::vector<double> a, b, c;
 };
 
-// Seeded uniform values in [-1, 1), already rounded to the precision. With `nan_c`, C is filled
-// with NaN (for beta = 0, where BLAS must not read C).
+// Seeded uniform values in [-1, 1], already rounded to the precision; element i of a buffer has
+// the same value whatever the buffer's size. With `nan_c`, C is filled with NaN (for beta = 0,
+// where BLAS must not read C).
 Operands random_operands(const GemmProblem& p, std::uint64_t seed, bool nan_c = false);
 
 }  // namespace mmtune

@@ -71,7 +71,7 @@ MMTUNE_CPU_CLONES void micro_kernel(const double* blk, const double* abs_blk, co
 // Adds A*B and |A|*|B| for columns j0..j1 of C into sum and abs_sum (laid out as C, ldc). A
 // block of kRows x kDepth of A, copied contiguous (either transposition) with its absolute
 // values, stays in cache while every column uses it; kCols columns of B at a time share each
-// load of it (2048^3 on 2 Zen 5 cores: 2.80 s with one column at a time, now 0.59 s).
+// load of it (2048^3 fp32 on 2 Zen 5 cores: 2.4-2.8 s with one column at a time, now 0.59 s).
 void accumulate(const ColMajorProblem& cp, const double* a, const double* b, std::size_t j0,
                 std::size_t j1, double* sum, double* abs_sum) {
   std::vector<double> blk(kRows * kDepth), abs_blk(kRows * kDepth);

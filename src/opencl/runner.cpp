@@ -82,8 +82,9 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
   };
   a_ = upload(operands_.a);
   b_ = upload(operands_.b);
-  c_ = upload(operands_.c);
   c_bytes_ = to_bytes(operands_.c, problem.precision);
+  c_ = cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c_bytes_.size(),
+                  c_bytes_.data());
   readback_.assign(c_bytes_.size(), 0);
   result_.clear();
 }

@@ -98,7 +98,8 @@ class Evaluator {
                                                    double slow_first_run_s = 0.0);
 
   std::size_t restarts() const { return restarts_; }
-  // How long the worker's last start took (a restart's cost, once one restarted; 0: none yet).
+  // How long the worker's last start took (0: none yet). Before a restart this is the first
+  // start, which also computed the reference that restarts read from a file: an overestimate.
   double start_seconds() const { return start_seconds_; }
   // Wall time spent in build phases (builds of a batch run in parallel).
   double build_seconds() const { return build_seconds_; }

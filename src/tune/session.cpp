@@ -136,7 +136,9 @@ double TuneSession::confirmation_round_s() const {
   double ms = double(request_.finalists) * cost_ms(best);
   for (const KernelConfig& c : always_finalists()) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
-    if (it != known_.end() && runs_far_behind(it->second, best)) continue;  // not a finalist
+    if (it != known_.end() && runs_far_behind(it->second, fastest_normalized_ms(known_))) {
+      continue;  // not a finalist
+    }
     const auto t = it == known_.end() ? std::nullopt : observed_time(it->second.record.result);
     ms += cost_ms(t ? *t : best);
   }
@@ -269,7 +271,8 @@ std::vector<std::optional<Measurement>> TuneSession::measure(
 void TuneSession::measure_references(const std::vector<KernelConfig>& list,
                                      double baseline_limit_s) {
   for (const auto& c : list) {
-    // A stored reference that was timed is kept; one that failed (e.g. a timeout) is retried.
+    // A stored reference that was timed is kept; one that failed is retried, except a default
+    // whose first run was stopped far behind the fastest (below).
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
     if (stop_ || !limit_violations(c, device_.info, request_.problem.precision).empty() ||
         (it != known_.end() && observed_time(it->second.record.result))) {
@@ -280,16 +283,19 @@ void TuneSession::measure_references(const std::vector<KernelConfig>& list,
       // default ran, another's first run is stopped like a search variant's (4x that plus
       // 5 s): at 4096^3 on a CPU the direct kernel's default took 21 s a run, the tiled 2.4 s.
       const RunLimits limits = std::isfinite(best_ms_) ? run_limits(best_ms_) : RunLimits{600.0};
-      if (it != known_.end() && runs_far_behind(it->second, best_ms_)) continue;  // known slow
+      if (it != known_.end() && runs_far_behind(it->second, fastest_normalized_ms(known_))) {
+        char why[160];
+        std::snprintf(why, sizeof why,
+                      " not measured again: its first run was stopped at %.1f s, far behind the "
+                      "fastest (--fresh measures it)",
+                      it->second.record.result.median_ms / 1e3);
+        report(it->second.record.kernel + " [" + it->second.record.config + "]" + why);
+        continue;
+      }
       TimingOptions timing = search_timing(best_ms_);
       timing.slow_first_run_suffices = true;
       const auto results = measure({c}, timing, limits);
-      if (!results[0]) continue;
-      const auto r = record(c, *results[0]);
-      if (r.result.status == Status::kOk && is_searched(c)) {
-        best_ms_ = std::min(best_ms_, r.result.median_ms);
-      }
-      report(describe_result(r));
+      if (results[0]) report(describe_result(record(c, *results[0])));  // record() sets best_ms_
       continue;
     }
     auto results = measure({c}, baseline_timing(baseline_limit_s),
