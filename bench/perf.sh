@@ -140,12 +140,17 @@ def table(prec, rows_file):
             name = f"{batch} x {m}x{n}x{k} (batched)"
         t, b, c = g(s.get("tuned")), g(s.get("host-blas")), g(s.get("clblast"))
         # The peak kernel timed in the same rounds as the GEMMs (the roofline's where missing).
-        p = g(s.get("fma-peak")) or peak
-        ratio = lambda x, y: x / y if x and y else None
+        p = g(s.get("fma-peak"))
+        # Tuned against a subject: the bench's ratio paired by round (vs_tuned, the subject over
+        # tuned, exactly reciprocal), where the drift between rounds drops out.
+        def over(subject):
+            r = s.get(subject)
+            return 1 / r["vs_tuned"] if t and g(r) and r.get("vs_tuned") else None
+        share = over("fma-peak") * 100 if p and t else (t / peak * 100 if t else None)
         note = s["tuned"]["note"].split(";")[0] if "tuned" in s else ""
-        lines.append(f"| {name} | {f(t)} | {f(b)} | {f(ratio(t, b), '{:.2f}')} | {f(c)} | "
-                     f"{f(ratio(t, c), '{:.1f}')} | {f(p, '{:.0f}')} | "
-                     f"{f(t / p * 100 if t else None, '{:.0f}')} | {note} |")
+        lines.append(f"| {name} | {f(t)} | {f(b)} | {f(over('host-blas'), '{:.2f}')} | {f(c)} | "
+                     f"{f(over('clblast'), '{:.1f}')} | {f(p or peak, '{:.0f}')} | "
+                     f"{f(share, '{:.0f}')} | {note} |")
     return lines, peak
 
 # What each tune cost and how early it was good: the shares of its time spent building kernels
@@ -200,7 +205,8 @@ section = [
     f"Measured by `bench/perf.sh` on {cpu} ({cores} cores), PoCL pthread device, {started} to "
     f"{finished} UTC, commit {commit}; each shape tuned by the default tune with time limit "
     f"{limit}, then all benchmarked side by side in one `mmtune bench` run (whole routine, wall "
-    f"clock per call, median; host BLAS: OpenBLAS through CBLAS on the same cores, "
+    f"clock per call, median; ratios and the share of the peak: the median over the bench's rounds of "
+    f"each round's ratio, so that the machine's drift between rounds drops out; host BLAS: OpenBLAS through CBLAS on the same cores, "
     f"OPENBLAS_CORETYPE={coretype}, since OpenBLAS 0.3.21 runs generic kernels on CPU models it "
     "does not know). FMA peak: the multiply-add kernel of `mmtune roofline` timed by the bench "
     "in the same rounds as the GEMMs of the row (`fma-peak` rows; `mmtune roofline` alone, before "

@@ -110,6 +110,45 @@ TEST(Bench, TimesShortCallsInTurnsOfTurnMs) {
   EXPECT_EQ(quick.samples_ms.size(), 8u);
   EXPECT_EQ(slow.samples_ms.size(), 2u);
   EXPECT_DOUBLE_EQ(quick.median_ms, quick_ms);
+  // One median per round and turn; a subject timed alone shares no rounds and records none.
+  EXPECT_EQ(quick.round_ms, (std::vector<double>{quick_ms, quick_ms}));
+  EXPECT_EQ(slow.round_ms, (std::vector<double>{2 * kTurnMs, 2 * kTurnMs}));
+  BenchRow alone;
+  alone.problem = quick.problem;
+  time_side_by_side({{&alone, [&] { return std::pair{quick_ms, 0.0}; }}}, o);
+  EXPECT_FALSE(alone.samples_ms.empty());
+  EXPECT_TRUE(alone.round_ms.empty());
+}
+
+// The machine slows down between rounds (6 ms, then 8-11 ms a call): b is 10 % slower than a in
+// every round, which the pairing finds however the rounds' samples fall; the ratio of the two
+// medians, a subject timed apart, or no time at all are told apart.
+TEST(Bench, GflopsRatioPairsTheRoundsSoThatDriftDropsOut) {
+  BenchRow a, b;
+  for (BenchRow* r : {&a, &b}) r->problem.m = r->problem.n = r->problem.k = 100;
+  a.round_ms = {6, 6, 8, 11, 11, 6};
+  for (const double t : a.round_ms) b.round_ms.push_back(t * 1.1);
+  // Medians over all samples that the drift sets apart: b's fell more in the slow rounds.
+  a.gflops = a.flops() / 6e6, b.gflops = b.flops() / 10e6;
+  const GflopsRatio r = gflops_ratio(a, b);
+  EXPECT_TRUE(r.paired);
+  EXPECT_NEAR(r.value, 1.1, 1e-12);
+  EXPECT_DOUBLE_EQ(gflops_ratio(b, a).value, 1 / r.value);  // an even count: still reciprocal
+  b.round_ms[3] = 11 * 2.0;                                 // one disturbed round moves nothing
+  EXPECT_NEAR(gflops_ratio(a, b).value, 1.1, 1e-12);
+  b.round_ms.resize(3);  // stopped early: the rounds both ran
+  EXPECT_NEAR(gflops_ratio(a, b).value, 1.1, 1e-12);
+  // The peak kernel does other work per call: each side's own flops count.
+  BenchRow peak = b;
+  peak.call_flops = 4 * b.flops();
+  EXPECT_NEAR(gflops_ratio(peak, a).value, 4 / 1.1, 1e-12);
+
+  b.round_ms.clear();  // timed apart
+  const GflopsRatio apart = gflops_ratio(a, b);
+  EXPECT_FALSE(apart.paired);
+  EXPECT_NEAR(apart.value, 10.0 / 6.0, 1e-12);
+  b.gflops = 0;  // not timed
+  EXPECT_EQ(gflops_ratio(a, b).value, 0.0);
 }
 
 // OpenBLAS on a kernel set below the CPU's vector width is flagged, in the host row and on stderr.
@@ -158,6 +197,16 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
   EXPECT_DOUBLE_EQ(rows[4]["gflops"].get<double>(),
                    rows[4]["flops"].get<double>() / (rows[4]["median_ms"].get<double>() * 1e6));
   EXPECT_NE(rows[0]["note"].get<std::string>().find("exact"), std::string::npos) << rows[0]["note"];
+  // Each row against the tuned one, paired by the rounds they shared (CLBlast is timed apart).
+  EXPECT_EQ(rows[0]["vs_tuned"], 1.0);
+  for (const auto& row : rows) {
+    if (row["status"] != "Ok") continue;
+    const bool apart = row["subject"] == "clblast";
+    EXPECT_EQ(row["vs_tuned_paired"], !apart) << row["subject"];
+    EXPECT_EQ(row["round_ms"].empty(), apart) << row["subject"];
+    EXPECT_GT(row["vs_tuned"].get<double>(), 0.0) << row["subject"];
+  }
+  EXPECT_GE(rows[4]["round_ms"].size(), 3u);  // min_rounds
   const auto bad = test::run_mmtune({"bench", "--device", "pthread", "--n", "64,abc"});
   EXPECT_EQ(bad.exit_code, 2);
 

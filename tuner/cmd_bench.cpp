@@ -100,9 +100,23 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   const auto rows = run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
     spdlog::info("{} {}: {} {:.1f} GFLOPS", shape_text(r.problem), r.subject, r.status, r.gflops);
   });
+  // Each row against its shape's tuned row (rows come shape by shape, the tuned one first).
+  std::vector<GflopsRatio> vs_tuned(rows.size());
+  const BenchRow* tuned = nullptr;
+  const auto same_shape = [](const GemmProblem& x, const GemmProblem& y) {
+    return x.m == y.m && x.n == y.n && x.k == y.k && x.batch == y.batch;
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const BenchRow& r = rows[i];
+    if (r.subject == "tuned") tuned = r.status == "Ok" ? &r : nullptr;
+    if (tuned && r.status == "Ok" && same_shape(r.problem, tuned->problem)) {
+      vs_tuned[i] = gflops_ratio(r, *tuned);
+    }
+  }
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& r : rows) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const BenchRow& r = rows[i];
       out.push_back({{"m", r.problem.m},
                      {"n", r.problem.n},
                      {"k", r.problem.k},
@@ -120,20 +134,23 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
                      {"flops", r.flops()},
                      {"kernel_median_ms", r.kernel_median_ms},
                      {"kernel_gflops", r.kernel_gflops},
-                     {"samples_ms", r.samples_ms}});
+                     {"samples_ms", r.samples_ms},
+                     {"round_ms", r.round_ms},
+                     {"vs_tuned", vs_tuned[i].value},
+                     {"vs_tuned_paired", vs_tuned[i].paired}});
     }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
   std::printf(
       "Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event, or wall "
-      "clock around a lone run where events are unusable)\n",
+      "clock around a lone run where events are unusable; vs tuned: the median of the rounds' "
+      "ratios, * the ratio of the medians for a subject timed apart)\n",
       device.info.name.c_str(), o.precision);
   std::printf("%14s  %-13s %9s  %-19s %8s %12s  %s\n", "n or MxNxK", "subject", "GFLOPS", "min-max",
               "vs tuned", "kernel only", "note");
-  double tuned = 0;
-  for (const auto& r : rows) {
-    if (r.subject == "tuned") tuned = r.status == "Ok" ? r.gflops : 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const BenchRow& r = rows[i];
     if (r.status != "Ok") {
       std::printf("%14s  %-13s %9s  %-19s %8s %12s  %s\n", shape_text(r.problem).c_str(),
                   r.subject.c_str(), r.status.c_str(), "", "", "", r.note.c_str());
@@ -142,7 +159,10 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     char range[40], ratio[16] = "", kernel[24] = "";
     std::snprintf(range, sizeof range, "%.1f-%.1f", r.flops() / (r.max_ms * 1e6),
                   r.flops() / (r.min_ms * 1e6));
-    if (tuned > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.gflops / tuned);
+    if (vs_tuned[i].value > 0) {
+      std::snprintf(ratio, sizeof ratio, "%.2fx%s", vs_tuned[i].value,
+                    vs_tuned[i].paired ? "" : "*");
+    }
     if (r.kernel_gflops > 0) std::snprintf(kernel, sizeof kernel, "%.1f", r.kernel_gflops);
     std::printf("%14s  %-13s %9.1f  %-19s %8s %12s  %s\n", shape_text(r.problem).c_str(),
                 r.subject.c_str(), r.gflops, range, ratio, kernel, r.note.c_str());

@@ -73,6 +73,7 @@ void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOpt
       // in a user's loop (512^3 tuned, 2-core Zen 5: 332-370 GFLOPS in six benches of ten
       // samples, 379-409 in four with turns, 413 in its tune's repeated runs).
       double turn_ms = 0;
+      const std::size_t first = row.samples_ms.size();
       do {
         const auto [wall, k] = subjects[i].call();
         row.samples_ms.push_back(wall);
@@ -80,6 +81,10 @@ void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOpt
         total[i] += wall;
         turn_ms += wall;
       } while (turn_ms < kTurnMs);
+      if (subjects.size() > 1) {
+        row.round_ms.push_back(
+            median({row.samples_ms.begin() + std::ptrdiff_t(first), row.samples_ms.end()}));
+      }
       const int n = ++rounds[i];
       done[i] = n >= o.max_rounds || (n >= o.min_rounds && total[i] >= limit_ms) ||
                 (n == 1 && turn_ms > limit_ms);
@@ -97,6 +102,21 @@ void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOpt
       row.kernel_gflops = row.flops() / (row.kernel_median_ms * 1e6);
     }
   }
+}
+
+GflopsRatio gflops_ratio(const BenchRow& a, const BenchRow& b) {
+  const std::size_t rounds = std::min(a.round_ms.size(), b.round_ms.size());
+  if (rounds == 0) {
+    const bool timed = a.gflops > 0 && b.gflops > 0;
+    return {timed ? a.gflops / b.gflops : 0.0, false};
+  }
+  std::vector<double> r(rounds);
+  for (std::size_t i = 0; i < rounds; ++i) {
+    r[i] = (a.flops() / a.round_ms[i]) / (b.flops() / b.round_ms[i]);
+  }
+  std::sort(r.begin(), r.end());
+  const double mid = rounds % 2 ? r[rounds / 2] : std::sqrt(r[rounds / 2 - 1] * r[rounds / 2]);
+  return {mid, true};
 }
 
 namespace {

@@ -29,6 +29,9 @@ struct BenchRow {
   std::string note;    // e.g. where the tuned parameters came from
   GemmProblem problem;
   std::vector<double> samples_ms;
+  // Per round of time_side_by_side, the median of the turn; empty when timed alone (no other
+  // subject shares its rounds).
+  std::vector<double> round_ms;
   double median_ms = 0, min_ms = 0, max_ms = 0, gflops = 0;
   double kernel_median_ms = 0, kernel_gflops = 0;  // 0 when not separately known
   double call_flops = 0;  // one call's operations where they are not the problem's (fma-peak)
@@ -77,6 +80,18 @@ struct TimedSubject {
 inline constexpr double kWarmUpBelowMs = 250.0;
 inline constexpr double kTurnMs = 10.0;
 void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& options);
+
+// How many times a's GFLOPS b's are, paired by round: the median over the rounds both were timed
+// in of the two rounds' ratio (for an even count, the geometric mean of the middle two, so that
+// swapping a and b gives exactly the reciprocal). A drift of the machine's speed between rounds
+// moves both sides of a round alike and drops out; a ratio of the two medians does not (1024^3
+// on a 2-core Zen 5: calls of 6 ms in some rounds, 8-11 in others).
+// Without a shared round (a subject timed on its own, as CLBlast is), the ratio of the medians.
+struct GflopsRatio {
+  double value = 0;     // 0: either side has no time
+  bool paired = false;  // from shared rounds
+};
+GflopsRatio gflops_ratio(const BenchRow& a, const BenchRow& b);
 
 // Throws NoDeviceError when the device lacks the precision, UsageError when a shape has a 0 or is
 // too large for it: run_bench's first step, and what a caller checks before opening a database.
