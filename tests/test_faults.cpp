@@ -353,6 +353,29 @@ TEST(FaultsCli, AKernelsDefaultFarBehindAnotherIsStoppedAndNotMeasuredAgain) {
   EXPECT_NE(second.err.find("not measured again"), std::string::npos) << second.err;
 }
 
+// A time limit holds when another kernel's evaluations are slow: each of the direct kernel's
+// runs hangs until stopped at its limit (4x the best plus 5 s, then a restart of the worker).
+// Its batches start only where they are expected to end within the search's share; before, the
+// first batch of every kernel's warm start ran whatever the time (three such runs: 15 s past
+// the end at 64^3, 32 s past it at 4096^3).
+TEST(FaultsCli, AnotherKernelsSlowEvaluationsStartOnlyWhereTheyFitTheTimeLimit) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  const Env env = {{"XDG_CACHE_HOME", dir / "cache"}, {"MMTUNE_TEST_HANG_ON_KERNEL", "direct"}};
+  const double limit_s = 30;
+  const auto r = test::run_mmtune({"tune", "--device", "pthread", "--n", "64", "--kernel", "all",
+                                   "--budget", "400", "--time-limit", "30s", "--db", db, "--json"},
+                                  env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "time-limit");
+  EXPECT_GE(j["by_status"].value("Timeout", 0), 1) << "the direct default is stopped";
+  EXPECT_NE(r.err.find("direct: its search ends here"), std::string::npos) << r.err;
+  // The confirmation and the baselines keep to their shares; a batch of three stopped runs
+  // started at the search's end would take 15 s.
+  EXPECT_LE(j["seconds"]["total"].get<double>(), limit_s + 5) << r.err;
+}
+
 // The outcome stored for a session.
 std::string stored_outcome(const std::string& db, std::int64_t session) {
   sql::Database d(db, sql::OpenMode::kReadWrite);

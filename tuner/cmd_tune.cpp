@@ -162,9 +162,7 @@ void print_summary(const TuneSummary& s, const std::string& db) {
           r->result.median_ms > 0) {
         std::printf("  %5.2fx faster than %s (%.1f GFLOPS)\n", r->result.median_ms / b.median_ms,
                     what, r->result.gflops);
-      } else if (r->result.status == Status::kTimeout && r->result.median_ms > 0) {
-        // A first run stopped at a limit (a baseline's share, a default far behind): its time
-        // is a lower bound.
+      } else if (lower_bound_ms(r->result)) {
         std::printf("  over %.2fx faster than %s (under %.2g GFLOPS: stopped after %.1f s)\n",
                     r->result.median_ms / b.median_ms, what, r->result.gflops,
                     r->result.median_ms / 1e3);

@@ -11,6 +11,11 @@ std::optional<double> observed_time(const Measurement& m) {
   return std::nullopt;
 }
 
+std::optional<double> lower_bound_ms(const Measurement& m) {
+  if (m.status == Status::kTimeout && !m.routine_ms.empty() && m.median_ms > 0) return m.median_ms;
+  return std::nullopt;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());

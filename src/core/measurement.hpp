@@ -55,6 +55,9 @@ struct Measurement {
 // or SlowerEarlyStop with the time of its one run), nothing when it failed. The tuner and the
 // replay (replay.hpp) share this rule, so that a replay tells a strategy what a tuning run told it.
 std::optional<double> observed_time(const Measurement& m);
+// A first run stopped at a limit (a default far behind, a baseline's share) is a Timeout that
+// keeps the limit as its time: a lower bound of the variant's time. Nothing for anything else.
+std::optional<double> lower_bound_ms(const Measurement& m);
 
 // The median of samples (0 for none).
 double median(std::vector<double> v);

@@ -8,9 +8,7 @@ namespace mmtune {
 
 bool runs_far_behind(const KnownMeasurement& m, double fastest_ms) {
   const Measurement& r = m.record.result;
-  // A first run stopped at a limit keeps that limit as a lower bound of its time.
-  const auto t = r.status == Status::kTimeout && !r.routine_ms.empty() ? std::optional(r.median_ms)
-                                                                       : observed_time(r);
+  const auto t = lower_bound_ms(r) ? lower_bound_ms(r) : observed_time(r);
   return t && fastest_ms > 0 && *t / m.slowdown > kFarBehind * fastest_ms;
 }
 

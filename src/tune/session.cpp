@@ -134,9 +134,10 @@ double TuneSession::confirmation_round_s() const {
     return ms > 3000 ? ms : 2 * ms + std::max(3 * ms, std::min(10 * ms, 3000.0));
   };
   double ms = double(request_.finalists) * cost_ms(best);
+  const double fastest = fastest_normalized_ms(known_);
   for (const KernelConfig& c : always_finalists()) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
-    if (it != known_.end() && runs_far_behind(it->second, fastest_normalized_ms(known_))) {
+    if (it != known_.end() && runs_far_behind(it->second, fastest)) {
       continue;  // not a finalist
     }
     const auto t = it == known_.end() ? std::nullopt : observed_time(it->second.record.result);
@@ -294,15 +295,21 @@ void TuneSession::measure_references(const std::vector<KernelConfig>& list,
       }
       TimingOptions timing = search_timing(best_ms_);
       timing.slow_first_run_suffices = true;
+      const auto started = Clock::now();
       const auto results = measure({c}, timing, limits);
-      if (results[0]) report(describe_result(record(c, *results[0])));  // record() sets best_ms_
+      if (!results[0]) continue;
+      report(describe_result(record(c, *results[0])));  // record() sets best_ms_
+      if (KernelSearch* s = search_of(kind_of(c))) {    // what its kernel's variants may cost
+        s->measured_s += std::chrono::duration<double>(Clock::now() - started).count();
+        ++s->measured;
+      }
       continue;
     }
     auto results = measure({c}, baseline_timing(baseline_limit_s),
                            RunLimits{baseline_limit_s, baseline_limit_s});
     if (!results[0]) continue;
     Measurement& m = *results[0];
-    if (m.status == Status::kTimeout && !m.routine_ms.empty()) {
+    if (lower_bound_ms(m)) {
       char why[160];
       std::snprintf(why, sizeof why,
                     "first run stopped at %.1f s, this tune's limit for a baseline: its time is "

@@ -58,6 +58,11 @@ class TuneSession {
     std::vector<std::size_t> switches;  // one configuration per code path (warm_start.hpp)
     std::size_t done = 0;
     bool exhausted = false;
+    bool out_of_time = false;  // its next evaluation was not expected to end within the limit
+    // What measuring its variants took here (builds, runs, worker restarts, the drift re-timing
+    // after a batch; its kernel's default at start-up too): the estimate of the next ones.
+    double measured_s = 0;
+    std::size_t measured = 0;
   };
   using Clock = std::chrono::steady_clock;
 
@@ -73,6 +78,15 @@ class TuneSession {
   // times; 0 without a time limit or a confirmation), and the search's time left for it.
   double confirmation_round_s() const;
   double confirmation_reserve_s() const;
+  // What one more evaluation of `s` is expected to take: its mean here, at most (and for a
+  // kernel not measured yet) a first run stopped at its limit plus the worker's restart.
+  double evaluation_estimate_s(const KernelSearch& s) const;
+  // How many of n evaluations of `s` are expected to end before the search's share of the time
+  // limit is spent (n without a time limit or before any searched time is known).
+  std::size_t evaluations_that_fit(const KernelSearch& s, std::size_t n) const;
+  KernelSearch* search_of(KernelKind kind);
+  // Ends `s`'s search for want of time, saying so.
+  void no_time_left(KernelSearch& s);
   void report(const std::string& last) const;
   // Stores one new measurement (committed at once) and accounts for it.
   MeasurementRecord record(const KernelConfig& config, const Measurement& m);

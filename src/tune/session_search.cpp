@@ -159,6 +159,7 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
   }
   std::optional<KernelConfig> challenger;
   double challenger_ms = 0;
+  const auto started = Clock::now();
   if (!to_measure.empty() && !stop_) {
     if (request_.drift && !drift_.has_reference()) start_drift();
     std::vector<KernelConfig> configs;
@@ -178,9 +179,12 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
         challenger = configs[j], challenger_ms = *t;
       }
       report(describe_result(r));
+      ++s.measured;
     }
   }
   follow_drift(challenger, challenger_ms);
+  if (!to_measure.empty())
+    s.measured_s += std::chrono::duration<double>(Clock::now() - started).count();
   s.done += observations.size();
   budget_done_ += observations.size();
   return observations;
@@ -263,13 +267,23 @@ void TuneSession::warm_start() {
     for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
     // In the search's batches; the first (the known-good seeds first) always runs, later ones
     // only within the time limit: at 4096^3 on a CPU a warm start can outlast a short tune.
+    // The first kernel's first batch (the tune's best bets) runs whatever the time; any other
+    // only where it is expected to end within the search's share: at 4096^3 on a CPU the
+    // direct kernel's batch of three first runs, each stopped at its limit and followed by a
+    // restart of the worker, took 32 s, past the end of a 3-minute tune.
     std::vector<Observation> seen;
-    const std::size_t batch = batch_size();
-    for (std::size_t from = 0; from < picks.size(); from += batch) {
+    for (std::size_t from = 0; from < picks.size();) {
       if (from > 0 && (stop_reached(false) || far_behind(s))) break;
-      const auto to = picks.begin() + std::ptrdiff_t(std::min(picks.size(), from + batch));
-      const auto o = observe(s, {picks.begin() + std::ptrdiff_t(from), to});
+      std::size_t n = std::min(batch_size(), picks.size() - from);
+      if (from > 0 || &s != &searches_.front()) n = evaluations_that_fit(s, n);
+      if (n == 0) {
+        if (from == 0) no_time_left(s);
+        break;
+      }
+      const auto first = picks.begin() + std::ptrdiff_t(from);
+      const auto o = observe(s, {first, first + std::ptrdiff_t(n)});
       seen.insert(seen.end(), o.begin(), o.end());
+      from += n;
     }
     s.strategy->seed(seen);
     // The first three seeds of each kernel (known_good(): the nearest shapes' bests, the
@@ -308,6 +322,41 @@ bool TuneSession::far_behind(const KernelSearch& s) const {
   return searches_.size() > 1 && all_far_behind(known_, s.kind, summary_.session_id);
 }
 
+double TuneSession::evaluation_estimate_s(const KernelSearch& s) const {
+  const double bound = run_limits(best_now_ms()).slow_first_run_s + evaluator_.start_seconds();
+  return s.measured ? std::min(s.measured_s / double(s.measured), bound) : bound;
+}
+
+std::size_t TuneSession::evaluations_that_fit(const KernelSearch& s, std::size_t n) const {
+  if (request_.time_limit_s <= 0 || !std::isfinite(best_now_ms())) return n;
+  const double end = request_.time_limit_s * (1.0 - baseline_share()) - confirmation_reserve_s();
+  const double left = end - elapsed_s(), each = evaluation_estimate_s(s);
+  if (each <= 0) return n;
+  return std::min(n, std::size_t(std::max(0.0, left / each)));
+}
+
+void TuneSession::no_time_left(KernelSearch& s) {
+  s.exhausted = s.out_of_time = true;
+  // The last search to end is the tune's time limit, which the summary says.
+  if (std::all_of(searches_.begin(), searches_.end(),
+                  [](const KernelSearch& k) { return k.exhausted; })) {
+    return;
+  }
+  char why[160];
+  std::snprintf(why, sizeof why,
+                ": its search ends here, another evaluation (about %.1f s) would not end within "
+                "the time limit",
+                evaluation_estimate_s(s));
+  report(kernel_name(s.kind) + why);
+}
+
+TuneSession::KernelSearch* TuneSession::search_of(KernelKind kind) {
+  for (auto& s : searches_) {
+    if (s.kind == kind) return &s;
+  }
+  return nullptr;
+}
+
 void TuneSession::retire(KernelSearch& s) {
   s.exhausted = true;
   // Its evaluations left go to the searches still running, by weight.
@@ -340,10 +389,21 @@ void TuneSession::search() {
       if (s.exhausted || (s.limit && s.done >= s.limit)) continue;
       if (!next || double(s.done) / s.weight < double(next->done) / next->weight) next = &s;
     }
-    if (!next) break;  // every search spent its share or ran out of candidates
+    if (!next) {  // every search spent its share, ran out of candidates or of time
+      if (std::any_of(searches_.begin(), searches_.end(),
+                      [](const KernelSearch& k) { return k.out_of_time; })) {
+        summary_.outcome = TuneOutcome::kTimeLimit;
+      }
+      break;
+    }
     std::size_t n = batch_size();
     if (next->limit) n = std::min(n, next->limit - next->done);
     if (request_.budget) n = std::min(n, request_.budget - budget_done_);
+    n = evaluations_that_fit(*next, n);
+    if (n == 0) {  // another kernel's evaluations may still fit
+      no_time_left(*next);
+      continue;
+    }
 
     auto ts = Clock::now();
     const auto picks = next->strategy->ask(n);

@@ -24,8 +24,8 @@ TuneSummary tune(const Device& device, Store& store, const TuneRequest& request,
                  const std::atomic<bool>& stop) {
   TuneSession session(device, store, request, env, progress, stop);
   session.start();
+  session.prepare_searches();  // first: the defaults' times count toward their kernel's costs
   session.measure_defaults();
-  session.prepare_searches();
   session.warm_start();
   session.search();
   session.confirm();

@@ -23,12 +23,16 @@ namespace {
 using nlohmann::json;
 
 // Test-only fault injection, for every family: a crash (abort) or a hang (sleep forever) on the
-// configuration named by the environment.
-void inject_test_faults(const std::string& config) {
+// configuration named by the environment, or a hang on every configuration of a kernel.
+void inject_test_faults(const std::string& config, const std::string& kernel = {}) {
   const char* crash = std::getenv("MMTUNE_TEST_ABORT_ON_CONFIG");
   const char* hang = std::getenv("MMTUNE_TEST_HANG_ON_CONFIG");
+  const char* hang_kernel = std::getenv("MMTUNE_TEST_HANG_ON_KERNEL");
   if (crash && *crash && config == crash) std::abort();
-  while (hang && *hang && config == hang) std::this_thread::sleep_for(std::chrono::hours(1));
+  while ((hang && *hang && config == hang) ||
+         (hang_kernel && *hang_kernel && kernel == hang_kernel)) {
+    std::this_thread::sleep_for(std::chrono::hours(1));
+  }
 }
 
 // Calls build(i) for i < count on the request's "parallel_builds" threads.
@@ -102,7 +106,7 @@ class Worker {
     });
 
     for (const auto& item : items) {
-      inject_test_faults(item.text);
+      inject_test_faults(item.text, kernel_name(kind_of(item.config)));
       const Measurement m = runner_->evaluate(item.config, timing, [&] {
         send({{"op", "tick"}, {"id", item.id}});
       });
