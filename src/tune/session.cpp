@@ -133,16 +133,18 @@ double TuneSession::confirmation_round_s() const {
   const auto cost_ms = [](double ms) {
     return ms > 3000 ? ms : 2 * ms + std::max(3 * ms, std::min(10 * ms, 3000.0));
   };
-  double ms = double(request_.finalists) * cost_ms(best);
-  const double fastest = fastest_normalized_ms(known_);
-  for (const KernelConfig& c : always_finalists()) {
+  // The finalists as they stand, each once (a seed or the drift reference is often among the
+  // fastest: counted twice, a 4096^3 tune reserved 54 s for two rounds that took 42), and as
+  // many more at the best time as the search has yet to find.
+  const auto finalists =
+      pick_finalists(known_, {}, always_finalists(), request_.finalists, *request_.families);
+  double ms = 0;
+  for (const KernelConfig& c : finalists) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
-    if (it != known_.end() && runs_far_behind(it->second, fastest)) {
-      continue;  // not a finalist
-    }
     const auto t = it == known_.end() ? std::nullopt : observed_time(it->second.record.result);
     ms += cost_ms(t ? *t : best);
   }
+  for (std::size_t i = finalists.size(); i < request_.finalists; ++i) ms += cost_ms(best);
   return ms / 1000;
 }
 
