@@ -143,10 +143,13 @@ def table(prec, rows_file):
         p = g(s.get("fma-peak"))
         # Tuned against a subject: the bench's ratio paired by round (vs_tuned, the subject over
         # tuned, exactly reciprocal), where the drift between rounds drops out.
+        # (JSON from before the pairing: the ratio of the medians.)
         def over(subject):
             r = s.get(subject)
-            return 1 / r["vs_tuned"] if t and g(r) and r.get("vs_tuned") else None
-        share = over("fma-peak") * 100 if p and t else (t / peak * 100 if t else None)
+            if not t or not g(r):
+                return None
+            return 1 / r["vs_tuned"] if r.get("vs_tuned") else t / g(r)
+        share = (over("fma-peak") or t / peak) * 100 if t else None
         note = s["tuned"]["note"].split(";")[0] if "tuned" in s else ""
         lines.append(f"| {name} | {f(t)} | {f(b)} | {f(over('host-blas'), '{:.2f}')} | {f(c)} | "
                      f"{f(over('clblast'), '{:.1f}')} | {f(p or peak, '{:.0f}')} | "
@@ -206,7 +209,8 @@ section = [
     f"{finished} UTC, commit {commit}; each shape tuned by the default tune with time limit "
     f"{limit}, then all benchmarked side by side in one `mmtune bench` run (whole routine, wall "
     f"clock per call, median; ratios and the share of the peak: the median over the bench's rounds of "
-    f"each round's ratio, so that the machine's drift between rounds drops out; host BLAS: OpenBLAS through CBLAS on the same cores, "
+    f"each round's ratio, so that the machine's drift between rounds drops out (CLBlast, timed apart: "
+    f"the ratio of the medians); host BLAS: OpenBLAS through CBLAS on the same cores, "
     f"OPENBLAS_CORETYPE={coretype}, since OpenBLAS 0.3.21 runs generic kernels on CPU models it "
     "does not know). FMA peak: the multiply-add kernel of `mmtune roofline` timed by the bench "
     "in the same rounds as the GEMMs of the row (`fma-peak` rows; `mmtune roofline` alone, before "

@@ -141,10 +141,22 @@ double TuneSession::confirmation_round_s() const {
   double ms = 0;
   for (const KernelConfig& c : finalists) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
-    const auto t = it == known_.end() ? std::nullopt : observed_time(it->second.record.result);
+    if (it == known_.end()) {
+      ms += cost_ms(best);
+      continue;
+    }
+    // A first run stopped short of far behind is timed in full: at least its bound.
+    const Measurement& r = it->second.record.result;
+    const auto t = observed_time(r) ? observed_time(r) : lower_bound_ms(r);
     ms += cost_ms(t ? *t : best);
   }
-  for (std::size_t i = finalists.size(); i < request_.finalists; ++i) ms += cost_ms(best);
+  std::size_t found = 0;  // searched configurations that ran Ok: the fastest are finalists
+  for (const auto& [k, m] : known_) {
+    found += is_searched(m.config) && m.record.result.status == Status::kOk;
+  }
+  for (std::size_t i = std::min(found, request_.finalists); i < request_.finalists; ++i) {
+    ms += cost_ms(best);
+  }
   return ms / 1000;
 }
 

@@ -78,6 +78,8 @@ class TuneSession {
   // times; 0 without a time limit or a confirmation), and the search's time left for it.
   double confirmation_round_s() const;
   double confirmation_reserve_s() const;
+  // What the search leaves the confirmation: its reserve, or nothing when there is none.
+  double search_reserve_s() const;
   // What one more evaluation of `s` is expected to take: its mean here, at most (and for a
   // kernel not measured yet) a first run stopped at its limit plus the worker's restart.
   double evaluation_estimate_s(const KernelSearch& s) const;

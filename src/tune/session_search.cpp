@@ -265,12 +265,11 @@ void TuneSession::warm_start() {
     // Every code path once (warm_start.hpp), within a quarter of the kernel's budget.
     const std::size_t room = s.limit ? s.limit / 4 : s.switches.size();
     for (std::size_t j = 0; j < s.switches.size() && j < room; ++j) pick(s.switches[j]);
-    // In the search's batches; the first (the known-good seeds first) always runs, later ones
-    // only within the time limit: at 4096^3 on a CPU a warm start can outlast a short tune.
-    // The first kernel's first batch (the tune's best bets) runs whatever the time; any other
-    // only where it is expected to end within the search's share: at 4096^3 on a CPU the
-    // direct kernel's batch of three first runs, each stopped at its limit and followed by a
-    // restart of the worker, took 32 s, past the end of a 3-minute tune.
+    // In the search's batches, the known-good seeds first. The first kernel's first batch (the
+    // tune's best bets) runs whatever the time; any other only where it is expected to end within
+    // the search's share: at 4096^3 on a CPU the direct kernel's batch of three first runs, each
+    // stopped at its limit and followed by a restart of the worker, took 32 s, past the end of a
+    // 3-minute tune.
     std::vector<Observation> seen;
     for (std::size_t from = 0; from < picks.size();) {
       if (from > 0 && (stop_reached(false) || far_behind(s))) break;
@@ -302,7 +301,6 @@ std::size_t TuneSession::batch_size() const {
 }
 
 std::optional<TuneOutcome> TuneSession::stop_reached(bool with_budget) const {
-  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
   // With a time limit, the search leaves the confirmation its estimated rounds (from the
   // finalists' times as they stand, 10-30 % of the limit) and the baselines a twentieth, so that
   // the whole tune keeps to the limit.
@@ -310,8 +308,7 @@ std::optional<TuneOutcome> TuneSession::stop_reached(bool with_budget) const {
   const TimeLimit time_limit(request_.time_limit_s * (1.0 - baseline_share()));
   const Budget budget(with_budget ? request_.budget : 0);
   const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
-  const SearchState state{elapsed_s() + (confirming ? confirmation_reserve_s() : 0.0),
-                          budget_done_};
+  const SearchState state{elapsed_s() + search_reserve_s(), budget_done_};
   for (const StopCondition* c : conditions) {
     if (c->reached(state)) return c->outcome();
   }
@@ -322,17 +319,23 @@ bool TuneSession::far_behind(const KernelSearch& s) const {
   return searches_.size() > 1 && all_far_behind(known_, s.kind, summary_.session_id);
 }
 
+double TuneSession::search_reserve_s() const {
+  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
+  return confirming ? confirmation_reserve_s() : 0.0;
+}
+
 double TuneSession::evaluation_estimate_s(const KernelSearch& s) const {
+  // (The worker's start is 0 s before it first started: a repeat tune's first estimates.)
   const double bound = run_limits(best_now_ms()).slow_first_run_s + evaluator_.start_seconds();
   return s.measured ? std::min(s.measured_s / double(s.measured), bound) : bound;
 }
 
 std::size_t TuneSession::evaluations_that_fit(const KernelSearch& s, std::size_t n) const {
   if (request_.time_limit_s <= 0 || !std::isfinite(best_now_ms())) return n;
-  const double end = request_.time_limit_s * (1.0 - baseline_share()) - confirmation_reserve_s();
+  const double end = request_.time_limit_s * (1.0 - baseline_share()) - search_reserve_s();
   const double left = end - elapsed_s(), each = evaluation_estimate_s(s);
   if (each <= 0) return n;
-  return std::min(n, std::size_t(std::max(0.0, left / each)));
+  return std::size_t(std::min(double(n), std::max(0.0, left / each)));
 }
 
 void TuneSession::no_time_left(KernelSearch& s) {
