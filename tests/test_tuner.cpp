@@ -61,8 +61,10 @@ TEST(Tuner, ConfirmationMakesTheFinalistWithTheFastestMedianRoundTheBest) {
   TuneRequest req = small_request("exhaustive");
   req.finalists = 3;
   req.confirm_rounds = 3;
+  req.head_to_head_rounds = 0;  // a close call's head to head: the next test
   const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
   ASSERT_EQ(s.confirm_rounds, 3u);
+  EXPECT_EQ(s.head_to_head_rounds, 0u);
 
   // The session's measurements, oldest first: the finalists are the three fastest Ok
   // configurations before the confirmation and the defaults a user already has (the kernel's
@@ -133,6 +135,75 @@ TEST(Tuner, ConfirmationMakesTheFinalistWithTheFastestMedianRoundTheBest) {
   EXPECT_EQ(store.best(dev.info.key, req.problem, "tiled")->measurement_id, expected->id);
 }
 
+// A close call between a kernel's two fastest finalists (here every pair is one: a margin of
+// 1000 %) is measured again head to head, the two in turn, and decided by the median of all
+// their rounds' paired time ratios; the winner's median round over all its rounds is stored.
+TEST(Tuner, ACloseCallIsMeasuredAgainHeadToHeadAndDecidedByItsPairedRounds) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  TuneRequest req = small_request("exhaustive");
+  req.finalists = 3;
+  req.confirm_rounds = 3;
+  req.close_call = 10.0;
+  req.head_to_head_rounds = 4;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_EQ(s.confirm_rounds, 3u);
+  EXPECT_EQ(s.close_calls, 1u) << "one kernel";
+  ASSERT_EQ(s.head_to_head_rounds, 4u);
+  EXPECT_EQ((s.confirm_evaluations - 8) % 3, 0u) << "three rounds of the finalists, then 4 x 2";
+
+  auto all = store.measurements(dev.info.key, req.problem);
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+  ASSERT_GE(all.size(), 8u);
+  const std::vector<MeasurementRecord> h2h(all.end() - 8, all.end());
+  // The runner-up first in the first round, then in turn.
+  const std::string next = h2h[0].config, lead = h2h[1].config;
+  ASSERT_NE(lead, next);
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(h2h[2 * r].config, r % 2 == 0 ? next : lead) << "round " << r;
+    EXPECT_EQ(h2h[2 * r + 1].config, r % 2 == 0 ? lead : next) << "round " << r;
+  }
+  // Each one's seven rounds: the confirmation's three, then the head to head's four.
+  const auto rounds_of = [&](const std::string& config) {
+    std::vector<double> ms;
+    std::vector<std::int64_t> ids;
+    for (const auto& r : all) {
+      if (r.config != config) continue;
+      ms.push_back(r.result.median_ms);
+      ids.push_back(r.id);
+      EXPECT_EQ(r.result.status, Status::kOk) << config;
+    }
+    ms.erase(ms.begin(), ms.end() - 7);
+    ids.erase(ids.begin(), ids.end() - 7);
+    return std::pair{ms, ids};
+  };
+  const auto [lead_ms, lead_ids] = rounds_of(lead);
+  const auto [next_ms, next_ids] = rounds_of(next);
+  ASSERT_EQ(lead_ms.size(), 7u);
+  ASSERT_EQ(next_ms.size(), 7u);
+  const auto median_of = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  EXPECT_LE(median_of({lead_ms.begin(), lead_ms.begin() + 3}),
+            median_of({next_ms.begin(), next_ms.begin() + 3}))
+      << "the leader after the confirmation's rounds";
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < 7; ++i) ratios.push_back(lead_ms[i] / next_ms[i]);
+  const bool next_wins = median_of(ratios) > 1.0;
+  const auto& [win_ms, win_ids] =
+      next_wins ? std::pair{next_ms, next_ids} : std::pair{lead_ms, lead_ids};
+  const double mid = median_of(win_ms);
+  const auto best = store.best(dev.info.key, req.problem, "tiled");
+  ASSERT_TRUE(best && s.best);
+  EXPECT_EQ(best->config, next_wins ? next : lead);
+  EXPECT_DOUBLE_EQ(best->median_ms, mid) << "its median round of seven";
+  EXPECT_EQ(best->measurement_id,
+            win_ids[std::size_t(std::find(win_ms.begin(), win_ms.end(), mid) - win_ms.begin())]);
+  EXPECT_EQ(s.best->id, best->measurement_id);
+}
+
 // The stored best takes part in the confirmation even when it is not among the fastest
 // measurements (e.g. one confirmed earlier, or timed another way), so that a stale best cannot
 // stay the best without facing the finalists.
@@ -148,6 +219,7 @@ TEST(Tuner, TheStoredBestIsAlwaysAFinalist) {
   req.budget = req.candidates->size();
   req.finalists = 2;
   req.confirm_rounds = 1;
+  req.head_to_head_rounds = 0;
   // Three earlier (fake) measurements outside this search, faster than any real run: the two
   // fastest, and a slower one made the best, which the search's real measurements do not
   // displace.

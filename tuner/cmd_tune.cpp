@@ -102,7 +102,9 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
       {"confirmed",
        {{"finalists", s.confirmed},
         {"rounds", s.confirm_rounds},
-        {"evaluations", s.confirm_evaluations}}},
+        {"evaluations", s.confirm_evaluations},
+        {"close_calls", s.close_calls},
+        {"head_to_head_rounds", s.head_to_head_rounds}}},
       {"seconds",
        {{"total", s.total_s},
         {"startup", s.startup_s},
@@ -188,6 +190,14 @@ void print_summary(const TuneSummary& s, const std::string& db) {
         "Confirmed: %zu finalists measured again side by side in %zu round%s; the best is "
         "the one with the fastest median round\n",
         s.confirmed, s.confirm_rounds, s.confirm_rounds == 1 ? "" : "s");
+  }
+  if (s.close_calls > 0) {
+    std::printf(
+        "Close calls: %zu, the two fastest finalists of a kernel within %.0f %% of each other, "
+        "measured again head to head in %zu round%s; the winner is faster in the median of "
+        "their rounds' paired times\n",
+        s.close_calls, 100 * kCloseCall, s.head_to_head_rounds,
+        s.head_to_head_rounds == 1 ? "" : "s");
   }
   if (s.best && s.search_fastest && s.search_fastest->result.gflops > 1.1 * s.best->result.gflops) {
     // The search's figure and the stored one differ: say why rather than leave two numbers.

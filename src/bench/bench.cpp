@@ -114,9 +114,7 @@ GflopsRatio gflops_ratio(const BenchRow& a, const BenchRow& b) {
   for (std::size_t i = 0; i < rounds; ++i) {
     r[i] = (a.flops() / a.round_ms[i]) / (b.flops() / b.round_ms[i]);
   }
-  std::sort(r.begin(), r.end());
-  const double mid = rounds % 2 ? r[rounds / 2] : std::sqrt(r[rounds / 2 - 1] * r[rounds / 2]);
-  return {mid, true};
+  return {median_ratio(std::move(r)), true};
 }
 
 namespace {

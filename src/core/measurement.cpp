@@ -23,6 +23,13 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double median_ratio(std::vector<double> ratios) {
+  if (ratios.empty()) return 0.0;
+  std::sort(ratios.begin(), ratios.end());
+  const std::size_t n = ratios.size();
+  return n % 2 ? ratios[n / 2] : std::sqrt(ratios[n / 2 - 1] * ratios[n / 2]);
+}
+
 bool repeat_timed(const TimingOptions& timing, const std::vector<double>& samples,
                   const std::function<void()>& run) {
   double timed_ms = 0.0, last_median = 0.0;

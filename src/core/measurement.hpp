@@ -61,6 +61,9 @@ std::optional<double> lower_bound_ms(const Measurement& m);
 
 // The median of samples (0 for none).
 double median(std::vector<double> v);
+// The middle of ratios (0 for none); of an even count the geometric mean of the middle two, so
+// that the ratios' reciprocals give exactly the reciprocal.
+double median_ratio(std::vector<double> ratios);
 
 // The timed repetitions of `timing`: `run` takes one sample and appends its time (ms) to
 // `samples`; repeated until min_reps samples agree on a median within stable_within, max_seconds

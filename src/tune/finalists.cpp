@@ -114,4 +114,34 @@ std::map<std::string, MeasurementRecord> confirmed_bests(
   return winners;
 }
 
+std::vector<CloseCall> close_calls(const std::vector<std::optional<MeasurementRecord>>& medians,
+                                   double margin) {
+  std::map<std::string, std::vector<std::size_t>> by_kernel;
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    if (medians[i]) by_kernel[medians[i]->kernel].push_back(i);
+  }
+  std::vector<CloseCall> out;
+  for (auto& [kernel, idx] : by_kernel) {
+    if (idx.size() < 2) continue;
+    const auto ms = [&](std::size_t i) { return medians[i]->result.median_ms; };
+    std::partial_sort(idx.begin(), idx.begin() + 2, idx.end(),
+                      [&](std::size_t x, std::size_t y) { return ms(x) < ms(y); });
+    if (ms(idx[1]) <= (1.0 + margin) * ms(idx[0])) out.push_back({idx[0], idx[1]});
+  }
+  return out;
+}
+
+std::optional<double> paired_time_ratio(const std::vector<MeasurementRecord>& a,
+                                        const std::vector<MeasurementRecord>& b) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    const Measurement &x = a[i].result, &y = b[i].result;
+    if (x.status == Status::kOk && y.status == Status::kOk && x.median_ms > 0 && y.median_ms > 0) {
+      ratios.push_back(x.median_ms / y.median_ms);
+    }
+  }
+  if (ratios.empty()) return std::nullopt;
+  return median_ratio(std::move(ratios));
+}
+
 }  // namespace mmtune

@@ -366,65 +366,6 @@ std::vector<KernelConfig> TuneSession::always_finalists() const {
   return out;
 }
 
-// The search ranks each configuration by one measurement, taken while the machine's speed
-// drifts (by up to a third within minutes on a shared CPU), so the fastest stored measurement is
-// partly the luckiest one. A tune that measured nothing new (a repeat) has nothing to confirm.
-void TuneSession::confirm() {
-  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
-  if (confirming && !stop_ && summary_.evaluations > measured_before_search_) {
-    std::vector<std::optional<BestRecord>> bests;
-    for (auto k : request_.kernels) {
-      bests.push_back(store_.best(device_.info.key, request_.problem, kernel_name(k)));
-    }
-    finalists_ =
-        pick_finalists(known_, bests, always_finalists(), request_.finalists, *request_.families);
-    // The search's fastest single measurement, for the summary to set beside the confirmed best.
-    for (const auto& [k, m] : known_) {
-      if (!is_searched(m.config) || m.record.result.status != Status::kOk ||
-          m.record.session_id != summary_.session_id) {
-        continue;
-      }
-      if (!summary_.search_fastest ||
-          m.record.result.median_ms < summary_.search_fastest->result.median_ms) {
-        summary_.search_fastest = m.record;
-      }
-    }
-    std::vector<std::vector<MeasurementRecord>> rounds(finalists_.size());
-    double round_s = 0;  // the last round's duration: the next one's estimate
-    for (std::size_t round = 0; finalists_.size() > 1 && round < request_.confirm_rounds; ++round) {
-      // One round even past the time limit (a batch of timeouts can overrun the search's
-      // share): an unconfirmed best is the one outcome the confirmation exists to prevent. A
-      // further round only when it ends within the limit.
-      if (stop_ || (round > 0 && TimeLimit(request_.time_limit_s * (1.0 - baseline_share()))
-                                     .reached({elapsed_s() + round_s, 0}))) {
-        break;
-      }
-      const double round_start = elapsed_s();
-      // No early stop: every finalist runs its full repetitions in every round; one whose
-      // first run alone takes over 3 s (a default far behind) is timed by that run.
-      TimingOptions timing = search_timing(std::numeric_limits<double>::infinity());
-      timing.slow_first_run_suffices = true;
-      const auto results = measure(finalists_, timing);
-      round_s = elapsed_s() - round_start;
-      for (std::size_t j = 0; j < finalists_.size(); ++j) {
-        if (!results[j]) continue;
-        rounds[j].push_back(record(finalists_[j], *results[j]));
-        ++summary_.confirm_evaluations;
-        report(describe_result(rounds[j].back()) + " (confirming)");
-      }
-      ++summary_.confirm_rounds;
-    }
-    confirmed_ = median_rounds(std::move(rounds));
-    summary_.confirmed = std::size_t(std::count_if(confirmed_.begin(), confirmed_.end(),
-                                                   [](const auto& r) { return r.has_value(); }));
-    for (const auto& [kernel, r] : confirmed_bests(confirmed_)) store_.set_best(r);
-  }
-  search_build_s_ = evaluator_.build_seconds();
-  search_run_s_ = summary_.run_s;
-  search_verify_s_ = summary_.verify_s;
-  search_first_run_s_ = summary_.first_run_s;
-}
-
 // They are the summary's reference points and teach the search nothing, so they come last and
 // do not take its time. Together they get at most kBaselinesShare of the tune so far: each half
 // of it, less one restart of the worker (the one after the first baseline's stopped run, as

@@ -40,7 +40,8 @@ class TuneSession {
   // every search is spent.
   void search();
   // The finalists measured again side by side in rounds; each kernel's best becomes its
-  // finalist with the fastest median round.
+  // finalist with the fastest median round, or, where that is a close call (finalists.hpp), the
+  // winner of a head-to-head between the two fastest (confirm.cpp).
   void confirm();
   // The slow naive and classic kernels, once per device and problem.
   void measure_baselines();
@@ -67,6 +68,16 @@ class TuneSession {
   using Clock = std::chrono::steady_clock;
 
   double elapsed_s() const;
+  // Whether a confirmation round expected to take `round_s` ends within the time limit.
+  bool round_fits(double round_s) const;
+  // One round of the confirmation: `configs` measured in turn, with full repetitions.
+  std::vector<std::optional<Measurement>> confirmation_round(
+      const std::vector<KernelConfig>& configs);
+  // A close call measured again head to head, appending to `rounds` (per finalist), the first
+  // round expected to take `pair_s`; returns the winner's median round (nothing: neither ran Ok).
+  std::optional<MeasurementRecord> head_to_head(const CloseCall& call,
+                                                std::vector<std::vector<MeasurementRecord>>& rounds,
+                                                double pair_s);
   // Configurations measured together (their builds run in parallel).
   std::size_t batch_size() const;
   // The search's stop condition reached now, if any (`with_budget` false: Ctrl-C and the time

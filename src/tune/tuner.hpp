@@ -22,6 +22,8 @@ namespace mmtune {
 // The naive and classic baselines' share of a tune's time, together
 // (TuneRequest::baseline_limit_s).
 inline constexpr double kBaselinesShare = 0.05;
+// Two finalists this close are a close call (TuneRequest::close_call).
+inline constexpr double kCloseCall = 0.03;
 
 struct TuneRequest {
   GemmProblem problem;
@@ -47,6 +49,12 @@ struct TuneRequest {
   // search leaves this its estimated rounds (10-30 % of the limit); the first round runs even
   // past the limit, a further one only when it ends within it. 0: off.
   std::size_t finalists = 4, confirm_rounds = 3;
+  // A close call after those rounds (a kernel's two fastest finalists within `close_call` of
+  // each other, finalists.hpp) is measured again: the two alone, in turn, `head_to_head_rounds`
+  // more rounds (each only when it ends within the time limit), and decided by the median of
+  // all their rounds' paired time ratios. 0: off.
+  std::size_t head_to_head_rounds = 4;
+  double close_call = kCloseCall;
   // Re-time a reference configuration during the search and compare times in the machine's
   // speed at its start (drift.hpp).
   bool drift = true;
@@ -91,6 +99,9 @@ struct TuneSummary {
   std::size_t worker_restarts = 0;
   // Confirmation: finalists that ran Ok in every round, rounds, evaluations (in `evaluations`).
   std::size_t confirmed = 0, confirm_rounds = 0, confirm_evaluations = 0;
+  // Close calls measured again head to head (TuneRequest::head_to_head_rounds), and their rounds
+  // (in confirm_evaluations, two evaluations each).
+  std::size_t close_calls = 0, head_to_head_rounds = 0;
   double startup_s = 0, build_s = 0, run_s = 0, verify_s = 0, search_s = 0, store_s = 0,
          total_s = 0;
   // Of run_s: the first runs' time beyond a typical run's (Measurement::first_run_extra_seconds),

@@ -1,0 +1,120 @@
+// The confirmation: the finalists measured again side by side in rounds, and a close call
+// between a kernel's two fastest measured again head to head.
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "tune/session.hpp"
+#include "tune/session_detail.hpp"
+
+namespace mmtune {
+
+using namespace session_detail;
+
+bool TuneSession::round_fits(double round_s) const {
+  return !TimeLimit(request_.time_limit_s * (1.0 - baseline_share()))
+              .reached({elapsed_s() + round_s, 0});
+}
+
+std::vector<std::optional<Measurement>> TuneSession::confirmation_round(
+    const std::vector<KernelConfig>& configs) {
+  // No early stop: every finalist runs its full repetitions in every round; one whose first
+  // run alone takes over 3 s (a default far behind) is timed by that run.
+  TimingOptions timing = search_timing(std::numeric_limits<double>::infinity());
+  timing.slow_first_run_suffices = true;
+  return measure(configs, timing);
+}
+
+// The search ranks each configuration by one measurement, taken while the machine's speed
+// drifts (by up to a third within minutes on a shared CPU), so the fastest stored measurement is
+// partly the luckiest one. A tune that measured nothing new (a repeat) has nothing to confirm.
+void TuneSession::confirm() {
+  const bool confirming = request_.finalists > 1 && request_.confirm_rounds > 0;
+  if (confirming && !stop_ && summary_.evaluations > measured_before_search_) {
+    std::vector<std::optional<BestRecord>> bests;
+    for (auto k : request_.kernels) {
+      bests.push_back(store_.best(device_.info.key, request_.problem, kernel_name(k)));
+    }
+    finalists_ =
+        pick_finalists(known_, bests, always_finalists(), request_.finalists, *request_.families);
+    // The search's fastest single measurement, for the summary to set beside the confirmed best.
+    for (const auto& [k, m] : known_) {
+      if (!is_searched(m.config) || m.record.result.status != Status::kOk ||
+          m.record.session_id != summary_.session_id) {
+        continue;
+      }
+      if (!summary_.search_fastest ||
+          m.record.result.median_ms < summary_.search_fastest->result.median_ms) {
+        summary_.search_fastest = m.record;
+      }
+    }
+    std::vector<std::vector<MeasurementRecord>> rounds(finalists_.size());
+    double round_s = 0;  // the last round's duration: the next one's estimate
+    for (std::size_t round = 0; finalists_.size() > 1 && round < request_.confirm_rounds; ++round) {
+      // One round even past the time limit (a batch of timeouts can overrun the search's
+      // share): an unconfirmed best is the one outcome the confirmation exists to prevent. A
+      // further round only when it ends within the limit.
+      if (stop_ || (round > 0 && !round_fits(round_s))) break;
+      const double round_start = elapsed_s();
+      const auto results = confirmation_round(finalists_);
+      round_s = elapsed_s() - round_start;
+      for (std::size_t j = 0; j < finalists_.size(); ++j) {
+        if (!results[j]) continue;
+        rounds[j].push_back(record(finalists_[j], *results[j]));
+        ++summary_.confirm_evaluations;
+        report(describe_result(rounds[j].back()) + " (confirming)");
+      }
+      ++summary_.confirm_rounds;
+    }
+    confirmed_ = median_rounds(rounds);
+    auto winners = confirmed_bests(confirmed_);
+    const double pair_s = finalists_.empty() ? 0 : 2 * round_s / double(finalists_.size());
+    for (const CloseCall& call : close_calls(confirmed_, request_.close_call)) {
+      if (request_.head_to_head_rounds == 0 || stop_) break;
+      if (const auto winner = head_to_head(call, rounds, pair_s)) {
+        winners[winner->kernel] = *winner;
+      }
+    }
+    summary_.confirmed = std::size_t(std::count_if(confirmed_.begin(), confirmed_.end(),
+                                                   [](const auto& r) { return r.has_value(); }));
+    for (const auto& [kernel, r] : winners) store_.set_best(r);
+  }
+  search_build_s_ = evaluator_.build_seconds();
+  search_run_s_ = summary_.run_s;
+  search_verify_s_ = summary_.verify_s;
+  search_first_run_s_ = summary_.first_run_s;
+}
+
+// The two alone, in turn (the runner-up first in the first round: the rounds before measured
+// the finalists in one order), each round only when it ends within the limit. The winner is
+// the one faster in the median of every round's paired ratio, the rounds before included; its
+// median round over all its rounds is what is stored.
+std::optional<MeasurementRecord> TuneSession::head_to_head(
+    const CloseCall& call, std::vector<std::vector<MeasurementRecord>>& rounds, double pair_s) {
+  ++summary_.close_calls;
+  const std::size_t a = call.leader, b = call.runner_up;
+  report(kernel_name(kind_of(finalists_[a])) + " [" + to_string(finalists_[a]) + "] and [" +
+         to_string(finalists_[b]) + "]: a close call, measured again head to head");
+  for (std::size_t round = 0; round < request_.head_to_head_rounds; ++round) {
+    if (stop_ || !round_fits(pair_s)) break;
+    const bool b_first = round % 2 == 0;
+    const std::size_t first = b_first ? b : a, second = b_first ? a : b;
+    const double start = elapsed_s();
+    const auto results = confirmation_round({finalists_[first], finalists_[second]});
+    if (!results[0] || !results[1]) break;  // stopped: the round is incomplete
+    pair_s = elapsed_s() - start;
+    for (const auto& [j, r] : {std::pair{first, &results[0]}, std::pair{second, &results[1]}}) {
+      rounds[j].push_back(record(finalists_[j], **r));
+      ++summary_.confirm_evaluations;
+      report(describe_result(rounds[j].back()) + " (head to head)");
+    }
+    ++summary_.head_to_head_rounds;
+  }
+  confirmed_[a] = median_rounds({rounds[a]})[0];
+  confirmed_[b] = median_rounds({rounds[b]})[0];
+  const auto ratio = paired_time_ratio(rounds[a], rounds[b]);  // a's time over b's
+  if (!confirmed_[a] || !confirmed_[b]) return confirmed_[a] ? confirmed_[a] : confirmed_[b];
+  return ratio && *ratio > 1.0 ? confirmed_[b] : confirmed_[a];
+}
+
+}  // namespace mmtune
