@@ -12,8 +12,7 @@ namespace mmtune {
 using namespace session_detail;
 
 bool TuneSession::round_fits(double round_s) const {
-  return !TimeLimit(request_.time_limit_s * (1.0 - baseline_share()))
-              .reached({elapsed_s() + round_s, 0});
+  return !TimeLimit(confirmation_end_s()).reached({elapsed_s() + round_s, 0});
 }
 
 std::vector<std::optional<Measurement>> TuneSession::confirmation_round(

@@ -125,6 +125,10 @@ double TuneSession::baseline_share() const {
   return request_.baselines ? kBaselinesShare : 0.0;
 }
 
+double TuneSession::confirmation_end_s() const {
+  return request_.time_limit_s * (1.0 - baseline_share());
+}
+
 double TuneSession::confirmation_round_s() const {
   const double best = best_now_ms();
   if (request_.finalists <= 1 || request_.confirm_rounds == 0 || !std::isfinite(best)) return 0;
@@ -312,11 +316,8 @@ void TuneSession::measure_references(const std::vector<KernelConfig>& list,
       const auto started = Clock::now();
       const auto results = measure({c}, timing, limits);
       if (!results[0]) continue;
-      report(describe_result(record(c, *results[0])));  // record() sets best_ms_
-      if (KernelSearch* s = search_of(kind_of(c))) {    // what its kernel's variants may cost
-        s->measured_s += std::chrono::duration<double>(Clock::now() - started).count();
-        ++s->measured;
-      }
+      report(describe_result(record(c, *results[0])));                     // record() sets best_ms_
+      if (KernelSearch* s = search_of(kind_of(c))) s->charge(started, 1);  // what its variants cost
       continue;
     }
     auto results = measure({c}, baseline_timing(baseline_limit_s),

@@ -64,6 +64,12 @@ class TuneSession {
     // after a batch; its kernel's default at start-up too): the estimate of the next ones.
     double measured_s = 0;
     std::size_t measured = 0;
+    // Adds `evaluations` that took from `started` until now.
+    void charge(std::chrono::steady_clock::time_point started, std::size_t evaluations) {
+      measured_s +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      measured += evaluations;
+    }
   };
   using Clock = std::chrono::steady_clock;
 
@@ -85,6 +91,9 @@ class TuneSession {
   std::optional<TuneOutcome> stop_reached(bool with_budget) const;
   // The share of a time limit left to the baselines (they come last).
   double baseline_share() const;
+  // When the search and the confirmation end: the time limit less the baselines' share (0: no
+  // limit). The search ends search_reserve_s() before it.
+  double confirmation_end_s() const;
   // What a confirmation round of the finalists as they stand now would take (from their known
   // times; 0 without a time limit or a confirmation), and the search's time left for it.
   double confirmation_round_s() const;

@@ -160,6 +160,7 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
   std::optional<KernelConfig> challenger;
   double challenger_ms = 0;
   const auto started = Clock::now();
+  std::size_t ran = 0;
   if (!to_measure.empty() && !stop_) {
     if (request_.drift && !drift_.has_reference()) start_drift();
     std::vector<KernelConfig> configs;
@@ -179,12 +180,11 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
         challenger = configs[j], challenger_ms = *t;
       }
       report(describe_result(r));
-      ++s.measured;
+      ++ran;
     }
   }
-  follow_drift(challenger, challenger_ms);
-  if (!to_measure.empty())
-    s.measured_s += std::chrono::duration<double>(Clock::now() - started).count();
+  follow_drift(challenger, challenger_ms);  // its re-timing is part of the batch's cost
+  if (!to_measure.empty()) s.charge(started, ran);
   s.done += observations.size();
   budget_done_ += observations.size();
   return observations;
@@ -305,7 +305,7 @@ std::optional<TuneOutcome> TuneSession::stop_reached(bool with_budget) const {
   // finalists' times as they stand, 10-30 % of the limit) and the baselines a twentieth, so that
   // the whole tune keeps to the limit.
   const Interrupted interrupted(stop_);
-  const TimeLimit time_limit(request_.time_limit_s * (1.0 - baseline_share()));
+  const TimeLimit time_limit(confirmation_end_s());
   const Budget budget(with_budget ? request_.budget : 0);
   const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
   const SearchState state{elapsed_s() + search_reserve_s(), budget_done_};
@@ -332,7 +332,7 @@ double TuneSession::evaluation_estimate_s(const KernelSearch& s) const {
 
 std::size_t TuneSession::evaluations_that_fit(const KernelSearch& s, std::size_t n) const {
   if (request_.time_limit_s <= 0 || !std::isfinite(best_now_ms())) return n;
-  const double end = request_.time_limit_s * (1.0 - baseline_share()) - search_reserve_s();
+  const double end = confirmation_end_s() - search_reserve_s();
   const double left = end - elapsed_s(), each = evaluation_estimate_s(s);
   if (each <= 0) return n;
   return std::size_t(std::min(double(n), std::max(0.0, left / each)));
