@@ -1,9 +1,7 @@
 // Far behind (tune/finalists.hpp): defaults the confirmation does not measure again, and kernels
-// whose search ends early; close calls and their paired rounds. The confirmation's rounds are in
-// test_tuner.cpp.
+// whose search ends early; close calls. The confirmation's rounds are in test_confirm.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <limits>
 #include <set>
 #include <string>
@@ -165,27 +163,6 @@ TEST(Finalists, TheTwoFastestOfAKernelWithinTheMarginAreACloseCall) {
   ASSERT_EQ(close_calls(medians, 0.05).size(), 1u);
   EXPECT_EQ(close_calls(medians, 0.05)[0].runner_up, 0u) << "c failed a round: a is next";
   EXPECT_TRUE(close_calls({round("tiled", "a", 1.0)}, 1.0).empty()) << "one finalist";
-}
-
-// Paired by round: one disturbed run (b's second round) moves b's median round (13.0, behind a's
-// 11.0), not the median of the rounds' ratios, in which b is faster in two rounds of three.
-TEST(Finalists, PairedRoundsDecideWhereOneRunWasDisturbed) {
-  std::vector<MeasurementRecord> a, b;
-  for (double ms : {10.0, 11.0, 14.0}) a.push_back(round("tiled", "a", ms));
-  for (double ms : {9.5, 13.0, 13.5}) b.push_back(round("tiled", "b", ms));
-  const auto r = paired_time_ratio(a, b);
-  ASSERT_TRUE(r);
-  EXPECT_NEAR(*r, 14.0 / 13.5, 1e-12);
-  EXPECT_GT(*r, 1.0) << "b is faster";
-  EXPECT_NEAR(*paired_time_ratio(b, a), 13.5 / 14.0, 1e-12) << "the reciprocal";
-  // A round either side failed is left out; an even count takes the geometric middle.
-  a.push_back(round("tiled", "a", 1.0, Status::kTimeout));
-  b.push_back(round("tiled", "b", 50.0));
-  a.push_back(round("tiled", "a", 20.0));
-  b.push_back(round("tiled", "b", 10.0));  // ratios 0.85, 1.04, 1.05, 2
-  EXPECT_NEAR(*paired_time_ratio(a, b), std::sqrt((14.0 / 13.5) * (10.0 / 9.5)), 1e-12);
-  EXPECT_FALSE(paired_time_ratio({round("tiled", "a", 1.0, Status::kBuildFailed)}, b));
-  EXPECT_FALSE(paired_time_ratio({}, b));
 }
 
 }  // namespace

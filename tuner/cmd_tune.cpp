@@ -194,8 +194,8 @@ void print_summary(const TuneSummary& s, const std::string& db) {
   if (s.close_calls > 0) {
     std::printf(
         "Close calls: %zu, the two fastest finalists of a kernel within %.0f %% of each other, "
-        "measured again head to head in %zu round%s; the winner is faster in the median of "
-        "their rounds' paired times\n",
+        "measured again head to head in %zu more round%s; the best is the faster median round "
+        "of all their rounds\n",
         s.close_calls, 100 * kCloseCall, s.head_to_head_rounds,
         s.head_to_head_rounds == 1 ? "" : "s");
   }

@@ -66,17 +66,14 @@ void TuneSession::confirm() {
       ++summary_.confirm_rounds;
     }
     confirmed_ = median_rounds(rounds);
-    auto winners = confirmed_bests(confirmed_);
     const double pair_s = finalists_.empty() ? 0 : 2 * round_s / double(finalists_.size());
     for (const CloseCall& call : close_calls(confirmed_, request_.close_call)) {
       if (request_.head_to_head_rounds == 0 || stop_) break;
-      if (const auto winner = head_to_head(call, rounds, pair_s)) {
-        winners[winner->kernel] = *winner;
-      }
+      head_to_head(call, rounds, pair_s);
     }
     summary_.confirmed = std::size_t(std::count_if(confirmed_.begin(), confirmed_.end(),
                                                    [](const auto& r) { return r.has_value(); }));
-    for (const auto& [kernel, r] : winners) store_.set_best(r);
+    for (const auto& [kernel, r] : confirmed_bests(confirmed_)) store_.set_best(r);
   }
   search_build_s_ = evaluator_.build_seconds();
   search_run_s_ = summary_.run_s;
@@ -84,36 +81,37 @@ void TuneSession::confirm() {
   search_first_run_s_ = summary_.first_run_s;
 }
 
-// The two alone, in turn (the runner-up first in the first round: the rounds before measured
-// the finalists in one order), each round only when it ends within the limit. The winner is
-// the one faster in the median of every round's paired ratio, the rounds before included; its
-// median round over all its rounds is what is stored.
-std::optional<MeasurementRecord> TuneSession::head_to_head(
-    const CloseCall& call, std::vector<std::vector<MeasurementRecord>>& rounds, double pair_s) {
-  ++summary_.close_calls;
+// The two alone, in turn (the runner-up first: the rounds before measured the finalists in one
+// order), each round only when it ends within the limit. Their median rounds then count all
+// their rounds, and the faster is the best as in the confirmation: a default that wins stays it.
+void TuneSession::head_to_head(const CloseCall& call,
+                               std::vector<std::vector<MeasurementRecord>>& rounds, double pair_s) {
   const std::size_t a = call.leader, b = call.runner_up;
-  report(kernel_name(kind_of(finalists_[a])) + " [" + to_string(finalists_[a]) + "] and [" +
-         to_string(finalists_[b]) + "]: a close call, measured again head to head");
+  const std::string pair = kernel_name(kind_of(finalists_[a])) + " [" + to_string(finalists_[a]) +
+                           "] and [" + to_string(finalists_[b]) + "]: a close call";
+  if (stop_ || !round_fits(pair_s)) {
+    report(pair + "; another round would not end within the time limit");
+    return;
+  }
+  report(pair + ", measured again head to head");
+  ++summary_.close_calls;
   for (std::size_t round = 0; round < request_.head_to_head_rounds; ++round) {
-    if (stop_ || !round_fits(pair_s)) break;
-    const bool b_first = round % 2 == 0;
-    const std::size_t first = b_first ? b : a, second = b_first ? a : b;
+    if (stop_ || (round > 0 && !round_fits(pair_s))) break;
+    const std::size_t first = round % 2 == 0 ? b : a, second = round % 2 == 0 ? a : b;
     const double start = elapsed_s();
     const auto results = confirmation_round({finalists_[first], finalists_[second]});
-    if (!results[0] || !results[1]) break;  // stopped: the round is incomplete
-    pair_s = elapsed_s() - start;
     for (const auto& [j, r] : {std::pair{first, &results[0]}, std::pair{second, &results[1]}}) {
+      if (!*r) continue;  // stopped before it
       rounds[j].push_back(record(finalists_[j], **r));
       ++summary_.confirm_evaluations;
       report(describe_result(rounds[j].back()) + " (head to head)");
     }
+    if (!results[0] || !results[1]) break;
+    pair_s = elapsed_s() - start;
     ++summary_.head_to_head_rounds;
   }
   confirmed_[a] = median_rounds({rounds[a]})[0];
   confirmed_[b] = median_rounds({rounds[b]})[0];
-  const auto ratio = paired_time_ratio(rounds[a], rounds[b]);  // a's time over b's
-  if (!confirmed_[a] || !confirmed_[b]) return confirmed_[a] ? confirmed_[a] : confirmed_[b];
-  return ratio && *ratio > 1.0 ? confirmed_[b] : confirmed_[a];
 }
 
 }  // namespace mmtune

@@ -131,17 +131,4 @@ std::vector<CloseCall> close_calls(const std::vector<std::optional<MeasurementRe
   return out;
 }
 
-std::optional<double> paired_time_ratio(const std::vector<MeasurementRecord>& a,
-                                        const std::vector<MeasurementRecord>& b) {
-  std::vector<double> ratios;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    const Measurement &x = a[i].result, &y = b[i].result;
-    if (x.status == Status::kOk && y.status == Status::kOk && x.median_ms > 0 && y.median_ms > 0) {
-      ratios.push_back(x.median_ms / y.median_ms);
-    }
-  }
-  if (ratios.empty()) return std::nullopt;
-  return median_ratio(std::move(ratios));
-}
-
 }  // namespace mmtune

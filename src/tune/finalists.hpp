@@ -1,5 +1,5 @@
 // The confirmation's pure steps: which configurations face each other again after the search,
-// and which of them wins (tune/session.cpp runs the rounds).
+// and which of them wins (tune/confirm.cpp runs the rounds).
 #pragma once
 
 #include <map>
@@ -57,18 +57,11 @@ std::map<std::string, MeasurementRecord> confirmed_bests(
     const std::vector<std::optional<MeasurementRecord>>& medians);
 
 // A kernel's two fastest finalists whose median rounds lie within `margin` of each other (0.03:
-// 3 %): a round more or less decides between them. A 2048^3 tune on a 2-core CPU stored the
-// winner of a 1 % call that the bench then ran 5 % slower than the runner-up, side by side.
+// 3 %), where a round more or less decides between them: they are measured again.
 struct CloseCall {
   std::size_t leader = 0, runner_up = 0;  // indexes into the medians
 };
 std::vector<CloseCall> close_calls(const std::vector<std::optional<MeasurementRecord>>& medians,
                                    double margin);
-
-// The median, over the rounds both ran Ok (round i of each), of a's time over b's (median_ratio:
-// below 1, a ran faster); nothing without such a round. Pairing by round leaves out the drift
-// between rounds, which moves both alike.
-std::optional<double> paired_time_ratio(const std::vector<MeasurementRecord>& a,
-                                        const std::vector<MeasurementRecord>& b);
 
 }  // namespace mmtune

@@ -46,6 +46,12 @@ namespace {
 
 using namespace session_detail;
 
+// One finalist in a confirmation round: its verified first run, a warm-up and its repetitions
+// (3 to 10 within about 3 s, or the first run alone when that takes longer).
+double finalist_cost_ms(double ms) {
+  return ms > 3000 ? ms : 2 * ms + std::max(3 * ms, std::min(10 * ms, 3000.0));
+}
+
 // Baselines can be very slow: a few runs, within their share of the tune, show what tuning gains.
 TimingOptions baseline_timing(double limit_s) {
   TimingOptions t;
@@ -132,11 +138,6 @@ double TuneSession::confirmation_end_s() const {
 double TuneSession::confirmation_round_s() const {
   const double best = best_now_ms();
   if (request_.finalists <= 1 || request_.confirm_rounds == 0 || !std::isfinite(best)) return 0;
-  // One finalist: its verified first run, a warm-up and its repetitions (confirm()'s timing:
-  // 3 to 10 within about 3 s, or the first run alone when that takes longer).
-  const auto cost_ms = [](double ms) {
-    return ms > 3000 ? ms : 2 * ms + std::max(3 * ms, std::min(10 * ms, 3000.0));
-  };
   // The finalists as they stand, each once (a seed or the drift reference is often among the
   // fastest: counted twice, a 4096^3 tune reserved 54 s for two rounds that took 42), and as
   // many more at the best time as the search has yet to find.
@@ -146,29 +147,34 @@ double TuneSession::confirmation_round_s() const {
   for (const KernelConfig& c : finalists) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
     if (it == known_.end()) {
-      ms += cost_ms(best);
+      ms += finalist_cost_ms(best);
       continue;
     }
     // A first run stopped short of far behind is timed in full: at least its bound.
     const Measurement& r = it->second.record.result;
     const auto t = observed_time(r) ? observed_time(r) : lower_bound_ms(r);
-    ms += cost_ms(t ? *t : best);
+    ms += finalist_cost_ms(t ? *t : best);
   }
   std::size_t found = 0;  // searched configurations that ran Ok: the fastest are finalists
   for (const auto& [k, m] : known_) {
     found += is_searched(m.config) && m.record.result.status == Status::kOk;
   }
   for (std::size_t i = std::min(found, request_.finalists); i < request_.finalists; ++i) {
-    ms += cost_ms(best);
+    ms += finalist_cost_ms(best);
   }
   return ms / 1000;
 }
 
 double TuneSession::confirmation_reserve_s() const {
   if (request_.time_limit_s <= 0) return 0;
-  // Its rounds as estimated, at least a tenth of the limit, at most three tenths (rounds past
-  // the first stop at the limit).
-  const double rounds = double(request_.confirm_rounds) * confirmation_round_s();
+  // Its rounds as estimated and a close call's head to head (two finalists at about the best
+  // time), at least a tenth of the limit, at most three tenths (rounds past the first stop at
+  // the limit).
+  const double round_s = confirmation_round_s();
+  const double close_call_s = round_s > 0 ? double(2 * request_.head_to_head_rounds) *
+                                                finalist_cost_ms(best_now_ms()) / 1000
+                                          : 0.0;
+  const double rounds = double(request_.confirm_rounds) * round_s + close_call_s;
   return std::clamp(rounds, 0.1 * request_.time_limit_s, 0.3 * request_.time_limit_s);
 }
 

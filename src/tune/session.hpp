@@ -40,8 +40,8 @@ class TuneSession {
   // every search is spent.
   void search();
   // The finalists measured again side by side in rounds; each kernel's best becomes its
-  // finalist with the fastest median round, or, where that is a close call (finalists.hpp), the
-  // winner of a head-to-head between the two fastest (confirm.cpp).
+  // finalist with the fastest median round; a close call between a kernel's two fastest
+  // (finalists.hpp) is measured again head to head first (confirm.cpp).
   void confirm();
   // The slow naive and classic kernels, once per device and problem.
   void measure_baselines();
@@ -80,10 +80,9 @@ class TuneSession {
   std::vector<std::optional<Measurement>> confirmation_round(
       const std::vector<KernelConfig>& configs);
   // A close call measured again head to head, appending to `rounds` (per finalist), the first
-  // round expected to take `pair_s`; returns the winner's median round (nothing: neither ran Ok).
-  std::optional<MeasurementRecord> head_to_head(const CloseCall& call,
-                                                std::vector<std::vector<MeasurementRecord>>& rounds,
-                                                double pair_s);
+  // round expected to take `pair_s`; the two's entries of confirmed_ then count all their rounds.
+  void head_to_head(const CloseCall& call, std::vector<std::vector<MeasurementRecord>>& rounds,
+                    double pair_s);
   // Configurations measured together (their builds run in parallel).
   std::size_t batch_size() const;
   // The search's stop condition reached now, if any (`with_budget` false: Ctrl-C and the time

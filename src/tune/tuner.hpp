@@ -51,8 +51,8 @@ struct TuneRequest {
   std::size_t finalists = 4, confirm_rounds = 3;
   // A close call after those rounds (a kernel's two fastest finalists within `close_call` of
   // each other, finalists.hpp) is measured again: the two alone, in turn, `head_to_head_rounds`
-  // more rounds (each only when it ends within the time limit), and decided by the median of
-  // all their rounds' paired time ratios. 0: off.
+  // more rounds (each only when it ends within the time limit; the search leaves them time),
+  // their median rounds then over all their rounds. 0: off.
   std::size_t head_to_head_rounds = 4;
   double close_call = kCloseCall;
   // Re-time a reference configuration during the search and compare times in the machine's
