@@ -107,13 +107,13 @@ __kernel void pack_cols_blocked(const int rows, const int cols, const __global r
   }
 }
 
-// The IMG=1 form of both packs: dst is the rows_p x (cols_p / 4) image of float4 texels, texel
-// (x, i) holding elements (i, 4x..4x+3), zero in the padding. One pass instead of a pack and a
-// buffer-to-image copy (memory traffic is what llvmpipe pays most for).
-#if PRECISION == 32 && defined(__IMAGE_SUPPORT__)
+// The IMG=1 form of both packs: dst is the rows_p x (cols_p / 4) float4 texels of the buffer
+// behind a 1-D image, texel (x, i) at i * (cols_p / 4) + x holding elements (i, 4x..4x+3), zero
+// in the padding. One pass, where the image is read straight from this buffer.
+#if PRECISION == 32
 __kernel void pack_image(const int rows, const int cols, const __global float* restrict src,
                          const int src_offset, const int si, const int sj,
-                         __write_only image2d_t dst) {
+                         __global float4* restrict dst) {
   const int x = get_global_id(0);
   const int i = get_global_id(1);
   float4 v = (float4)0;
@@ -125,7 +125,7 @@ __kernel void pack_image(const int rows, const int cols, const __global float* r
     if (j + 2 < cols) v.z = s[(j + 2) * sj];
     if (j + 3 < cols) v.w = s[(j + 3) * sj];
   }
-  write_imagef(dst, (int2)(x, i), v);
+  dst[i * (int)get_global_size(0) + x] = v;
 }
 #endif
 

@@ -125,7 +125,7 @@ TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
   DeviceInfo d = test::pocl_device("pthread").info;
   d.preferred.float_ = d.native.float_ = d.preferred.double_ = d.native.double_ = 1;
   d.local_mem_dedicated = false, d.image_support = true;
-  d.image2d_max_width = d.image2d_max_height = 8192;
+  d.image_max_buffer_texels = 2048 * 512;
   const auto image = [&](const DeviceInfo& dev, const GemmProblem& p) {
     const auto t = get<TiledConfig>(default_parameters(dev, p).config);
     EXPECT_EQ(t.SA + t.SB, t.IMG ? 0 : 2) << to_string(KernelConfig(t));
@@ -136,11 +136,11 @@ TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
   };
   GemmProblem p = square(512);
   EXPECT_TRUE(image(d, p));
-  p.m = 4 * 8192;  // one operand's image would be 8192 texels wide: the limit
+  p.m = 4 * 2048;  // A's image would be 2048 texels wide, 512 rows: the limit
   EXPECT_TRUE(image(d, p));
   p.m += 1;
   EXPECT_FALSE(image(d, p));
-  p = square(512), p.k = 8193;
+  p = square(512), p.k = 8193;  // 128 texels wide, 8224 rows (k padded)
   EXPECT_FALSE(image(d, p));
   p = square(512), p.batch = 2;  // images hold one item
   EXPECT_FALSE(image(d, p));
@@ -160,7 +160,7 @@ TEST(Lookup, ImageBestsAreSkippedWhereTheirImagesWouldNotFit) {
   test::TempDir dir;
   DeviceInfo d = test::pocl_device("pthread").info;
   d.image_support = true;
-  d.image2d_max_width = d.image2d_max_height = 64;  // 256 values of m or n, 64 of k
+  d.image_max_buffer_texels = 64 * 64;  // 256 values of m or n by 64 of k
   TiledConfig img;
   img.KWG = 32, img.VWM = 8, img.VWN = 4, img.SA = 0, img.SB = 0, img.IMG = 1;
   ASSERT_TRUE(constraint_violations(img).empty());
@@ -180,7 +180,7 @@ TEST(Lookup, ImageBestsAreSkippedWhereTheirImagesWouldNotFit) {
   const TunedParameters past = lookup.lookup(d, p);
   EXPECT_NE(past.config, KernelConfig(img));
   EXPECT_EQ(past.source, LookupSource::kDefault);
-  p = square(64), p.k = 65;  // 96 rows of k: past the height
+  p = square(64), p.k = 257;  // 16 texels wide, 288 rows of k: past the limit
   EXPECT_NE(lookup.lookup(d, p).config, KernelConfig(img));
 }
 

@@ -207,7 +207,7 @@ TEST_P(DeviceTiming, AFigureAboveAPeakMeasuredTooLowMakesTheRunnerMeasureItAgain
 TEST_P(DeviceTiming, AnImageAboveTheDeviceLimitIsALaunchFailure) {
   Device small = test::device_named(GetParam());
   ASSERT_TRUE(small.info.image_support);
-  small.info.image2d_max_width = 8;  // 128 columns are 32 texels
+  small.info.image_max_buffer_texels = 8;  // 128 columns are 32 texels a row
   const KernelSources sources;
   GemmProblem p;
   p.m = p.n = p.k = 128;
@@ -218,7 +218,7 @@ TEST_P(DeviceTiming, AnImageAboveTheDeviceLimitIsALaunchFailure) {
   runner.set_problem(p);
   const Measurement m = runner.evaluate(image);
   EXPECT_EQ(m.status, Status::kLaunchFailed) << m.message;
-  EXPECT_NE(m.message.find("more than the device's 8 x"), std::string::npos) << m.message;
+  EXPECT_NE(m.message.find("texels, more than the device's 8"), std::string::npos) << m.message;
   // The same configuration within the real limits runs.
   Runner real(test::device_named(GetParam()), sources);
   real.set_problem(p);

@@ -27,10 +27,10 @@ bool images_fit(const KernelConfig& config, const DeviceInfo& device, const Gemm
   const KernelLaunch l = config.kind()->launch(config, cp);
   if (!l.images) return true;
   const auto up = [](std::size_t x, std::size_t to) { return (x + to - 1) / to * to; };
+  const std::size_t k = up(cp.k, l.pad_k);
   return problem.batch <= 1 && device.image_support &&
-         up(cp.m, l.pad_m) / 4 <= device.image2d_max_width &&
-         up(cp.n, l.pad_n) / 4 <= device.image2d_max_width &&
-         up(cp.k, l.pad_k) <= device.image2d_max_height;
+         up(cp.m, l.pad_m) / 4 * k <= device.image_max_buffer_texels &&
+         up(cp.n, l.pad_n) / 4 * k <= device.image_max_buffer_texels;
 }
 
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {

@@ -32,8 +32,8 @@ struct DeviceInfo {
   VectorWidths preferred, native;
   bool fp64 = false;
   bool fp16 = false;
-  bool image_support = false;  // CL_DEVICE_IMAGE_SUPPORT
-  std::size_t image2d_max_width = 0, image2d_max_height = 0;
+  bool image_support = false;               // CL_DEVICE_IMAGE_SUPPORT
+  std::size_t image_max_buffer_texels = 0;  // CL_DEVICE_IMAGE_MAX_BUFFER_SIZE (1-D images)
   std::string extensions;
   std::string key;  // see device_key()
 

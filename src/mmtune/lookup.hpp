@@ -40,8 +40,8 @@ struct TunedParameters {
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem);
 
 // Whether the routine can run `config` on this problem as far as the device's images go: true
-// when it reads no images, or reads one item at a time and each image fits the device's 2-D
-// limits (the routine would fail with CL_INVALID_IMAGE_SIZE otherwise).
+// when it reads no images, or reads one item at a time and each image fits the device's limit
+// on 1-D buffer images (the routine would fail with CL_INVALID_IMAGE_SIZE otherwise).
 bool images_fit(const KernelConfig& config, const DeviceInfo& device, const GemmProblem& problem);
 
 // The configuration running k whole where `config`'s slices of k would cover all of it (the same

@@ -82,10 +82,7 @@ DeviceInfo query(const cl::Platform& platform, const cl::Device& d) {
   i.fp64 = has_ext("cl_khr_fp64") || d.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
   i.fp16 = has_ext("cl_khr_fp16");
   i.image_support = d.getInfo<CL_DEVICE_IMAGE_SUPPORT>() == CL_TRUE;
-  if (i.image_support) {
-    i.image2d_max_width = d.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>();
-    i.image2d_max_height = d.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>();
-  }
+  if (i.image_support) i.image_max_buffer_texels = d.getInfo<CL_DEVICE_IMAGE_MAX_BUFFER_SIZE>();
   i.key = device_key(i.vendor, i.name, i.driver_version);
   return i;
 }

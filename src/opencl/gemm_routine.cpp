@@ -171,21 +171,22 @@ cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
   return scratch_[slot];
 }
 
-cl::Image2D& GemmRoutine::image(int slot, std::size_t width, std::size_t height) {
-  if (width > device_.image2d_max_width || height > device_.image2d_max_height) {
-    throw OpenCLError("an IMG=1 configuration needs a " + std::to_string(width) + " x " +
-                          std::to_string(height) + " image, more than the device's " +
-                          std::to_string(device_.image2d_max_width) + " x " +
-                          std::to_string(device_.image2d_max_height),
+GemmRoutine::TexelImage& GemmRoutine::image(int slot, std::size_t texels) {
+  if (texels > device_.image_max_buffer_texels) {
+    throw OpenCLError("an IMG=1 configuration needs an image of " + std::to_string(texels) +
+                          " texels, more than the device's " +
+                          std::to_string(device_.image_max_buffer_texels),
                       CL_INVALID_IMAGE_SIZE);
   }
-  if (image_size_[slot] != std::pair(width, height)) {
+  TexelImage& t = images_[slot];
+  if (t.capacity < texels) {
     // Commands still using the old image keep it alive (OpenCL defers the release).
-    images_[slot] = cl::Image2D(cache_.context(), CL_MEM_READ_WRITE,
-                                cl::ImageFormat(CL_RGBA, CL_FLOAT), width, height);
-    image_size_[slot] = {width, height};
+    t.texels = cl::Buffer(cache_.context(), CL_MEM_READ_WRITE, texels * 4 * sizeof(float));
+    t.image = cl::Image1DBuffer(cache_.context(), CL_MEM_READ_ONLY,
+                                cl::ImageFormat(CL_RGBA, CL_FLOAT), texels, t.texels);
+    t.capacity = texels;
   }
-  return images_[slot];
+  return t;
 }
 
 void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t elements,
@@ -391,10 +392,11 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         if (!copies.pack_image()) throw Error("images need fp32 and a device with images");
         const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
                                     std::size_t width) {
-          cl::Image2D& dst = image(slot, width, kp);
-          set_args(copies.pack_image, 0, rows, cols, *src.buffer, i32(src.offset), si, sj, dst);
+          TexelImage& dst = image(slot, width * kp);
+          set_args(copies.pack_image, 0, rows, cols, *src.buffer, i32(src.offset), si, sj,
+                   dst.texels);
           launch_one(copies.pack_image, cl::NDRange(width, kp), cl::NullRange);
-          return dst;
+          return dst.image;
         };
         set_real(k, 4, beta, prec);
         set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);

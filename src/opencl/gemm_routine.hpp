@@ -87,9 +87,15 @@ class GemmRoutine {
   static std::string options(const KernelConfig& config, const GemmProblem& problem);
   cl::Kernel& kernel(const KernelConfig& config, const GemmProblem& problem);
   cl::Buffer& scratch(int slot, std::size_t bytes);
-  // IMG=1: A (slot 0) and B (slot 1) as images of width x height float4 texels. Throws
-  // OpenCLError (CL_INVALID_IMAGE_SIZE) beyond the device's 2-D image limits.
-  cl::Image2D& image(int slot, std::size_t width, std::size_t height);
+  // IMG=1: A (slot 0) and B (slot 1) as 1-D images of at least `texels` float4 texels, each
+  // over a buffer the packing writes. Throws OpenCLError (CL_INVALID_IMAGE_SIZE) beyond the
+  // device's CL_DEVICE_IMAGE_MAX_BUFFER_SIZE.
+  struct TexelImage {
+    cl::Buffer texels;
+    cl::Image1DBuffer image;
+    std::size_t capacity = 0;
+  };
+  TexelImage& image(int slot, std::size_t texels);
   void check_operand(const char* name, const Operand& o, std::size_t elements,
                      std::size_t element_size) const;
   RoutineEvents launch(const cl::CommandQueue& queue, const GemmProblem& problem,
@@ -114,8 +120,7 @@ class GemmRoutine {
   std::map<Precision, CopyKernels> copy_;
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};
-  cl::Image2D images_[2];
-  std::pair<std::size_t, std::size_t> image_size_[2];
+  TexelImage images_[2];
   cl::Event scratch_busy_;  // the last event of the last call that used the scratch buffers
 };
 
