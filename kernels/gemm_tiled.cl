@@ -68,6 +68,9 @@
 #ifndef EDGE
 #define EDGE 0  // 1: read in place on partial tiles (set by the host, PACK=0 only): edges guarded
 #endif
+#ifndef CBETA
+#define CBETA 1  // 0: beta is 0 at every launch (set by the host), so C is only stored
+#endif
 
 #define MWI (MWG / MDIMC)                 // micro tile in m per work-item
 #define NWI (NWG / NDIMC)                 // micro tile in n per work-item
@@ -337,15 +340,21 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
   }
 #endif
 
+  // One row pointer per n and constant steps: with a beta test or longer address arithmetic
+  // per store, llvmpipe held no more than 64 accumulators in registers (16 x 16 of C per
+  // work-item: 1.0 against 36 GFLOPS; docs/kernels.md).
+  __global real* const cw =
+      C + c_offset + item * c_stride + (n0 + NOFF(tid_n)) * ldc + m0 + MOFF(tid_m);
 #pragma unroll
   for (int ni = 0; ni < NWI; ++ni) {
-    const int n = n0 + NVEC(tid_n, ni / VWN) * VWN + ni % VWN;
+    __global real* const c = cw + NSTEP(ni) * ldc;
 #pragma unroll
     for (int mi = 0; mi < MVI; ++mi) {
-      __global real* c = C + c_offset + item * c_stride + n * ldc + m0 + MVEC(tid_m, mi) * VWM;
       realM r = alpha * acc[ni][mi];
-      if (beta != (real)0) r += beta * VLOAD(VWM)(0, c);  // BLAS: beta = 0 never reads C
-      VSTORE(VWM)(r, 0, c);
+#if CBETA
+      if (beta != (real)0) r += beta * VLOAD(VWM)(0, c + MSTEP(mi));  // BLAS: beta = 0 never reads C
+#endif
+      VSTORE(VWM)(r, 0, c + MSTEP(mi));
     }
   }
 }

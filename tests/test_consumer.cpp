@@ -129,11 +129,18 @@ TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
   const auto image = [&](const DeviceInfo& dev, const GemmProblem& p) {
     const auto t = get<TiledConfig>(default_parameters(dev, p).config);
     EXPECT_EQ(t.SA + t.SB, t.IMG ? 0 : 2) << to_string(KernelConfig(t));
-    if (t.IMG) {
-      EXPECT_EQ(t.MWG / t.MDIMC * (t.NWG / t.NDIMC), 64) << "8x8 of C per work-item";
-    }
     return t.IMG == 1;
   };
+  // 16x16 of C per work-item where each compute unit gets 8 work-groups of them, else 8x8.
+  const auto per_item = [&](const GemmProblem& p) {
+    const auto t = get<TiledConfig>(default_parameters(d, p).config);
+    return t.MWG / t.MDIMC * (t.NWG / t.NDIMC);
+  };
+  d.compute_units = 2;
+  EXPECT_EQ(per_item(square(512)), 256);
+  EXPECT_EQ(per_item(square(256)), 64);
+  d.compute_units = 1;
+  EXPECT_EQ(per_item(square(384)), 256);
   GemmProblem p = square(512);
   EXPECT_TRUE(image(d, p));
   p.m = 4 * 2048;  // A's image would be 2048 texels wide, 512 rows: the limit

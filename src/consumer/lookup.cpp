@@ -56,10 +56,16 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
   wide.PACK = problem.batch > 1 ? 0 : 1;
   // Scalar work-items without a local-memory scratchpad (Mesa's llvmpipe) load buffers one lane
   // at a time, so staging gains nothing; images gather all lanes at once. Read A and B as
-  // float4 texels, 8x8 of C per work-item (docs/kernels.md, "How Mesa's llvmpipe runs it").
+  // float4 texels, 16x16 of C per work-item where that leaves every compute unit 8 work-groups,
+  // else 8x8 (docs/kernels.md, "How Mesa's llvmpipe runs it").
   TiledConfig sampled;
   sampled.KWG = 32, sampled.VWM = 8, sampled.VWN = 4, sampled.SA = 0, sampled.SB = 0,
   sampled.IMG = 1;
+  const ColMajorProblem cp = to_col_major(problem);
+  const std::size_t big_groups = (cp.m + 127) / 128 * ((cp.n + 127) / 128) * problem.batch;
+  if (big_groups >= 8 * std::size_t(device.compute_units)) {
+    sampled.MWG = sampled.NWG = 128, sampled.VWN = 8, sampled.KWI = 1;
+  }
   const bool sample = vw < 4 && !device.local_mem_dedicated && images_fit(sampled, device, problem);
   const std::vector<KernelConfig> candidates = {vw >= 4  ? KernelConfig(wide)
                                                 : sample ? KernelConfig(sampled)

@@ -120,6 +120,7 @@ ColMajorProblem to_col_major(const GemmProblem& p) {
   if (p.layout == Layout::kRowMajor) {
     c = {p.n, p.m, p.k, p.ldb_or_min(), p.lda_or_min(), p.ldc_or_min(), p.trans_b, p.trans_a, true};
   }
+  c.beta_zero = p.beta == 0.0;
   return c;
 }
 

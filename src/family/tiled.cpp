@@ -25,7 +25,7 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
        "vector width in m (A, C)"},
       {"VWN", &C::VWN, q ? std::vector{8, 16} : std::vector{1, 2, 4, 8, 16},
        "vector width in n (B)"},
-      {"KWI", &C::KWI, q ? std::vector{2} : std::vector{2, 8}, "unroll of the k loop"},
+      {"KWI", &C::KWI, q ? std::vector{2} : std::vector{1, 2, 8}, "unroll of the k loop"},
       {"SA", &C::SA, q ? std::vector{0} : std::vector{0, 1}, "stage A in local memory"},
       {"SB", &C::SB, {0, 1}, "stage B in local memory"},
       {"MDIMA", &C::MDIMA, q ? std::vector{2, 4, 8} : std::vector{1, 2, 4, 8, 16, 32},
@@ -176,11 +176,14 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
   // In place, B stored untransposed is k-contiguous (read column by column), and partial tiles
   // build the guarded edge path (only then: it costs build time and code size). PACK=2 reads
   // such a B in place beside a packed A, on whole tiles only.
+  // A kernel that only stores C (beta = 0, and no later k slice adding to it) builds without
+  // the beta code, which cost llvmpipe its registers (docs/kernels.md).
   std::string extra_build_options(const KernelConfig& c, const ColMajorProblem& p) const override {
     const auto t = get<TiledConfig>(c);
-    if (b_in_place(t, p)) return " -DBK=1";
-    if (!in_place(t, p)) return "";
-    return std::string(p.trans_b ? "" : " -DBK=1") + (whole_tiles(t, p) ? "" : " -DEDGE=1");
+    const std::string store = p.beta_zero && t.KC == 0 ? " -DCBETA=0" : "";
+    if (b_in_place(t, p)) return " -DBK=1" + store;
+    if (!in_place(t, p)) return store;
+    return std::string(p.trans_b ? "" : " -DBK=1") + (whole_tiles(t, p) ? "" : " -DEDGE=1") + store;
   }
   std::array<double, 2> reuse_block(const KernelConfig& c) const override {
     const auto t = get<TiledConfig>(c);

@@ -110,6 +110,7 @@ struct ColMajorProblem {
   std::size_t m, n, k, lda, ldb, ldc;
   bool trans_a, trans_b;
   bool swapped;
+  bool beta_zero = true;  // beta == 0: C is only written
 };
 ColMajorProblem to_col_major(const GemmProblem& p);
 
