@@ -21,15 +21,21 @@ namespace {
 
 using namespace tuner_test;
 
+// A small exhaustive tune whose three fastest finalists are confirmed in three rounds.
+TuneRequest confirming_request() {
+  TuneRequest r = small_request("exhaustive");
+  r.finalists = 3;
+  r.confirm_rounds = 3;
+  return r;
+}
+
 // After the search, the fastest configurations are measured again side by side; each kernel's
 // best becomes the finalist whose median round is fastest, whatever its first measurement was.
 TEST(Tuner, ConfirmationMakesTheFinalistWithTheFastestMedianRoundTheBest) {
   test::TempDir dir;
   Store store(dir / "tuning.db");
   const Device& dev = test::pocl_device("pthread");
-  TuneRequest req = small_request("exhaustive");
-  req.finalists = 3;
-  req.confirm_rounds = 3;
+  TuneRequest req = confirming_request();
   req.head_to_head_rounds = 0;  // a close call's head to head: the next test
   const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
   ASSERT_EQ(s.confirm_rounds, 3u);
@@ -111,9 +117,7 @@ TEST(Tuner, ACloseCallIsMeasuredAgainHeadToHeadAndDecidedByAllItsRounds) {
   test::TempDir dir;
   Store store(dir / "tuning.db");
   const Device& dev = test::pocl_device("pthread");
-  TuneRequest req = small_request("exhaustive");
-  req.finalists = 3;
-  req.confirm_rounds = 3;
+  TuneRequest req = confirming_request();
   req.close_call = 10.0;
   req.head_to_head_rounds = 4;
   const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);

@@ -58,10 +58,7 @@ void TuneSession::confirm() {
       const auto results = confirmation_round(finalists_);
       round_s = elapsed_s() - round_start;
       for (std::size_t j = 0; j < finalists_.size(); ++j) {
-        if (!results[j]) continue;
-        rounds[j].push_back(record(finalists_[j], *results[j]));
-        ++summary_.confirm_evaluations;
-        report(describe_result(rounds[j].back()) + " (confirming)");
+        if (results[j]) keep_round(rounds[j], finalists_[j], *results[j], "confirming");
       }
       ++summary_.confirm_rounds;
     }
@@ -81,6 +78,13 @@ void TuneSession::confirm() {
   search_first_run_s_ = summary_.first_run_s;
 }
 
+void TuneSession::keep_round(std::vector<MeasurementRecord>& rounds, const KernelConfig& config,
+                             const Measurement& m, const char* how) {
+  rounds.push_back(record(config, m));
+  ++summary_.confirm_evaluations;
+  report(describe_result(rounds.back()) + " (" + how + ")");
+}
+
 // The two alone, in turn (the runner-up first: the rounds before measured the finalists in one
 // order), each round only when it ends within the limit. Their median rounds then count all
 // their rounds, and the faster is the best as in the confirmation: a default that wins stays it.
@@ -90,7 +94,8 @@ void TuneSession::head_to_head(const CloseCall& call,
   const std::string pair = kernel_name(kind_of(finalists_[a])) + " [" + to_string(finalists_[a]) +
                            "] and [" + to_string(finalists_[b]) + "]: a close call";
   if (stop_ || !round_fits(pair_s)) {
-    report(pair + "; another round would not end within the time limit");
+    report(pair + (stop_ ? "; the tune was stopped"
+                         : "; another round would not end within the time limit"));
     return;
   }
   report(pair + ", measured again head to head");
@@ -101,10 +106,7 @@ void TuneSession::head_to_head(const CloseCall& call,
     const double start = elapsed_s();
     const auto results = confirmation_round({finalists_[first], finalists_[second]});
     for (const auto& [j, r] : {std::pair{first, &results[0]}, std::pair{second, &results[1]}}) {
-      if (!*r) continue;  // stopped before it
-      rounds[j].push_back(record(finalists_[j], **r));
-      ++summary_.confirm_evaluations;
-      report(describe_result(rounds[j].back()) + " (head to head)");
+      if (*r) keep_round(rounds[j], finalists_[j], **r, "head to head");  // else stopped before it
     }
     if (!results[0] || !results[1]) break;
     pair_s = elapsed_s() - start;

@@ -79,6 +79,9 @@ class TuneSession {
   // One round of the confirmation: `configs` measured in turn, with full repetitions.
   std::vector<std::optional<Measurement>> confirmation_round(
       const std::vector<KernelConfig>& configs);
+  // Stores a confirmation run of `config` (`how`: its progress note) and appends it to `rounds`.
+  void keep_round(std::vector<MeasurementRecord>& rounds, const KernelConfig& config,
+                  const Measurement& m, const char* how);
   // A close call measured again head to head, appending to `rounds` (per finalist), the first
   // round expected to take `pair_s`; the two's entries of confirmed_ then count all their rounds.
   void head_to_head(const CloseCall& call, std::vector<std::vector<MeasurementRecord>>& rounds,
