@@ -134,6 +134,7 @@ TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
   // 16x16 of C per work-item where each compute unit gets 8 work-groups of them, else 8x8.
   const auto per_item = [&](const GemmProblem& p) {
     const auto t = get<TiledConfig>(default_parameters(d, p).config);
+    EXPECT_EQ(t.IMG, 1) << describe(p);
     return t.MWG / t.MDIMC * (t.NWG / t.NDIMC);
   };
   d.compute_units = 2;

@@ -263,7 +263,7 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
   insert_before("  realM acc[NWI][MVI];",
                 "#if " + condition(no_build) + "\n#error injected build failure\n#endif\n");
   // Every store of C (whole tiles and the in-place edge path) computes the wrong value.
-  ASSERT_GE(test::plant_before_each(src, "VSTORE(VWM)(r, 0, c);",
+  ASSERT_GE(test::plant_before_each(src, "VSTORE(VWM)(r, 0, c",
                                     "#if " + condition(wrong) + "\n      r += (realM)1;\n#endif\n"),
             2);
   std::ofstream(kdir / "gemm_tiled.cl") << src;

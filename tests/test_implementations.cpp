@@ -225,6 +225,38 @@ TEST_P(DeviceTiming, AnImageAboveTheDeviceLimitIsALaunchFailure) {
   EXPECT_EQ(real.evaluate(image).status, Status::kOk);
 }
 
+// An image kernel only stores C (-DCBETA=0, without the beta code that cost llvmpipe its
+// registers); with beta != 0 on whole tiles the routine adds beta C in its unpad copy instead.
+// Other kernels build the beta code unless beta is 0 and no later k slice adds to C.
+TEST_P(DeviceTiming, AnImageKernelOnlyStoresCAndBetaCIsAddedAfterIt) {
+  TiledConfig image;
+  image.MWG = image.NWG = 32, image.KWG = 16, image.MDIMC = image.NDIMC = 4, image.VWM = 4,
+  image.VWN = 4, image.SA = image.SB = 0, image.MDIMA = image.NDIMB = 4, image.IMG = 1;
+  TiledConfig sliced;
+  sliced.PACK = 1, sliced.KC = 1024;
+  ASSERT_TRUE(constraint_violations(image).empty() && constraint_violations(sliced).empty());
+  GemmProblem p;
+  p.m = p.n = p.k = 64;  // whole tiles: C is the caller's buffer where beta is 0
+  const auto only_stores = [&](const TiledConfig& t, double beta) {
+    p.beta = beta;
+    const KernelConfig c(t);
+    return c.kind()->extra_build_options(c, to_col_major(p)).find("-DCBETA=0") != std::string::npos;
+  };
+  EXPECT_TRUE(only_stores(image, 0.25));
+  EXPECT_TRUE(only_stores(TiledConfig{}, 0.0));
+  EXPECT_FALSE(only_stores(TiledConfig{}, 0.25));
+  EXPECT_FALSE(only_stores(sliced, 0.0)) << "a later slice adds to C";
+
+  const KernelSources sources;
+  Runner runner(test::device_named(GetParam()), sources);
+  for (const auto& [alpha, beta] : {std::pair{1.0, 0.0}, {-1.5, 0.25}}) {
+    p.alpha = alpha, p.beta = beta;
+    runner.set_problem(p, 7);
+    const Measurement m = runner.evaluate(image, TimingOptions::verify_only());
+    EXPECT_EQ(m.status, Status::kOk) << "beta " << beta << ": " << m.message;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Pocl, DeviceTiming, ::testing::Values("pthread"));
 INSTANTIATE_TEST_SUITE_P(Llvmpipe, DeviceTiming, ::testing::Values("llvmpipe"));
 

@@ -75,7 +75,7 @@ std::string broken_kernels(const test::TempDir& dir) {
           "  realM acc[NWI][MVI];");
   EXPECT_GE(
       test::plant_before_each(
-          src, "VSTORE(VWM)(r, 0, c);",
+          src, "VSTORE(VWM)(r, 0, c",
           "#if VWM == 8 && MDIMC == 2 && SB == 1\n      r += (realM)1;  /* injected error */\n"
           "#endif\n"),
       2);

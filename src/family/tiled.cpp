@@ -176,11 +176,12 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
   // In place, B stored untransposed is k-contiguous (read column by column), and partial tiles
   // build the guarded edge path (only then: it costs build time and code size). PACK=2 reads
   // such a B in place beside a packed A, on whole tiles only.
-  // A kernel that only stores C (beta = 0, and no later k slice adding to it) builds without
-  // the beta code, which cost llvmpipe its registers (docs/kernels.md).
+  // A kernel that only stores C builds without the beta code, which cost llvmpipe its
+  // registers (docs/kernels.md): where beta is 0 and no later k slice adds to C, and always on
+  // images, whose C the routine sends through its scratch buffer where beta is not 0.
   std::string extra_build_options(const KernelConfig& c, const ColMajorProblem& p) const override {
     const auto t = get<TiledConfig>(c);
-    const std::string store = p.beta_zero && t.KC == 0 ? " -DCBETA=0" : "";
+    const std::string store = (p.beta_zero || t.IMG) && t.KC == 0 ? " -DCBETA=0" : "";
     if (b_in_place(t, p)) return " -DBK=1" + store;
     if (!in_place(t, p)) return store;
     return std::string(p.trans_b ? "" : " -DBK=1") + (whole_tiles(t, p) ? "" : " -DEDGE=1") + store;

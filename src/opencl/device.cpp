@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 #include <tuple>
 
 #include "mmtune/error.hpp"
@@ -82,7 +83,17 @@ DeviceInfo query(const cl::Platform& platform, const cl::Device& d) {
   i.fp64 = has_ext("cl_khr_fp64") || d.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
   i.fp16 = has_ext("cl_khr_fp16");
   i.image_support = d.getInfo<CL_DEVICE_IMAGE_SUPPORT>() == CL_TRUE;
-  if (i.image_support) i.image_max_buffer_texels = d.getInfo<CL_DEVICE_IMAGE_MAX_BUFFER_SIZE>();
+  if (i.image_support) {
+    // Buffer images came with OpenCL 1.2: a 1.1 device has none (the query fails there). The
+    // texels' buffer is one allocation, indexed with 32-bit ints in the kernel.
+    try {
+      i.image_max_buffer_texels = std::min<std::size_t>(
+          {d.getInfo<CL_DEVICE_IMAGE_MAX_BUFFER_SIZE>(), std::size_t(i.max_alloc_bytes / 16),
+           std::size_t(std::numeric_limits<int>::max())});
+    } catch (const cl::Error&) {
+      i.image_max_buffer_texels = 0;
+    }
+  }
   i.key = device_key(i.vendor, i.name, i.driver_version);
   return i;
 }

@@ -72,7 +72,7 @@ bool GemmRoutine::one_launch_batches(const KernelConfig& config, const GemmProbl
   const KernelFamily& family = config.kind().family();
   if (!family.batches()) return false;
   if (family.arguments() != KernelArguments::kPackedPanels) return true;
-  // Images hold one item each (a batch's would pass the devices' image heights). The packed
+  // Images hold one item each (a batch's would outgrow the device's image sizes). The packed
   // copies of all items must fit 32-bit indexing and one allocation.
   const ColMajorProblem cp = to_col_major(problem);
   const KernelLaunch l = family.launch(config, cp);
@@ -379,7 +379,8 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       const int lda = i32(cp.lda), ldb = i32(cp.ldb);
       const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
       const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
-      const bool c_direct = mp == cp.m && np == cp.n;
+      // Image kernels only store C (-DCBETA=0): beta C is then added by the unpad copy.
+      const bool c_direct = mp == cp.m && np == cp.n && (!l.images || problem.beta == 0.0);
       const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * items * es);
       set_args(k, 0, i32(mp), i32(np), i32(kp));
       set_real(k, 3, problem.alpha, prec);
