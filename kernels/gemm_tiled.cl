@@ -92,7 +92,8 @@
 #error "IMG=1 reads fp32 texels"
 #endif
 #define OPERAND __read_only image1d_buffer_t
-#define TEXEL(img, width, x, k) read_imagef(img, (k) * (width) + (x))
+// Texel x of row k; `offset` (texels) places a matrix read where the caller keeps it.
+#define TEXEL(img, offset, width, x, k) read_imagef(img, (offset) + (k) * (width) + (x))
 #else
 #define OPERAND const __global real* restrict
 #endif
@@ -142,6 +143,31 @@
     }                                                                           \
   }
 #define A_VEC(mi) VLOAD(VWM)(0, ak + MSTEP(mi))
+#if IMG
+// An m-vector of VWM / 4 texels.
+#if VWM == 4
+#define TEXELS_TO_M(t) (t[0])
+#elif VWM == 8
+#define TEXELS_TO_M(t) ((float8)(t[0], t[1]))
+#else
+#define TEXELS_TO_M(t) ((float16)(t[0], t[1], t[2], t[3]))
+#endif
+// Row k of A times component `comp` of the k-texels b[] (IMG=1 with BK=1).
+#define IMG_MAC_BK(k, comp)                                                        \
+  {                                                                                \
+    realM a[MVI];                                                                  \
+    _Pragma("unroll") for (int mi = 0; mi < MVI; ++mi) {                           \
+      float4 t[VWM / 4];                                                           \
+      _Pragma("unroll") for (int q = 0; q < VWM / 4; ++q) {                        \
+        t[q] = TEXEL(A, a_offset, a_width, ax + MSTEP(mi) / 4 + q, k);             \
+      }                                                                            \
+      a[mi] = TEXELS_TO_M(t);                                                      \
+    }                                                                              \
+    _Pragma("unroll") for (int ni = 0; ni < NWI; ++ni) {                           \
+      _Pragma("unroll") for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b[ni].comp; \
+    }                                                                              \
+  }
+#endif
 // Row k of this work-item's A and B slices in global memory.
 #define A_ROW(k) (ag + (k) * lda + MOFF(tid_m))
 #if BK
@@ -186,7 +212,8 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
   const int n0 = get_group_id(1) * NWG;
   const int item = get_group_id(2);  // the host keeps every item's last element below 2^31
 #if IMG
-  const int a_width = lda / 4, b_width = ldb / 4;  // texels in a row: one panel, all of m or n
+  // Texels in a row: one panel, all of m (or n), or a column of k with BK=1.
+  const int a_width = lda / 4, b_width = ldb / 4;
 #else
   const __global real* ag = A + a_offset + item * a_stride + get_group_id(0) * a_panel;
   const __global real* bg = B + b_offset + item * b_stride + get_group_id(1) * b_panel;
@@ -240,6 +267,22 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
+#if IMG && BK
+    // B k-contiguous (read where the caller keeps it): a texel holds four k of one column, so
+    // each step takes four k rows (KWI does not apply).
+    const int ax = (m0 + MOFF(tid_m)) / 4;
+    for (int kq = 0; kq < KWG; kq += 4) {
+      float4 b[NWI];
+#pragma unroll
+      for (int ni = 0; ni < NWI; ++ni) {
+        b[ni] = TEXEL(B, b_offset, b_width, (kw + kq) / 4, n0 + NOFF(tid_n) + NSTEP(ni));
+      }
+      IMG_MAC_BK(kw + kq, x)
+      IMG_MAC_BK(kw + kq + 1, y)
+      IMG_MAC_BK(kw + kq + 2, z)
+      IMG_MAC_BK(kw + kq + 3, w)
+    }
+#else
     for (int kp = 0; kp < KWG; kp += KWI) {
 #pragma unroll
       for (int ku = 0; ku < KWI; ++ku) {
@@ -252,19 +295,15 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
         for (int mi = 0; mi < MVI; ++mi) {
           float4 t[VWM / 4];
 #pragma unroll
-          for (int q = 0; q < VWM / 4; ++q) t[q] = TEXEL(A, a_width, ax + MSTEP(mi) / 4 + q, kw + k);
-#if VWM == 4
-          a[mi] = t[0];
-#elif VWM == 8
-          a[mi] = (float8)(t[0], t[1]);
-#else
-          a[mi] = (float16)(t[0], t[1], t[2], t[3]);
-#endif
+          for (int q = 0; q < VWM / 4; ++q) {
+            t[q] = TEXEL(A, a_offset, a_width, ax + MSTEP(mi) / 4 + q, kw + k);
+          }
+          a[mi] = TEXELS_TO_M(t);
         }
 #pragma unroll
         for (int ng = 0; ng < NWI / 4; ++ng) {
           // Four consecutive n of one texel: NSTEP keeps groups of VWN (a multiple of 4) together.
-          const float4 b4 = TEXEL(B, b_width, bx + NSTEP(ng * 4) / 4, kw + k);
+          const float4 b4 = TEXEL(B, b_offset, b_width, bx + NSTEP(ng * 4) / 4, kw + k);
 #pragma unroll
           for (int mi = 0; mi < MVI; ++mi) {
             acc[ng * 4 + 0][mi] += a[mi] * b4.x;
@@ -289,6 +328,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 #endif  // IMG
       }
     }
+#endif  // IMG && BK
 #if SYNC_LOCAL
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif

@@ -135,6 +135,7 @@ TEST(Lookup, ScalarDevicesWithoutAScratchpadReadImagesWhereTheyFit) {
   const auto per_item = [&](const GemmProblem& p) {
     const auto t = get<TiledConfig>(default_parameters(d, p).config);
     EXPECT_EQ(t.IMG, 1) << describe(p);
+    EXPECT_EQ(t.PACK, 0) << "images over the caller's buffers where the layout allows";
     return t.MWG / t.MDIMC * (t.NWG / t.NDIMC);
   };
   d.compute_units = 2;

@@ -112,11 +112,19 @@ std::vector<NamedConfig> matrix_configs() {
   image.MWG = 32, image.NWG = 32, image.KWG = 16, image.MDIMC = 4, image.NDIMC = 4, image.VWM = 8,
   image.VWN = 4, image.KWI = 2, image.SA = 0, image.SB = 0, image.MDIMA = 4, image.NDIMB = 4,
   image.STRM = 0, image.STRN = 1, image.IMG = 1;
-  return {{"tiled_default", TiledConfig{}}, {"tiled_wide", wide},
-          {"tiled_in_place", in_place},     {"tiled_pack_a", pack_a},
-          {"tiled_image", image},           {"direct_default", DirectConfig{}},
-          {"direct_vector", dvec},          {"naive", NaiveConfig{}},
-          {"classic8", ClassicConfig{8}},   {"classic16", ClassicConfig{16}},
+  TiledConfig image_in_place = image;  // images over the caller's buffers where they allow it
+  image_in_place.PACK = 0;
+  return {{"tiled_default", TiledConfig{}},
+          {"tiled_wide", wide},
+          {"tiled_in_place", in_place},
+          {"tiled_pack_a", pack_a},
+          {"tiled_image", image},
+          {"tiled_image_in_place", image_in_place},
+          {"direct_default", DirectConfig{}},
+          {"direct_vector", dvec},
+          {"naive", NaiveConfig{}},
+          {"classic8", ClassicConfig{8}},
+          {"classic16", ClassicConfig{16}},
           {"classic32", ClassicConfig{32}}};
 }
 

@@ -11,6 +11,10 @@
 #include "bench/bench.hpp"
 #include "mmtune/lookup.hpp"
 #include "opencl/calibration.hpp"
+#include "opencl/gemm_routine.hpp"
+#include "opencl/host_data.hpp"
+#include "opencl/program_cache.hpp"
+#include "opencl/reference.hpp"
 #include "opencl/runner.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
@@ -255,6 +259,62 @@ TEST_P(DeviceTiming, AnImageKernelOnlyStoresCAndBetaCIsAddedAfterIt) {
     const Measurement m = runner.evaluate(image, TimingOptions::verify_only());
     EXPECT_EQ(m.status, Status::kOk) << "beta " << beta << ": " << m.message;
   }
+}
+
+// IMG=1 with PACK=0 reads an operand where the caller keeps it, through a buffer image over the
+// caller's buffer, when its rows already are the image's (the column-major form's A with m
+// contiguous; its B either way: k-contiguous B builds -DBK=1) and its offset and leading
+// dimension are multiples of 4, on whole tiles; otherwise it packs it. Each packed operand is
+// one command before the kernel; every result is checked against the reference.
+TEST_P(DeviceTiming, ImagesReadOperandsWhereTheCallerKeepsThem) {
+  const Device& dev = test::device_named(GetParam());
+  cl::Context context(dev.device);
+  cl::CommandQueue queue(context, dev.device);
+  ProgramCache cache(context, dev.device, dev.info.key, "");
+  const KernelSources sources;
+  GemmRoutine routine(sources, cache, dev.info);
+  TiledConfig image;
+  image.MWG = image.NWG = 32, image.KWG = 16, image.MDIMC = image.NDIMC = 4, image.VWM = 8,
+  image.VWN = 4, image.SA = image.SB = 0, image.MDIMA = image.NDIMB = 4, image.IMG = 1,
+  image.PACK = 0;
+  ASSERT_TRUE(constraint_violations(image).empty());
+  struct Variant {
+    std::size_t m, a_offset, extra_ldb;  // m = 60: partial tiles
+  };
+  int in_place_reads = 0;
+  for (const Variant v : {Variant{64, 0, 0}, Variant{64, 2, 0}, Variant{64, 0, 2}, {60, 0, 0}}) {
+    for (const Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (int t = 0; t < 4; ++t) {
+        GemmProblem p;
+        p.m = v.m, p.n = p.k = 64, p.layout = layout, p.trans_a = t & 1, p.trans_b = t & 2;
+        p.ldb = p.min_ld(p.b_rows(), p.b_cols()) + v.extra_ldb;
+        const ColMajorProblem cp = to_col_major(p);
+        const std::string what = describe(p) + " A offset " + std::to_string(v.a_offset);
+        const Operands o = random_operands(p, 11);
+        std::vector<double> a = o.a;
+        a.insert(a.begin(), v.a_offset, 0.0);
+        const cl::Buffer ab = test::upload(context, a, p.precision),
+                         bb = test::upload(context, o.b, p.precision),
+                         cb = test::upload(context, o.c, p.precision);
+        ASSERT_TRUE(routine.prepare(image, p).ok) << what;
+        const RoutineEvents ev = routine.enqueue(queue, p, image, {&ab, v.a_offset}, {&bb}, {&cb});
+        cl::Event::waitForEvents(ev.events);
+        const Verdict verdict = verify(p, reference_gemm(p, o),
+                                       test::download(queue, cb, o.c.size(), p.precision), o.c);
+        EXPECT_TRUE(verdict.ok) << what << ": " << verdict.message;
+        // The column-major form swaps the operands of a row-major problem.
+        const bool caller_a_fits = v.a_offset % 4 == 0, caller_b_fits = v.extra_ldb % 4 == 0;
+        const bool whole = v.m % 32 == 0;
+        const bool a_in_place =
+            whole && !cp.trans_a && (cp.swapped ? caller_b_fits : caller_a_fits);
+        const bool b_in_place = whole && (cp.swapped ? caller_a_fits : caller_b_fits);
+        in_place_reads += a_in_place + b_in_place;
+        const std::size_t unpad = whole ? 0 : 1;
+        EXPECT_EQ(ev.events.size(), 1 + !a_in_place + !b_in_place + unpad) << what;
+      }
+    }
+  }
+  EXPECT_GT(in_place_reads, 16);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pocl, DeviceTiming, ::testing::Values("pthread"));

@@ -155,12 +155,20 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
     std::printf("%s %s [%s] on %s\n", kernel_name(*kind).c_str(), describe(problem).c_str(),
                 to_string(config).c_str(), device.info.name.c_str());
     if (m.status == Status::kOk) {
+      // A batch run one launch per item has no single kernel to time alone.
+      const std::string kernel_part =
+          m.kernel_median_ms <= 0
+              ? std::string("kernel not timed alone (one launch per item of the batch)")
+              : fmt::format("kernel{} {:.3f} ms = {:.1f} GFLOPS",
+                            m.kernel_wall_clock
+                                ? " (wall clock, run alone: event timestamps unusable)"
+                                : "",
+                            m.kernel_median_ms, m.kernel_gflops);
       std::printf(
-          "Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %.1f GFLOPS; kernel%s %.3f ms = "
-          "%.1f GFLOPS; build %.2f s; max error %.3g\n",
-          m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), m.gflops,
-          m.kernel_wall_clock ? " (wall clock, run alone: event timestamps unusable)" : "",
-          m.kernel_median_ms, m.kernel_gflops, m.build_seconds, m.max_error);
+          "Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %.1f GFLOPS; %s; build %.2f s; max "
+          "error %.3g\n",
+          m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), m.gflops, kernel_part.c_str(),
+          m.build_seconds, m.max_error);
     } else {
       std::printf("%s: %s\n", to_string(m.status), m.message.c_str());
     }

@@ -151,12 +151,19 @@ void print_summary(const TuneSummary& s, const std::string& db) {
   } else {
     const Measurement& b = s.best->result;
     std::printf("Best: %s [%s]\n", s.best->kernel.c_str(), s.best->config.c_str());
-    std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS%s\n",
-                b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops,
-                b.kernel_wall_clock
-                    ? " (by wall clock around a lone run: this device's event timestamps are "
-                      "unusable)"
-                    : "");
+    if (b.kernel_median_ms <= 0) {  // a batch run one launch per item: no lone kernel
+      std::printf(
+          "  whole routine %.3f ms = %.1f GFLOPS; kernel alone not timed (one launch per "
+          "item of the batch)\n",
+          b.median_ms, b.gflops);
+    } else {
+      std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS%s\n",
+                  b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops,
+                  b.kernel_wall_clock
+                      ? " (by wall clock around a lone run: this device's event timestamps are "
+                        "unusable)"
+                      : "");
+    }
     const auto line = [&](const char* what, const std::optional<MeasurementRecord>& r) {
       if (!r) return;
       // A reference stopped early was still timed (at least once).

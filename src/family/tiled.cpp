@@ -108,10 +108,10 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
       {"KC>0 -> PACK>0 and IMG=0",
        {"KC", "IMG", "PACK"},
        [](const C& c) { return !c.KC || (c.PACK && !c.IMG); }},
-      // Reading in place is the buffers' global-memory path (B's layout is a build option).
-      {"PACK=0 -> SA=0, SB=0 and IMG=0",
-       {"PACK", "SA", "SB", "IMG"},
-       [](const C& c) { return c.PACK || (c.SA == 0 && c.SB == 0 && c.IMG == 0); }},
+      // Reading in place goes through global memory or images (B's layout is a build option).
+      {"PACK=0 -> SA=0 and SB=0",
+       {"PACK", "SA", "SB"},
+       [](const C& c) { return c.PACK || (c.SA == 0 && c.SB == 0); }},
       // B read in place goes through global memory, column by column (-DBK=1).
       {"PACK=2 -> SB=0 and IMG=0",
        {"PACK", "SB", "IMG"},
@@ -121,9 +121,13 @@ ParamSpace<TiledConfig> make_tiled(SpaceSize s) {
 }
 
 class TiledFamily final : public TypedFamily<TiledConfig> {
-  // PACK=0 with A's m contiguous (the kernel's vectors run along m): no copies.
+  // PACK=0 from buffers with A's m contiguous (the kernel's vectors run along m): no copies.
   static bool in_place(const TiledConfig& t, const ColMajorProblem& p) {
-    return !t.PACK && !p.trans_a;
+    return !t.PACK && !t.IMG && !p.trans_a;
+  }
+  // PACK=0 through images with B k-contiguous: B's texels run along k, in place or packed so.
+  static bool b_k_texels(const TiledConfig& t, const ColMajorProblem& p) {
+    return !t.PACK && t.IMG && !p.trans_b;
   }
   // PACK=2 with B k-contiguous (untransposed) on whole tiles of n and k: only A is packed, the
   // kernel reads B's columns where they are (a CPU's prefetchers follow a column like a panel,
@@ -167,22 +171,25 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
     l.pad_m = t.MWG, l.pad_n = t.NWG, l.pad_k = t.KWG, l.images = t.IMG != 0;
     l.in_place = in_place(t, p);
     l.b_in_place = b_in_place(t, p);
+    l.images_in_place = t.IMG && !t.PACK;
+    l.b_k_texels = b_k_texels(t, p);
     if (!l.in_place && !l.images) l.k_slice = std::size_t(t.KC);
     l.global = {family_limits::round_up(p.m, t.MWG) / t.MWG * t.MDIMC,
                 family_limits::round_up(p.n, t.NWG) / t.NWG * t.NDIMC};
     l.local = {std::size_t(t.MDIMC), std::size_t(t.NDIMC)};
     return l;
   }
-  // In place, B stored untransposed is k-contiguous (read column by column), and partial tiles
-  // build the guarded edge path (only then: it costs build time and code size). PACK=2 reads
-  // such a B in place beside a packed A, on whole tiles only.
+  // In place, B stored untransposed is k-contiguous (read column by column, or through images
+  // as texels of four k), and partial tiles build the guarded edge path (buffers only, and only
+  // then: it costs build time and code size). PACK=2 reads such a B in place beside a packed A,
+  // on whole tiles only.
   // A kernel that only stores C builds without the beta code, which cost llvmpipe its
   // registers (docs/kernels.md): where beta is 0 and no later k slice adds to C, and always on
   // images, whose C the routine sends through its scratch buffer where beta is not 0.
   std::string extra_build_options(const KernelConfig& c, const ColMajorProblem& p) const override {
     const auto t = get<TiledConfig>(c);
     const std::string store = (p.beta_zero || t.IMG) && t.KC == 0 ? " -DCBETA=0" : "";
-    if (b_in_place(t, p)) return " -DBK=1" + store;
+    if (b_in_place(t, p) || b_k_texels(t, p)) return " -DBK=1" + store;
     if (!in_place(t, p)) return store;
     return std::string(p.trans_b ? "" : " -DBK=1") + (whole_tiles(t, p) ? "" : " -DEDGE=1") + store;
   }

@@ -123,6 +123,13 @@ struct KernelLaunch {
   // kPackedPanels: A is packed, B (untransposed: k-contiguous, whole tiles of n and k) is read
   // where it is, column by column, its panels NWG columns apart.
   bool b_in_place = false;
+  // kPackedPanels with images: each operand whose layout is its image's (a row of texels per k,
+  // m or n contiguous; or per n where B is k-contiguous) is read where the caller keeps it,
+  // through a buffer image over the caller's buffer, when the tiles are whole and its leading
+  // dimension and offset are multiples of 4; otherwise it is packed. With b_k_texels, B's
+  // texels hold four k of one column (B k-contiguous, built -DBK=1), packed or in place.
+  bool images_in_place = false;
+  bool b_k_texels = false;
   // kPackedPanels from packed buffers: k per launch (0: all of it). The host launches the
   // kernel once per slice of the padded k, in order, each adding to C (beta = 1 after the
   // first), so that a work-group's panels of A and B stay in cache while the next reuse them.

@@ -189,6 +189,23 @@ GemmRoutine::TexelImage& GemmRoutine::image(int slot, std::size_t texels) {
   return t;
 }
 
+std::optional<cl::Image1DBuffer> GemmRoutine::image_in_place(const Operand& o, std::size_t rows,
+                                                             std::size_t width,
+                                                             std::size_t ld) const {
+  if (o.offset % 4 != 0 || ld % 4 != 0 || rows == 0) return std::nullopt;
+  const std::size_t bytes = o.buffer->getInfo<CL_MEM_SIZE>();
+  const std::size_t texels = std::min(bytes / 16, device_.image_max_buffer_texels);
+  if (o.offset / 4 + (rows - 1) * (ld / 4) + width > texels) return std::nullopt;
+  // Not where the caller's buffer is write-only or the implementation refuses the view.
+  if (o.buffer->getInfo<CL_MEM_FLAGS>() & CL_MEM_WRITE_ONLY) return std::nullopt;
+  try {
+    return cl::Image1DBuffer(cache_.context(), CL_MEM_READ_ONLY, cl::ImageFormat(CL_RGBA, CL_FLOAT),
+                             texels, *o.buffer);
+  } catch (const cl::Error&) {
+    return std::nullopt;
+  }
+}
+
 void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t elements,
                                 std::size_t element_size) const {
   if (!o.buffer || !(*o.buffer)()) throw UsageError(std::string("buffer ") + name + " is null");
@@ -372,10 +389,9 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                    cl::NullRange);
       };
       // A: K x M with m contiguous in panels of pad_m, from the column-major form (transposed
-      // or not); B: K x N with n contiguous in panels of pad_n. Images are one panel each:
-      // plain K x M and K x N matrices of float4 texels, packed straight into the image.
-      const int a_panel = l.images ? i32(mp) : i32(l.pad_m);
-      const int b_panel = l.images ? i32(np) : i32(l.pad_n);
+      // or not); B: K x N with n contiguous in panels of pad_n. Images are plain matrices of
+      // float4 texels, packed straight into the image or read in place (image_arg below).
+      const int a_panel = i32(l.pad_m), b_panel = i32(l.pad_n);
       const int lda = i32(cp.lda), ldb = i32(cp.ldb);
       const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
       const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
@@ -391,17 +407,36 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                i32(kp * mp), b_item, c_direct ? i32(stride_c) : i32(np * mp));
       if (l.images) {
         if (!copies.pack_image()) throw Error("images need fp32 and a device with images");
-        const auto pack_image = [&](Operand src, int rows, int cols, int si, int sj, int slot,
-                                    std::size_t width) {
-          TexelImage& dst = image(slot, width * kp);
+        // An image of rows_p rows of width texels: the caller's buffer where the rows already
+        // are the image's (in place), else packed. Sets the kernel's image, its offset in
+        // texels and its row in elements.
+        const bool whole = mp == cp.m && np == cp.n && kp == cp.k;
+        const auto image_arg = [&](int arg, Operand src, bool layout_matches, std::size_t ld,
+                                   int rows, int cols, int si, int sj, int slot, std::size_t rows_p,
+                                   std::size_t width) {
+          in_place_images_[slot] = cl::Image1DBuffer();
+          if (l.images_in_place && layout_matches && whole) {
+            if (auto view = image_in_place(src, rows_p, width, ld)) {
+              in_place_images_[slot] = *view;
+              set_args(k, arg, *view, i32(src.offset / 4), i32(ld), 0);  // no panels
+              return;
+            }
+          }
+          TexelImage& dst = image(slot, width * rows_p);
           set_args(copies.pack_image, 0, rows, cols, *src.buffer, i32(src.offset), si, sj,
                    dst.texels);
-          launch_one(copies.pack_image, cl::NDRange(width, kp), cl::NullRange);
-          return dst.image;
+          launch_one(copies.pack_image, cl::NDRange(width, rows_p), cl::NullRange);
+          set_args(k, arg, dst.image, 0, i32(4 * width), 0);
         };
         set_real(k, 4, beta, prec);
-        set_args(k, 5, pack_image(a, K, M, sia, sja, 0, mp / 4), 0, a_panel, i32(kp) * a_panel);
-        set_args(k, 9, pack_image(b, K, N, sib, sjb, 1, np / 4), 0, b_panel, i32(kp) * b_panel);
+        // A: K rows of M/4 texels (m contiguous: A untransposed). B likewise with n (B
+        // transposed), or N rows of K/4 texels where B is k-contiguous (b_k_texels).
+        image_arg(5, a, !cp.trans_a, cp.lda, K, M, sia, sja, 0, kp, mp / 4);
+        if (l.b_k_texels) {
+          image_arg(9, b, true, cp.ldb, N, K, sjb, sib, 1, np, kp / 4);
+        } else {
+          image_arg(9, b, cp.trans_b, cp.ldb, K, N, sib, sjb, 1, kp, np / 4);
+        }
         launch_main(k, global, local);
       } else {
         cl::Buffer& as = scratch(0, kp * mp * items * es);

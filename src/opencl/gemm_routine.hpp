@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +97,11 @@ class GemmRoutine {
     std::size_t capacity = 0;
   };
   TexelImage& image(int slot, std::size_t texels);
+  // A buffer image over `o` when its rows of `width` texels, `ld` elements apart, can be read
+  // where they are; nothing where the offset or ld is not a multiple of 4, the image would pass
+  // the buffer or the device's limit, or the implementation refuses it.
+  std::optional<cl::Image1DBuffer> image_in_place(const Operand& o, std::size_t rows,
+                                                  std::size_t width, std::size_t ld) const;
   void check_operand(const char* name, const Operand& o, std::size_t elements,
                      std::size_t element_size) const;
   RoutineEvents launch(const cl::CommandQueue& queue, const GemmProblem& problem,
@@ -121,6 +127,9 @@ class GemmRoutine {
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};
   TexelImage images_[2];
+  // Buffer images over the caller's A and B where the last call read them in place: a rerun of
+  // its kernel still reads them (holding them keeps the caller's buffers until the next call).
+  cl::Image1DBuffer in_place_images_[2];
   cl::Event scratch_busy_;  // the last event of the last call that used the scratch buffers
 };
 
