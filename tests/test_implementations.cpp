@@ -311,6 +311,9 @@ TEST_P(DeviceTiming, ImagesReadOperandsWhereTheCallerKeepsThem) {
         in_place_reads += a_in_place + b_in_place;
         const std::size_t unpad = whole ? 0 : 1;
         EXPECT_EQ(ev.events.size(), 1 + !a_in_place + !b_in_place + unpad) << what;
+        // The call holds its views of the caller's buffers: its kernel runs again alone.
+        EXPECT_EQ(ev.views.size(), std::size_t(a_in_place + b_in_place)) << what;
+        EXPECT_GT(rerun_main_ms(queue, ev), 0.0) << what;
       }
     }
   }

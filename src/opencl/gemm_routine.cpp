@@ -414,10 +414,9 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         const auto image_arg = [&](int arg, Operand src, bool layout_matches, std::size_t ld,
                                    int rows, int cols, int si, int sj, int slot, std::size_t rows_p,
                                    std::size_t width) {
-          in_place_images_[slot] = cl::Image1DBuffer();
           if (l.images_in_place && layout_matches && whole) {
             if (auto view = image_in_place(src, rows_p, width, ld)) {
-              in_place_images_[slot] = *view;
+              out.views.push_back(*view);
               set_args(k, arg, *view, i32(src.offset / 4), i32(ld), 0);  // no panels
               return;
             }

@@ -32,6 +32,10 @@ struct RoutineEvents {
   // A batch run one launch per item (its family does not batch): no one kernel is the GEMM's,
   // so its kernel-alone time is unknown (NaN).
   bool item_loop = false;
+  // Buffer images over the caller's A and B where the call read them in place: a rerun still
+  // reads them. Held here, not by the routine, so that the caller's buffers are not kept past
+  // the call's events.
+  std::vector<cl::Image1DBuffer> views;
 };
 
 // Waits for `queue` to finish, then runs the last call's GEMM kernel once more on its own and
@@ -127,9 +131,6 @@ class GemmRoutine {
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};
   TexelImage images_[2];
-  // Buffer images over the caller's A and B where the last call read them in place: a rerun of
-  // its kernel still reads them (holding them keeps the caller's buffers until the next call).
-  cl::Image1DBuffer in_place_images_[2];
   cl::Event scratch_busy_;  // the last event of the last call that used the scratch buffers
 };
 
