@@ -54,7 +54,7 @@
 #define SB 1  // 1: stage the B slice in local memory; 0: read B straight from global memory
 #endif
 #ifndef IMG
-#define IMG 0  // 1: A and B are 1-D buffer images of float4 texels (K rows of M/4 and N/4 texels)
+#define IMG 0  // 1: A and B are 1-D buffer images of float4 texels (rows of 4 m, 4 n, or 4 k: BK)
 #endif
 #ifndef PACK
 #define PACK 1  // 1: the host packs A and B into panels; 0: read in place where the shape allows
@@ -83,13 +83,17 @@
 #define NVB (NWG / (NDIMB * VWN))         // n-vectors of B each work-item loads per k row
 #define KWB (KWG / KDIMB)                 // k rows of B each work-item loads
 
-// Images: A's texel (x, k) holds m = 4x..4x+3 of row k, B's likewise n; fp32 only. An
+// Images: A's texel (x, k) holds m = 4x..4x+3 of row k, B's likewise n, or with BK=1 (B
+// k-contiguous) texel (x, n) holds k = 4x..4x+3 of column n; fp32 only. An
 // implementation that loads buffers one lane at a time (Mesa's llvmpipe) fetches texels with
 // vector gathers instead; a buffer image needs no sampler, and fetched 1.6x as fast there as a
 // 2-D image read with one (docs/kernels.md). `width` is the image's row in texels.
 #if IMG
 #if PRECISION != 32
 #error "IMG=1 reads fp32 texels"
+#endif
+#if BK && KWG % 4 != 0
+#error "IMG=1 with BK=1 reads four k per texel"
 #endif
 #define OPERAND __read_only image1d_buffer_t
 // Texel x of row k; `offset` (texels) places a matrix read where the caller keeps it.
@@ -269,8 +273,11 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
 
 #if IMG && BK
     // B k-contiguous (read where the caller keeps it): a texel holds four k of one column, so
-    // each step takes four k rows (KWI does not apply).
+    // each step takes four k rows; KWI=8 unrolls two steps (KWI=1 and 2 build the same code).
     const int ax = (m0 + MOFF(tid_m)) / 4;
+#if KWI == 8
+#pragma unroll 2
+#endif
     for (int kq = 0; kq < KWG; kq += 4) {
       float4 b[NWI];
 #pragma unroll

@@ -114,17 +114,15 @@ std::vector<NamedConfig> matrix_configs() {
   image.STRM = 0, image.STRN = 1, image.IMG = 1;
   TiledConfig image_in_place = image;  // images over the caller's buffers where they allow it
   image_in_place.PACK = 0;
-  return {{"tiled_default", TiledConfig{}},
-          {"tiled_wide", wide},
-          {"tiled_in_place", in_place},
-          {"tiled_pack_a", pack_a},
-          {"tiled_image", image},
-          {"tiled_image_in_place", image_in_place},
-          {"direct_default", DirectConfig{}},
-          {"direct_vector", dvec},
-          {"naive", NaiveConfig{}},
-          {"classic8", ClassicConfig{8}},
-          {"classic16", ClassicConfig{16}},
+  TiledConfig image_wide = image_in_place;  // 16 x 16 per work-item, both strided, k unrolled
+  image_wide.MWG = image_wide.NWG = 64, image_wide.KWG = 32, image_wide.VWN = 8, image_wide.KWI = 8,
+  image_wide.STRM = 1, image_wide.STRN = 1;
+  return {{"tiled_default", TiledConfig{}}, {"tiled_wide", wide},
+          {"tiled_in_place", in_place},     {"tiled_pack_a", pack_a},
+          {"tiled_image", image},           {"tiled_image_in_place", image_in_place},
+          {"tiled_image_wide", image_wide}, {"direct_default", DirectConfig{}},
+          {"direct_vector", dvec},          {"naive", NaiveConfig{}},
+          {"classic8", ClassicConfig{8}},   {"classic16", ClassicConfig{16}},
           {"classic32", ClassicConfig{32}}};
 }
 

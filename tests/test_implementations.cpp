@@ -318,6 +318,23 @@ TEST_P(DeviceTiming, ImagesReadOperandsWhereTheCallerKeepsThem) {
     }
   }
   EXPECT_GT(in_place_reads, 16);
+
+  // A kept in C's buffer (after C): writing a buffer while a view of it is read is undefined,
+  // so that operand is packed; B is still read in place.
+  GemmProblem p;
+  p.m = p.n = p.k = 64, p.layout = Layout::kColMajor, p.beta = 0.5;
+  const Operands o = random_operands(p, 12);
+  std::vector<double> shared = o.c;
+  shared.insert(shared.end(), o.a.begin(), o.a.end());
+  const cl::Buffer cab = test::upload(context, shared, p.precision),
+                   bb = test::upload(context, o.b, p.precision);
+  const RoutineEvents ev = routine.enqueue(queue, p, image, {&cab, o.c.size()}, {&bb}, {&cab});
+  cl::Event::waitForEvents(ev.events);
+  const Verdict verdict =
+      verify(p, reference_gemm(p, o), test::download(queue, cab, o.c.size(), p.precision), o.c);
+  EXPECT_TRUE(verdict.ok) << verdict.message;
+  EXPECT_EQ(ev.views.size(), 1u) << "B only";
+  EXPECT_EQ(ev.events.size(), 3u) << "pack A, the kernel (into scratch: beta), unpad";
 }
 
 INSTANTIATE_TEST_SUITE_P(Pocl, DeviceTiming, ::testing::Values("pthread"));

@@ -155,10 +155,13 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
     std::printf("%s %s [%s] on %s\n", kernel_name(*kind).c_str(), describe(problem).c_str(),
                 to_string(config).c_str(), device.info.name.c_str());
     if (m.status == Status::kOk) {
-      // A batch run one launch per item has no single kernel to time alone.
+      // A batch run one launch per item has no single kernel to time alone, a call that only
+      // scales C (alpha = 0 or k = 0) none at all.
       const std::string kernel_part =
           m.kernel_median_ms <= 0
-              ? std::string("kernel not timed alone (one launch per item of the batch)")
+              ? std::string(
+                    "kernel not timed alone (a batch run one launch per item, or no "
+                    "GEMM kernel in the call)")
               : fmt::format("kernel{} {:.3f} ms = {:.1f} GFLOPS",
                             m.kernel_wall_clock
                                 ? " (wall clock, run alone: event timestamps unusable)"

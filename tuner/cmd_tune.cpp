@@ -153,8 +153,8 @@ void print_summary(const TuneSummary& s, const std::string& db) {
     std::printf("Best: %s [%s]\n", s.best->kernel.c_str(), s.best->config.c_str());
     if (b.kernel_median_ms <= 0) {  // a batch run one launch per item: no lone kernel
       std::printf(
-          "  whole routine %.3f ms = %.1f GFLOPS; kernel alone not timed (one launch per "
-          "item of the batch)\n",
+          "  whole routine %.3f ms = %.1f GFLOPS; kernel alone not timed (a batch run one "
+          "launch per item, or no GEMM kernel in the call)\n",
           b.median_ms, b.gflops);
     } else {
       std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS%s\n",

@@ -55,7 +55,8 @@ std::optional<KernelConfig> whole_k_variant(const KernelConfig& config, const Ge
 bool copies_dominate(const GemmProblem& problem);
 
 // The configuration reading A and B where they are (tiled PACK=0) when `config` packs them and
-// stages nothing in local memory; std::nullopt otherwise.
+// stages nothing in local memory; std::nullopt otherwise. Through images (IMG=1) an operand is
+// then read in place where its layout, offset and leading dimension allow, else still packed.
 std::optional<KernelConfig> in_place_variant(const KernelConfig& config);
 
 // The reverse: the tiled configuration packing A and reading B in place (PACK=2) when `config`

@@ -162,50 +162,6 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
   return k;
 }
 
-cl::Buffer& GemmRoutine::scratch(int slot, std::size_t bytes) {
-  if (scratch_bytes_[slot] < bytes) {
-    // Commands still using the old buffer keep it alive (OpenCL defers the release).
-    scratch_[slot] = cl::Buffer(cache_.context(), CL_MEM_READ_WRITE, bytes);
-    scratch_bytes_[slot] = bytes;
-  }
-  return scratch_[slot];
-}
-
-GemmRoutine::TexelImage& GemmRoutine::image(int slot, std::size_t texels) {
-  if (texels > device_.image_max_buffer_texels) {
-    throw OpenCLError("an IMG=1 configuration needs an image of " + std::to_string(texels) +
-                          " texels, more than the device's " +
-                          std::to_string(device_.image_max_buffer_texels),
-                      CL_INVALID_IMAGE_SIZE);
-  }
-  TexelImage& t = images_[slot];
-  if (t.capacity < texels) {
-    // Commands still using the old image keep it alive (OpenCL defers the release).
-    t.texels = cl::Buffer(cache_.context(), CL_MEM_READ_WRITE, texels * 4 * sizeof(float));
-    t.image = cl::Image1DBuffer(cache_.context(), CL_MEM_READ_ONLY,
-                                cl::ImageFormat(CL_RGBA, CL_FLOAT), texels, t.texels);
-    t.capacity = texels;
-  }
-  return t;
-}
-
-std::optional<cl::Image1DBuffer> GemmRoutine::image_in_place(const Operand& o, std::size_t rows,
-                                                             std::size_t width,
-                                                             std::size_t ld) const {
-  if (o.offset % 4 != 0 || ld % 4 != 0 || rows == 0) return std::nullopt;
-  const std::size_t bytes = o.buffer->getInfo<CL_MEM_SIZE>();
-  const std::size_t texels = std::min(bytes / 16, device_.image_max_buffer_texels);
-  if (o.offset / 4 + (rows - 1) * (ld / 4) + width > texels) return std::nullopt;
-  // Not where the caller's buffer is write-only or the implementation refuses the view.
-  if (o.buffer->getInfo<CL_MEM_FLAGS>() & CL_MEM_WRITE_ONLY) return std::nullopt;
-  try {
-    return cl::Image1DBuffer(cache_.context(), CL_MEM_READ_ONLY, cl::ImageFormat(CL_RGBA, CL_FLOAT),
-                             texels, *o.buffer);
-  } catch (const cl::Error&) {
-    return std::nullopt;
-  }
-}
-
 void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t elements,
                                 std::size_t element_size) const {
   if (!o.buffer || !(*o.buffer)()) throw UsageError(std::string("buffer ") + name + " is null");
@@ -273,6 +229,7 @@ RoutineEvents GemmRoutine::launch_items(const cl::CommandQueue& queue, const Gem
     if (!out.events.empty()) after.push_back(out.events.back());
     RoutineEvents one = launch(queue, item, config, a, b, c, out.events.empty() ? wait_for : after);
     out.events.insert(out.events.end(), one.events.begin(), one.events.end());
+    out.views.insert(out.views.end(), one.views.begin(), one.views.end());
     a.offset += problem.stride_a_or_min();
     b.offset += problem.stride_b_or_min();
     c.offset += problem.stride_c_or_min();
@@ -415,7 +372,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                                    int rows, int cols, int si, int sj, int slot, std::size_t rows_p,
                                    std::size_t width) {
           if (l.images_in_place && layout_matches && whole) {
-            if (auto view = image_in_place(src, rows_p, width, ld)) {
+            if (auto view = image_in_place(src, *c.buffer, rows_p, width, ld)) {
               out.views.push_back(*view);
               set_args(k, arg, *view, i32(src.offset / 4), i32(ld), 0);  // no panels
               return;

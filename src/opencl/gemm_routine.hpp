@@ -103,9 +103,11 @@ class GemmRoutine {
   TexelImage& image(int slot, std::size_t texels);
   // A buffer image over `o` when its rows of `width` texels, `ld` elements apart, can be read
   // where they are; nothing where the offset or ld is not a multiple of 4, the image would pass
-  // the buffer or the device's limit, or the implementation refuses it.
-  std::optional<cl::Image1DBuffer> image_in_place(const Operand& o, std::size_t rows,
-                                                  std::size_t width, std::size_t ld) const;
+  // the buffer or the device's limit, `o` shares its buffer with C, or the implementation
+  // refuses it (gemm_routine_images.cpp).
+  std::optional<cl::Image1DBuffer> image_in_place(const Operand& o, const cl::Buffer& c,
+                                                  std::size_t rows, std::size_t width,
+                                                  std::size_t ld) const;
   void check_operand(const char* name, const Operand& o, std::size_t elements,
                      std::size_t element_size) const;
   RoutineEvents launch(const cl::CommandQueue& queue, const GemmProblem& problem,
