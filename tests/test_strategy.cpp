@@ -241,6 +241,26 @@ TEST_P(EachStrategy, NeverRepeatsWhileResultsArePending) {
   EXPECT_EQ(seen.size(), t.space.size());
 }
 
+// Seeds (a warm start's measurements) are known: no strategy proposes them, all others once.
+TEST_P(EachStrategy, NeverProposesSeededPoints) {
+  const auto t = small_table();
+  auto s = make_strategy(GetParam(), t.space, {3, t.space.size()});
+  std::vector<Observation> seeds;
+  for (std::size_t i = 0; i < t.space.size(); i += 3) seeds.push_back({i, t.times[i]});
+  s->seed(seeds);
+  std::set<std::size_t> seen;
+  for (auto picks = s->ask(5); !picks.empty(); picks = s->ask(5)) {
+    std::vector<Observation> told;
+    for (const auto i : picks) {
+      EXPECT_NE(i % 3, 0u) << "proposed seed " << i;
+      EXPECT_TRUE(seen.insert(i).second) << "repeated " << i;
+      told.push_back({i, t.times[i]});
+    }
+    s->tell(told);
+  }
+  EXPECT_EQ(seen.size(), t.space.size() - seeds.size());
+}
+
 TEST_P(EachStrategy, HandlesAnEmptySpace) {
   const SearchSpace empty({"X"}, {});
   auto s = make_strategy(GetParam(), empty, {1, 10});

@@ -45,6 +45,8 @@ int cmd_simulate(const SimulateOptions& o) {
     strategies = {o.strategy};
   }
   if (o.save && !o.curve) throw UsageError("--save needs --curve");
+  // The report's replays are searches from nothing; a warm start is another experiment.
+  if (o.save && o.told > 0) throw UsageError("--save stores replays without --told");
   Store store(existing_database_path(o.db),
               o.save ? Store::Access::kReadWrite : Store::Access::kReadOnly);
   const DeviceInfo device = find_stored_device(store, o.device);
@@ -67,6 +69,7 @@ int cmd_simulate(const SimulateOptions& o) {
   for (const auto& pair : o.strategy_options) parse_strategy_setting(pair, so.settings);
   so.budget = o.budget;
   so.seeds = o.seeds;
+  so.told = o.told;
   if (o.curve) so.checkpoints = kCurveCheckpoints;
   if (!o.svg.empty() && !o.curve) throw UsageError("--svg needs --curve");
   nlohmann::json out = nlohmann::json::array();
@@ -74,6 +77,12 @@ int cmd_simulate(const SimulateOptions& o) {
     std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
                 space.size(), o.kernel.c_str(), describe(problem).c_str(), device.name.c_str(),
                 o.budget, o.seeds);
+    if (o.told > 0) {
+      std::printf(
+          "Each run is first told a random %g of the recorded results outside 5 %% of "
+          "the best\n",
+          o.told);
+    }
     if (o.curve) std::printf("%-12s fraction of the optimum after N evaluations\n", "");
     std::printf("%-12s", "strategy");
     for (const auto c : so.checkpoints) std::printf(" %6s", ("N=" + std::to_string(c)).c_str());
@@ -92,7 +101,8 @@ int cmd_simulate(const SimulateOptions& o) {
                             {"budget", r.budget},
                             {"best_ms", r.best_time},
                             {"configurations", space.size()},
-                            {"random_expected_evaluations", r.random_expected_evaluations}};
+                            {"random_expected_evaluations", r.random_expected_evaluations},
+                            {"told", r.told}};
       if (o.curve) {
         nlohmann::json curve = nlohmann::json::object();
         for (std::size_t c = 0; c < so.checkpoints.size(); ++c) {
@@ -298,6 +308,13 @@ void StoreCommands::add(CLI::App& app) {
                    "a searched kernel (tiled, direct) or a recorded one (kt:NAME)")
       ->capture_default_str();
   add_problem_options(simulate, sim.problem);
+  simulate
+      ->add_option("--told", sim.told,
+                   "SHARE within 0 and 1: first tell each run that share of the recorded results "
+                   "outside 5 % of the best, drawn at random (a warm start); only its own "
+                   "proposals count")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   simulate->add_flag("--json", sim.json, "print JSON");
   simulate->add_option("--svg", sim.svg, "with --curve: write the curves as an SVG chart to FILE");
   simulate->add_flag("--curve", sim.curve,

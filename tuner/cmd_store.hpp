@@ -17,6 +17,7 @@ struct SimulateOptions {
   std::string svg;    // --curve as a chart
   bool save = false;  // --curve into the database
   std::size_t budget = 100, seeds = 20;
+  double told = 0;  // share of the results outside the target told to each run first
   ProblemOptions problem;
   bool json = false;
 };

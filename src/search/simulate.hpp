@@ -24,6 +24,10 @@ struct SimulationOptions {
   // The curve: the mean fraction of the optimum (best time / best time found) after each of
   // these evaluation counts. With checkpoints, every run spends max(budget, checkpoints).
   std::vector<std::size_t> checkpoints{};
+  // A warm start: each run first tells the strategy (as seeds) this share, in [0, 1], of the
+  // recorded results outside the target, drawn with the run's seed; only the strategy's own
+  // proposals count as evaluations. It measures how much a strategy learns from what it is told.
+  double told = 0;
 };
 
 struct SimulationRun {
@@ -45,11 +49,12 @@ struct SimulationResult {
   // Random sampling without repetition needs (N + 1) / (k + 1) evaluations on average to find
   // one of the k points within the target among N.
   double random_expected_evaluations = 0;
+  std::size_t told = 0;  // results told to each run before it searched (SimulationOptions::told)
 };
 
 // Replays `strategy` once per seed on `space`, where times[i] is the recorded time of point i
 // (nothing: it failed). Throws UsageError for an unknown strategy, a table that does not match
-// the space, or one without any successful time.
+// the space, one without any successful time, or a told share outside [0, 1].
 SimulationResult simulate(const SearchSpace& space, const std::vector<std::optional<double>>& times,
                           const std::string& strategy, const SimulationOptions& options);
 

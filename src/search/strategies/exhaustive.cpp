@@ -1,4 +1,6 @@
 // Every point once, in the space's order.
+#include <vector>
+
 #include "factories.hpp"
 
 namespace mmtune {
@@ -6,17 +8,23 @@ namespace {
 
 class Exhaustive : public Strategy {
  public:
-  explicit Exhaustive(const SearchSpace& space) : size_(space.size()) {}
+  explicit Exhaustive(const SearchSpace& space) : seeded_(space.size(), 0) {}
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
-    while (out.size() < n && next_ < size_) out.push_back(next_++);
+    for (; out.size() < n && next_ < seeded_.size(); ++next_) {
+      if (!seeded_[next_]) out.push_back(next_);
+    }
     return out;
   }
   void tell(const std::vector<Observation>&) override {}
+  // Seeded points are known already: the walk skips them.
+  void seed(const std::vector<Observation>& results) override {
+    for (const Observation& o : results) seeded_.at(o.index) = 1;
+  }
 
  private:
-  std::size_t size_;
+  std::vector<char> seeded_;
   std::size_t next_ = 0;
 };
 

@@ -53,6 +53,12 @@ class Genetic : public Strategy {
     return out;
   }
 
+  // Seeds are results like any other: the best of them make up the first population.
+  void seed(const std::vector<Observation>& results) override {
+    for (const auto& r : results) proposed_.add(r.index);
+    tell(results);
+  }
+
   void tell(const std::vector<Observation>& results) override {
     for (const auto& r : results) {
       const double f = r.time && *r.time > 0 ? std::log(*r.time) : kFailed;

@@ -1,10 +1,32 @@
 #include "search/simulate.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <utility>
 
+#include "common.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
+namespace {
+
+// `count` of the `outside` points with their times, drawn without repetition by a partial
+// Fisher-Yates shuffle; its own stream, so that the strategy's draws stay those of its seed.
+std::vector<Observation> told_results(std::vector<std::size_t> outside, std::size_t count,
+                                      const std::vector<std::optional<double>>& times,
+                                      std::uint64_t seed) {
+  strategies::Rng rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::vector<Observation> told;
+  told.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    std::swap(outside[k], outside[k + strategies::uniform_index(rng, outside.size() - k)]);
+    told.push_back({outside[k], times[outside[k]]});
+  }
+  return told;
+}
+
+}  // namespace
 
 SimulationResult simulate(const SearchSpace& space, const std::vector<std::optional<double>>& times,
                           const std::string& strategy, const SimulationOptions& options) {
@@ -18,6 +40,9 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
     if (t && (!best || *t < *best)) best = *t;
   }
   if (!best) throw UsageError("replay table has no successful time");
+  if (!(options.told >= 0 && options.told <= 1)) {
+    throw UsageError("the told share must be within 0 and 1");
+  }
 
   SimulationResult result;
   result.strategy = strategy;
@@ -26,9 +51,14 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
   result.target_time = *best * (1 + options.tolerance);
   const std::size_t batch = std::max<std::size_t>(1, options.batch);
 
-  std::size_t within = 0;  // points within the target: random search's expectation
-  for (const auto& t : times) within += t && *t <= result.target_time;
-  result.random_expected_evaluations = double(space.size() + 1) / double(within + 1);
+  std::vector<std::size_t> outside;  // the points a run may be told
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (!times[i] || *times[i] > result.target_time) outside.push_back(i);
+  }
+  const std::size_t within = space.size() - outside.size();
+  result.told = static_cast<std::size_t>(std::lround(options.told * double(outside.size())));
+  // Random search's expectation among the points not told.
+  result.random_expected_evaluations = double(space.size() - result.told + 1) / double(within + 1);
   // With checkpoints every run spends the whole budget; otherwise it stops at the target.
   std::size_t horizon = result.budget;
   for (const auto c : options.checkpoints) horizon = std::max(horizon, c);
@@ -38,6 +68,7 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
   for (std::size_t s = 0; s < options.seeds; ++s) {
     SimulationRun run{options.first_seed + s, std::nullopt};
     const auto search = make_strategy(strategy, space, {run.seed, horizon, options.settings});
+    if (result.told > 0) search->seed(told_results(outside, result.told, times, run.seed));
     std::size_t spent = 0;
     std::optional<double> found;  // the best time so far
     std::vector<double> fraction(options.checkpoints.size(), 0.0);
