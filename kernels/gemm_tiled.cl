@@ -156,17 +156,21 @@
 #else
 #define TEXELS_TO_M(t) ((float16)(t[0], t[1], t[2], t[3]))
 #endif
+// This work-item's MVI m-vectors of row k of A, VWM / 4 texels each; ax: the texel column of
+// its first m-vector.
+#define IMG_A_ROW(a, k)                                                \
+  _Pragma("unroll") for (int mi = 0; mi < MVI; ++mi) {                 \
+    float4 t[VWM / 4];                                                 \
+    _Pragma("unroll") for (int q = 0; q < VWM / 4; ++q) {              \
+      t[q] = TEXEL(A, a_offset, a_width, ax + MSTEP(mi) / 4 + q, k);   \
+    }                                                                  \
+    a[mi] = TEXELS_TO_M(t);                                            \
+  }
 // Row k of A times component `comp` of the k-texels b[] (IMG=1 with BK=1).
 #define IMG_MAC_BK(k, comp)                                                        \
   {                                                                                \
     realM a[MVI];                                                                  \
-    _Pragma("unroll") for (int mi = 0; mi < MVI; ++mi) {                           \
-      float4 t[VWM / 4];                                                           \
-      _Pragma("unroll") for (int q = 0; q < VWM / 4; ++q) {                        \
-        t[q] = TEXEL(A, a_offset, a_width, ax + MSTEP(mi) / 4 + q, k);             \
-      }                                                                            \
-      a[mi] = TEXELS_TO_M(t);                                                      \
-    }                                                                              \
+    IMG_A_ROW(a, k)                                                                \
     _Pragma("unroll") for (int ni = 0; ni < NWI; ++ni) {                           \
       _Pragma("unroll") for (int mi = 0; mi < MVI; ++mi) acc[ni][mi] += a[mi] * b[ni].comp; \
     }                                                                              \
@@ -298,15 +302,7 @@ void gemm_tiled(const int M, const int N, const int K, const real alpha, const r
         // Texel columns of this work-item's first m-vector and n-group in row kw + k.
         const int ax = (m0 + MOFF(tid_m)) / 4, bx = (n0 + NOFF(tid_n)) / 4;
         realM a[MVI];
-#pragma unroll
-        for (int mi = 0; mi < MVI; ++mi) {
-          float4 t[VWM / 4];
-#pragma unroll
-          for (int q = 0; q < VWM / 4; ++q) {
-            t[q] = TEXEL(A, a_offset, a_width, ax + MSTEP(mi) / 4 + q, kw + k);
-          }
-          a[mi] = TEXELS_TO_M(t);
-        }
+        IMG_A_ROW(a, kw + k)
 #pragma unroll
         for (int ng = 0; ng < NWI / 4; ++ng) {
           // Four consecutive n of one texel: NSTEP keeps groups of VWN (a multiple of 4) together.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "family/typed_family.hpp"
 #include "mmtune/error.hpp"
 #include "store/queries.hpp"
 #include "store/store.hpp"
@@ -26,11 +27,11 @@ bool images_fit(const KernelConfig& config, const DeviceInfo& device, const Gemm
   const ColMajorProblem cp = to_col_major(problem);
   const KernelLaunch l = config.kind()->launch(config, cp);
   if (!l.images) return true;
-  const auto up = [](std::size_t x, std::size_t to) { return (x + to - 1) / to * to; };
-  const std::size_t k = up(cp.k, l.pad_k);
+  using family_limits::round_up;
+  const std::size_t k = round_up(cp.k, l.pad_k);
   return problem.batch <= 1 && device.image_support &&
-         up(cp.m, l.pad_m) / 4 * k <= device.image_max_buffer_texels &&
-         up(cp.n, l.pad_n) / 4 * k <= device.image_max_buffer_texels;
+         round_up(cp.m, l.pad_m) / 4 * k <= device.image_max_buffer_texels &&
+         round_up(cp.n, l.pad_n) / 4 * k <= device.image_max_buffer_texels;
 }
 
 TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& problem) {

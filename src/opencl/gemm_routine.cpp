@@ -364,14 +364,14 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                i32(kp * mp), b_item, c_direct ? i32(stride_c) : i32(np * mp));
       if (l.images) {
         if (!copies.pack_image()) throw Error("images need fp32 and a device with images");
-        // An image of rows_p rows of width texels: the caller's buffer where the rows already
-        // are the image's (in place), else packed. Sets the kernel's image, its offset in
-        // texels and its row in elements.
-        const bool whole = mp == cp.m && np == cp.n && kp == cp.k;
-        const auto image_arg = [&](int arg, Operand src, bool layout_matches, std::size_t ld,
-                                   int rows, int cols, int si, int sj, int slot, std::size_t rows_p,
+        // An image of rows_p rows of width texels: the caller's buffer where its rows already
+        // are the image's and its tiles whole (`fits`: read in place), else packed. Sets the
+        // kernel's image, its offset in texels and its row in elements.
+        const bool m_whole = mp == cp.m, n_whole = np == cp.n, k_whole = kp == cp.k;
+        const auto image_arg = [&](int arg, Operand src, bool fits, std::size_t ld, int rows,
+                                   int cols, int si, int sj, int slot, std::size_t rows_p,
                                    std::size_t width) {
-          if (l.images_in_place && layout_matches && whole) {
+          if (l.images_in_place && fits) {
             if (auto view = image_in_place(src, *c.buffer, rows_p, width, ld)) {
               out.views.push_back(*view);
               set_args(k, arg, *view, i32(src.offset / 4), i32(ld), 0);  // no panels
@@ -387,11 +387,12 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         set_real(k, 4, beta, prec);
         // A: K rows of M/4 texels (m contiguous: A untransposed). B likewise with n (B
         // transposed), or N rows of K/4 texels where B is k-contiguous (b_k_texels).
-        image_arg(5, a, !cp.trans_a, cp.lda, K, M, sia, sja, 0, kp, mp / 4);
+        // Each needs only its own dimensions whole.
+        image_arg(5, a, !cp.trans_a && m_whole && k_whole, cp.lda, K, M, sia, sja, 0, kp, mp / 4);
         if (l.b_k_texels) {
-          image_arg(9, b, true, cp.ldb, N, K, sjb, sib, 1, np, kp / 4);
+          image_arg(9, b, n_whole && k_whole, cp.ldb, N, K, sjb, sib, 1, np, kp / 4);
         } else {
-          image_arg(9, b, cp.trans_b, cp.ldb, K, N, sib, sjb, 1, kp, np / 4);
+          image_arg(9, b, cp.trans_b && n_whole && k_whole, cp.ldb, K, N, sib, sjb, 1, kp, np / 4);
         }
         launch_main(k, global, local);
       } else {
