@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "mmtune/lookup.hpp"
 #include "tuner_fixture.hpp"
@@ -50,11 +52,22 @@ TEST_F(TunerWithADevice, TheSearchFollowsDriftAndKnownGoodSeedsReachTheConfirmat
   EXPECT_GE(s.drift_evaluations, 1u) << "the origin, timed after the warm start";
   EXPECT_GE(s.slowest, s.fastest);
   EXPECT_GT(s.fastest, 0.0);
+  // The seed's measurements in order: the warm start's, then the confirmation's.
   auto q = store.db().prepare(
-      "SELECT COUNT(*) FROM measurements WHERE session_id = ? AND kernel = 'tiled' AND config = ?");
+      "SELECT status FROM measurements WHERE session_id = ? AND kernel = 'tiled' AND config = ? "
+      "ORDER BY id");
   q.bind(1, s.session_id).bind(2, elsewhere.config);
-  ASSERT_TRUE(q.step());
-  EXPECT_GE(q.integer(0), 3) << "searched once, then in both confirmation rounds";
+  std::vector<std::string> statuses;
+  while (q.step()) statuses.push_back(q.text(0));
+  ASSERT_FALSE(statuses.empty()) << "the warm start measures the seed";
+  if (statuses[0] == "Ok") {
+    EXPECT_GE(statuses.size(), 3u) << "searched once, then in both confirmation rounds";
+  } else {
+    // A load spike during its run (seen on a busy 2-core machine) stopped it early as slower:
+    // only seeds that ran Ok stay in play, and the search does not propose a seed again.
+    EXPECT_EQ(statuses[0], "SlowerEarlyStop");
+    EXPECT_EQ(statuses.size(), 1u);
+  }
   auto all = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
   all.bind(1, s.session_id);
   ASSERT_TRUE(all.step());

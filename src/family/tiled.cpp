@@ -125,6 +125,8 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
   static bool in_place(const TiledConfig& t, const ColMajorProblem& p) {
     return !t.PACK && !t.IMG && !p.trans_a;
   }
+  // Image kernels only store C: the beta code cost llvmpipe its registers (docs/kernels.md).
+  static bool stores_c_only(const TiledConfig& t) { return t.IMG != 0; }
   // PACK=0 through images with B k-contiguous: B's texels run along k, in place or packed so.
   static bool b_k_texels(const TiledConfig& t, const ColMajorProblem& p) {
     return !t.PACK && t.IMG && !p.trans_b;
@@ -169,6 +171,7 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
     const auto t = get<TiledConfig>(c);
     KernelLaunch l;
     l.pad_m = t.MWG, l.pad_n = t.NWG, l.pad_k = t.KWG, l.images = t.IMG != 0;
+    l.stores_c_only = stores_c_only(t);
     l.in_place = in_place(t, p);
     l.b_in_place = b_in_place(t, p);
     l.images_in_place = t.IMG && !t.PACK;
@@ -188,7 +191,7 @@ class TiledFamily final : public TypedFamily<TiledConfig> {
   // images, whose C the routine sends through its scratch buffer where beta is not 0.
   std::string extra_build_options(const KernelConfig& c, const ColMajorProblem& p) const override {
     const auto t = get<TiledConfig>(c);
-    const std::string store = (p.beta_zero || t.IMG) && t.KC == 0 ? " -DCBETA=0" : "";
+    const std::string store = (p.beta_zero || stores_c_only(t)) && t.KC == 0 ? " -DCBETA=0" : "";
     if (b_in_place(t, p) || b_k_texels(t, p)) return " -DBK=1" + store;
     if (!in_place(t, p)) return store;
     return std::string(p.trans_b ? "" : " -DBK=1") + (whole_tiles(t, p) ? "" : " -DEDGE=1") + store;

@@ -125,11 +125,15 @@ struct KernelLaunch {
   bool b_in_place = false;
   // kPackedPanels with images: each operand whose layout is its image's (a row of texels per k,
   // m or n contiguous; or per n where B is k-contiguous) is read where the caller keeps it,
-  // through a buffer image over the caller's buffer, when the tiles are whole and its leading
-  // dimension and offset are multiples of 4; otherwise it is packed. With b_k_texels, B's
-  // texels hold four k of one column (B k-contiguous, built -DBK=1), packed or in place.
+  // through a buffer image over the caller's buffer, when its own dimensions are whole tiles
+  // and its leading dimension and offset are multiples of 4; otherwise it is packed. With
+  // b_k_texels, B's texels hold four k of one column (B k-contiguous, built -DBK=1), packed or
+  // in place.
   bool images_in_place = false;
   bool b_k_texels = false;
+  // kPackedPanels: the kernel only stores C, whatever beta (built -DCBETA=0): where beta is not
+  // 0 it writes a scratch C and the routine adds beta C in its unpad copy.
+  bool stores_c_only = false;
   // kPackedPanels from packed buffers: k per launch (0: all of it). The host launches the
   // kernel once per slice of the padded k, in order, each adding to C (beta = 1 after the
   // first), so that a work-group's panels of A and B stay in cache while the next reuse them.

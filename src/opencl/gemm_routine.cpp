@@ -352,8 +352,8 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       const int lda = i32(cp.lda), ldb = i32(cp.ldb);
       const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
       const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
-      // Image kernels only store C (-DCBETA=0): beta C is then added by the unpad copy.
-      const bool c_direct = mp == cp.m && np == cp.n && (!l.images || problem.beta == 0.0);
+      // A kernel that only stores C has beta C added by the unpad copy.
+      const bool c_direct = mp == cp.m && np == cp.n && (!l.stores_c_only || problem.beta == 0.0);
       const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * items * es);
       set_args(k, 0, i32(mp), i32(np), i32(kp));
       set_real(k, 3, problem.alpha, prec);
