@@ -80,7 +80,7 @@ int cmd_simulate(const SimulateOptions& o) {
     if (o.told > 0) {
       std::printf(
           "Each run is first told a random %g of the recorded results outside 5 %% of "
-          "the best\n",
+          "the best; only its own proposals count\n",
           o.told);
     }
     if (o.curve) std::printf("%-12s fraction of the optimum after N evaluations\n", "");
@@ -140,13 +140,15 @@ int cmd_simulate(const SimulateOptions& o) {
     if (!o.json) std::printf("Stored %zu replay(s) for mmtune report\n", results.size());
   }
   if (!o.svg.empty()) {
+    std::ostringstream told;
+    if (o.told > 0) told << ", told " << o.told;
     write_output(o.svg, replay_curve_svg(o.kernel + " on " + device.name + " (" +
-                                             std::to_string(o.seeds) + " seeds)",
+                                             std::to_string(o.seeds) + " seeds" + told.str() + ")",
                                          so.checkpoints, results));
   }
   if (!o.json && random_expected) {
-    std::printf("random sampling needs (N+1)/(k+1) = %.1f evaluations on average\n",
-                *random_expected);
+    std::printf("random sampling needs (N+1)/(k+1) = %.1f evaluations on average%s\n",
+                *random_expected, o.told > 0 ? " (N: the configurations not told)" : "");
   }
   if (o.json) std::cout << out.dump(2) << "\n";
   return kExitOk;

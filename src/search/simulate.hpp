@@ -26,7 +26,8 @@ struct SimulationOptions {
   std::vector<std::size_t> checkpoints{};
   // A warm start: each run first tells the strategy (as seeds) this share, in [0, 1], of the
   // recorded results outside the target, drawn with the run's seed; only the strategy's own
-  // proposals count as evaluations. It measures how much a strategy learns from what it is told.
+  // proposals count as evaluations (and make the curve). It measures how much a strategy
+  // learns from what it is told.
   double told = 0;
 };
 
@@ -47,7 +48,7 @@ struct SimulationResult {
   double median = 0;        // of the runs' evaluations, counting "not reached" as budget + 1
   std::vector<double> mean_fraction;  // per checkpoint, over the runs
   // Random sampling without repetition needs (N + 1) / (k + 1) evaluations on average to find
-  // one of the k points within the target among N.
+  // one of the k points within the target among N; with `told`, N counts the points not told.
   double random_expected_evaluations = 0;
   std::size_t told = 0;  // results told to each run before it searched (SimulationOptions::told)
 };
