@@ -131,6 +131,15 @@ devices_json=$("$mmtune" devices --json)
   echo "- \`clblast/\`: the clblast_tuner_xgemm files whose best parameters the"
   echo "  \"clblast-tuned\" rows load (clblast::OverrideParameters)."
   echo
+  echo "Made by their own scripts, each directory with a README of how:"
+  echo
+  echo "- \`replay/\`: the search strategies replayed on real GPU landscapes (bench/replay_benchmark.sh:"
+  echo "  README.md, the curves; told.md, the warm start) and on mmtune's PoCL landscapes (pocl.md)."
+  echo "- \`perf/\` (bench/perf.sh): tuned GEMM against OpenBLAS and CLBlast."
+  echo "- \`efficiency/\` (bench/tuning_efficiency.sh): tuning cost and the packed routine."
+  echo "- \`spec/\` (bench/spec_examples.sh): the spec examples, best against default."
+  echo "- \`clblast-fresh/\`, \`clblast-llvmpipe/\` (bench/tune_clblast.sh): CLBlast's own tuner runs."
+  echo
   echo "The machine's speed drifts: compare rows of one table (measured side by side in one"
   echo "run), not numbers from different runs. Tuning time per size was limited (see below), so"
   echo "the tuned figures are what mmtune finds within that time, not the best the space holds."

@@ -1,6 +1,7 @@
 // Every point once, in the space's order.
 #include <vector>
 
+#include "common.hpp"
 #include "factories.hpp"
 
 namespace mmtune {
@@ -8,23 +9,24 @@ namespace {
 
 class Exhaustive : public Strategy {
  public:
-  explicit Exhaustive(const SearchSpace& space) : seeded_(space.size(), 0) {}
+  explicit Exhaustive(const SearchSpace& space) : size_(space.size()), seeded_(size_) {}
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
-    for (; out.size() < n && next_ < seeded_.size(); ++next_) {
-      if (!seeded_[next_]) out.push_back(next_);
+    for (; out.size() < n && next_ < size_; ++next_) {
+      if (!seeded_.contains(next_)) out.push_back(next_);
     }
     return out;
   }
   void tell(const std::vector<Observation>&) override {}
   // Seeded points are known already: the walk skips them.
   void seed(const std::vector<Observation>& results) override {
-    for (const Observation& o : results) seeded_.at(o.index) = 1;
+    for (const Observation& o : results) seeded_.add(o.index);
   }
 
  private:
-  std::vector<char> seeded_;
+  std::size_t size_;
+  strategies::Proposed seeded_;  // the warm start's points
   std::size_t next_ = 0;
 };
 

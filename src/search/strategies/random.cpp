@@ -13,7 +13,7 @@ using strategies::uniform_index;
 class RandomSearch : public Strategy {
  public:
   RandomSearch(const SearchSpace& space, const StrategyOptions& options)
-      : order_(space.size()), seeded_(space.size(), 0), rng_(options.seed) {
+      : order_(space.size()), seeded_(space.size()), rng_(options.seed) {
     std::iota(order_.begin(), order_.end(), std::size_t{0});
   }
 
@@ -22,20 +22,20 @@ class RandomSearch : public Strategy {
     while (out.size() < n && next_ < order_.size()) {
       std::swap(order_[next_], order_[next_ + uniform_index(rng_, order_.size() - next_)]);
       const std::size_t i = order_[next_++];
-      if (!seeded_[i]) out.push_back(i);
+      if (!seeded_.contains(i)) out.push_back(i);
     }
     return out;
   }
   // Seeded points (the warm start's) are not proposed again; the draws stay those of an unseeded
   // search, so a resumed tune proposes what the interrupted one did.
   void seed(const std::vector<Observation>& results) override {
-    for (const Observation& o : results) seeded_.at(o.index) = 1;
+    for (const Observation& o : results) seeded_.add(o.index);
   }
   void tell(const std::vector<Observation>&) override {}
 
  private:
   std::vector<std::size_t> order_;
-  std::vector<char> seeded_;
+  strategies::Proposed seeded_;  // the warm start's points
   std::size_t next_ = 0;
   Rng rng_;
 };
