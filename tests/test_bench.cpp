@@ -1,6 +1,7 @@
 // `mmtune bench`: every subject side by side, verified, stored; through the library and the CLI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.hpp"
@@ -276,13 +277,16 @@ TEST_P(RooflineTest, MeasuresAndStoresBothRoofs) {
   EXPECT_LT(r32.peak_gflops, 1e6);
   EXPECT_GT(r32.bandwidth_gbs, 0.1);
   EXPECT_GT(r64.peak_gflops, 0.5);
-  EXPECT_LT(r64.peak_gflops, r32.peak_gflops * 1.5) << "fp64 is not faster than fp32";
   auto q = store.db().prepare("SELECT precision, peak_gflops FROM roofline ORDER BY precision");
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.integer(0), 32);
   EXPECT_DOUBLE_EQ(q.real(1), r32.peak_gflops);
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.integer(0), 64);
+  // fp32 once more after fp64: a busy spell over the first fp32 runs alone must not decide.
+  const double p32 =
+      std::max(r32.peak_gflops, measure_roofline(dev, store, Precision::kSingle).peak_gflops);
+  EXPECT_LT(r64.peak_gflops, p32 * 1.5) << "fp64 is not faster than fp32";
   const auto cli = test::run_mmtune({"roofline", "--device", "pthread", "--db", db, "--json"});
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_GT(nlohmann::json::parse(cli.out)["bandwidth_gbs"].get<double>(), 0.1);

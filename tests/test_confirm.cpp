@@ -80,7 +80,10 @@ TEST(Tuner, ConfirmationMakesTheFinalistWithTheFastestMedianRoundTheBest) {
     bool all_ok = true;
     for (const auto& r : rounds) {
       all_ok = all_ok && r.result.status == Status::kOk;
-      EXPECT_EQ(r.result.status, Status::kOk) << config << ": " << r.result.message;
+      // Or a figure above the device's peak as measured then (a busy machine can hold the
+      // peak's runs back): not trusted, so the finalist is not confirmed.
+      EXPECT_TRUE(r.result.status == Status::kOk || r.result.status == Status::kMeasurementError)
+          << config << ": " << r.result.message;
     }
     if (!all_ok) continue;
     ++confirmed;
@@ -98,6 +101,7 @@ TEST(Tuner, ConfirmationMakesTheFinalistWithTheFastestMedianRoundTheBest) {
   }
   const auto best = store.best(dev.info.key, req.problem, "tiled");
   ASSERT_TRUE(best && s.best);
+  ASSERT_TRUE(expected) << "no finalist was confirmed";
   EXPECT_EQ(best->measurement_id, expected->id);
   EXPECT_EQ(best->config, expected->config);
   EXPECT_DOUBLE_EQ(best->median_ms, expected->result.median_ms);
