@@ -370,17 +370,12 @@ TEST(FaultsCli, AnotherKernelsSlowEvaluationsStartOnlyWhereTheyFitTheTimeLimit) 
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["outcome"], "time-limit");
   EXPECT_GE(j["by_status"].value("Timeout", 0), 1) << "the direct default is stopped";
-  // Direct's search ends at the fit check (its message), or, where the machine is busy, with the
-  // search itself: its last evaluation was then direct's and it left no time for another.
-  if (r.err.find("direct: its search ends here") == std::string::npos) {
-    const auto confirming = r.err.rfind('\n', r.err.find("(confirming)"));
-    const auto last = [&](const char* kernel) {
-      const auto at = r.err.rfind(kernel, confirming);
-      return at == std::string::npos ? -1 : std::ptrdiff_t(at);
-    };
-    EXPECT_GT(last("direct ["), last("tiled [")) << "direct's search ended neither at the fit "
-                                                 << "check nor last:\n"
-                                                 << r.err;
+  // Whether direct is told it has no time left ("its search ends here") depends on where the
+  // limit falls among its evaluations and tiled's (on a busy machine, direct's last one or a
+  // tiled batch can spend the search's last seconds): the limit is what must hold. Once told,
+  // it is not evaluated again.
+  if (const auto told = r.err.find("direct: its search ends here"); told != std::string::npos) {
+    EXPECT_EQ(r.err.find("direct [", told), std::string::npos) << r.err;
   }
   // The first kernel's first batch always runs: where start-up alone takes over a third of the
   // limit (the sanitizer build: 26 s, its first batch ending at 41 s), the limit cannot hold.
