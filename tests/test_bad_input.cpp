@@ -21,12 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 // Runs mmtune quietly and checks: `code`, one line on stderr naming `needle`, nothing on stdout.
 void expect_refused(std::vector<std::string> args, int code, const std::string& needle) {

@@ -82,14 +82,14 @@ namespace {
   _exit(127);
 }
 
+}  // namespace
+
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 bool drop_privileges() {
   if (geteuid() != 0) return true;

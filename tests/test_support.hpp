@@ -21,6 +21,9 @@ class Store;
 
 namespace mmtune::test {
 
+// A file's bytes; empty when it cannot be read.
+std::string slurp(const std::string& path);
+
 // The PoCL device whose name starts with `kind` ("pthread" or "basic"). Fails the test when absent.
 const Device& pocl_device(const std::string& kind = "pthread");
 

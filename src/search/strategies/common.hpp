@@ -33,6 +33,7 @@ class Proposed {
  public:
   explicit Proposed(std::size_t size) : seen_(size, 0) {}
 
+  std::size_t size() const { return seen_.size(); }  // the space's points
   std::size_t count() const { return count_; }
   std::size_t remaining() const { return seen_.size() - count_; }
   bool contains(std::size_t i) const { return seen_[i] != 0; }

@@ -9,11 +9,11 @@ namespace {
 
 class Exhaustive : public Strategy {
  public:
-  explicit Exhaustive(const SearchSpace& space) : size_(space.size()), seeded_(size_) {}
+  explicit Exhaustive(const SearchSpace& space) : seeded_(space.size()) {}
 
   std::vector<std::size_t> ask(std::size_t n) override {
     std::vector<std::size_t> out;
-    for (; out.size() < n && next_ < size_; ++next_) {
+    for (; out.size() < n && next_ < seeded_.size(); ++next_) {
       if (!seeded_.contains(next_)) out.push_back(next_);
     }
     return out;
@@ -25,7 +25,6 @@ class Exhaustive : public Strategy {
   }
 
  private:
-  std::size_t size_;
   strategies::Proposed seeded_;  // the warm start's points
   std::size_t next_ = 0;
 };

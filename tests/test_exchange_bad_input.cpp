@@ -1,0 +1,211 @@
+// Exchange formats against hostile or malformed input: every rejected file is one line naming it,
+// and the database is left as it was.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exchange/exchange.hpp"
+#include "exchange_fixture.hpp"
+#include "mmtune/error.hpp"
+#include "store/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+using namespace exchange_test;
+
+json valid_export() {
+  json j = json::parse(R"({
+    "format": "mmtune-export", "version": 1,
+    "devices": [{"key": "00112233aabbccdd", "vendor": "V", "name": "N", "driver_version": "1",
+                 "platform": "P", "platform_version": "PV", "device_version": "DV",
+                 "opencl_c_version": "C", "type": "GPU", "compute_units": 1,
+                 "max_clock_mhz": 1, "global_mem_bytes": 1, "local_mem_bytes": 1,
+                 "max_work_group_size": 256, "source": "measured"}],
+    "sessions": [{"id": 7, "device_key": "00112233aabbccdd", "command_line": "mmtune",
+                  "strategy": "model", "kernels": "tiled", "space": "full", "seed": 1,
+                  "budget": 10, "time_limit_s": 60,
+                  "problem": {"m": 64, "n": 64, "k": 64, "precision": 32, "layout": "row",
+                              "trans_a": false, "trans_b": false},
+                  "started_at": "2024-01-01T00:00:00Z", "ended_at": null, "outcome": "completed"}],
+    "measurements": [
+      {"session": 7, "device_key": "00112233aabbccdd", "kernel": "classic", "config": "TILE=16",
+       "problem": {"m": 64, "n": 64, "k": 64, "precision": 32, "layout": "row",
+                   "trans_a": false, "trans_b": false},
+       "status": "Ok", "message": "", "build_s": 0.1, "median_ms": 1.0, "min_ms": 1.0,
+       "max_ms": 1.0, "kernel_median_ms": 1.0, "gflops": 0.5, "kernel_gflops": 0.5,
+       "max_error": null, "routine_ms": [1.0], "kernel_ms": [1.0],
+       "measured_at": "2024-01-01T00:00:01Z"},
+      {"session": null, "device_key": "00112233aabbccdd", "kernel": "tiled",
+       "config": "set below",
+       "problem": {"m": 64, "n": 64, "k": 64, "precision": 32, "layout": "row",
+                   "trans_a": false, "trans_b": false},
+       "status": "BuildFailed", "message": "log", "build_s": 0.1, "median_ms": null,
+       "min_ms": null, "max_ms": null, "kernel_median_ms": null, "gflops": null,
+       "kernel_gflops": null, "max_error": null, "routine_ms": [], "kernel_ms": [],
+       "measured_at": "2024-01-01T00:00:02Z"}],
+    "best": []})");
+  j["measurements"][1]["config"] = to_string(TiledConfig{});
+  return j;
+}
+
+TEST(ExchangeBadInput, TheValidSampleImports) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const ImportSummary s = import_text(store, valid_export().dump(), "sample");
+  EXPECT_EQ(s.measurements_added, 2u);
+  EXPECT_EQ(count(store, "best"), 1);
+}
+
+TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  fill(store);
+  const std::string before = snapshot(store);
+  const auto fixture = [](const char* name) { return json::parse(slurp(kFixtures + "/" + name)); };
+
+  std::vector<std::pair<std::string, std::string>> cases;  // what, text
+  const auto edited = [&](const std::string& what, auto edit) {
+    json j = valid_export();
+    edit(j);
+    cases.emplace_back(what, j.dump());
+  };
+  const auto clblast = [&](const std::string& what, auto edit) {
+    json j = fixture("clblast_xgemm_1_32.json");
+    edit(j);
+    cases.emplace_back(what, j.dump());
+  };
+  const std::string good = valid_export().dump();
+  cases.emplace_back("truncated", good.substr(0, good.size() / 2));
+  cases.emplace_back("truncated by one", good.substr(0, good.size() - 1));
+  cases.emplace_back("empty", "");
+  cases.emplace_back("not JSON", "this is not JSON\n");
+  cases.emplace_back("binary", std::string("\x7f"
+                                           "ELF\x02\x01\x01\0\0\0",
+                                           10));
+  cases.emplace_back("deep arrays", std::string(100000, '['));
+  cases.emplace_back("deep arrays, closed", std::string(100000, '[') + std::string(100000, ']'));
+  std::string objects;
+  for (int i = 0; i < 20000; ++i) objects += "{\"a\":";
+  cases.emplace_back("deep objects", objects);
+  cases.emplace_back("array at the top", "[1, 2, 3]");
+  cases.emplace_back("unknown object", R"({"hello": "world"})");
+  edited("format", [](json& j) { j["format"] = "something-else"; });
+  edited("version 2", [](json& j) { j["version"] = 2; });
+  edited("version as text", [](json& j) { j["version"] = "1"; });
+  edited("devices not an array", [](json& j) { j["devices"] = json::object(); });
+  edited("size as text", [](json& j) { j["measurements"][0]["problem"]["m"] = "64"; });
+  edited("size as float", [](json& j) { j["measurements"][0]["problem"]["m"] = 64.5; });
+  edited("negative size", [](json& j) { j["measurements"][0]["problem"]["m"] = -64; });
+  edited("zero size", [](json& j) { j["sessions"][0]["problem"]["k"] = 0; });
+  edited("huge size", [](json& j) { j["measurements"][0]["problem"]["n"] = 1e15; });
+  edited("problem too large", [](json& j) {
+    j["measurements"][0]["problem"]["m"] = 1 << 20;
+    j["measurements"][0]["problem"]["n"] = 1 << 20;
+  });
+  edited("bad precision", [](json& j) { j["measurements"][0]["problem"]["precision"] = 8; });
+  edited("bad layout", [](json& j) { j["measurements"][0]["problem"]["layout"] = "diagonal"; });
+  edited("trans as int", [](json& j) { j["measurements"][0]["problem"]["trans_a"] = 1; });
+  edited("unknown kernel", [](json& j) { j["measurements"][0]["kernel"] = "evil"; });
+  edited("clblast kernel on a measured device",
+         [](json& j) { j["measurements"][0]["kernel"] = "clblast_xgemm"; });
+  edited("unknown parameter", [](json& j) { j["measurements"][0]["config"] = "TILE=16 FOO=1"; });
+  edited("injected option", [](json& j) { j["measurements"][0]["config"] = "TILE=16 -DEVIL=1"; });
+  edited("injected value", [](json& j) {
+    j["measurements"][1]["config"] =
+        "MWG=64 -DEVIL=1 NWG=64 KWG=16 MDIMC=8 NDIMC=8 MDIMA=8 NDIMB=8 KWI=2 VWM=4 VWN=4 STRM=0 "
+        "STRN=0 SA=1 SB=1";
+  });
+  edited("value outside its set", [](json& j) { j["measurements"][0]["config"] = "TILE=17"; });
+  edited("config as number", [](json& j) { j["measurements"][0]["config"] = 16; });
+  edited("unknown status", [](json& j) { j["measurements"][0]["status"] = "Great"; });
+  edited("negative time", [](json& j) { j["measurements"][0]["median_ms"] = -1.0; });
+  edited("timed without median", [](json& j) { j["measurements"][0]["median_ms"] = nullptr; });
+  edited("sample as text",
+         [](json& j) { j["measurements"][0]["routine_ms"] = json::array({"1.0"}); });
+  edited("unknown device", [](json& j) { j["measurements"][0]["device_key"] = "ffff"; });
+  edited("unknown session", [](json& j) { j["measurements"][0]["session"] = 8; });
+  edited("duplicate device", [](json& j) { j["devices"].push_back(j["devices"][0]); });
+  edited("bad key", [](json& j) { j["devices"][0]["key"] = "a b"; });
+  edited("bad source", [](json& j) { j["devices"][0]["source"] = "IMPORTED"; });
+  edited("control character", [](json& j) { j["devices"][0]["name"] = "GPU\x1b[2J"; });
+  edited("long command line",
+         [](json& j) { j["sessions"][0]["command_line"] = std::string(100000, 'x'); });
+  edited("missing field", [](json& j) { j["measurements"][0].erase("measured_at"); });
+  edited("negative seed", [](json& j) { j["sessions"][0]["seed"] = -1; });
+  edited("best not an array", [](json& j) { j["best"] = 1; });
+  clblast("clblast unknown parameter", [](json& j) { j["results"][1]["parameters"]["EVIL"] = 1; });
+  clblast("clblast renamed parameter", [](json& j) {
+    j["results"][1]["parameters"].erase("MWG");
+    j["results"][1]["parameters"]["-DMWG"] = 64;
+  });
+  clblast("clblast parameter as text",
+          [](json& j) { j["results"][1]["parameters"]["MWG"] = "64 -DEVIL=1"; });
+  clblast("clblast negative parameter",
+          [](json& j) { j["results"][1]["parameters"]["MWG"] = -64; });
+  clblast("clblast negative time", [](json& j) { j["results"][2]["time"] = -3.0; });
+  clblast("clblast time as text", [](json& j) { j["results"][2]["time"] = "3.0"; });
+  clblast("clblast negative size", [](json& j) { j["arg_m"] = "-1024"; });
+  clblast("clblast size not a number", [](json& j) { j["arg_n"] = "1024x"; });
+  clblast("clblast complex precision", [](json& j) { j["precision"] = "3232"; });
+  clblast("clblast precision mismatch",
+          [](json& j) { j["results"][0]["parameters"]["PRECISION"] = 64; });
+  clblast("clblast other family", [](json& j) { j["kernel_family"] = "xgemm_direct_1"; });
+  clblast("clblast results not an array", [](json& j) { j["results"] = "none"; });
+  clblast("clblast best parameters", [](json& j) { j["best_parameters"] = "MWG=64 FOO=1"; });
+  clblast("clblast no device", [](json& j) {
+    j.erase("clblast_device_name");
+    j.erase("device");
+  });
+
+  for (const auto& [what, text] : cases) {
+    SCOPED_TRACE(what);
+    try {
+      import_text(store, text, "input.json", "2024-01-01T00:00:00Z");
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // one line
+      EXPECT_NE(msg.find("input.json"), std::string::npos) << msg;
+    }
+    EXPECT_EQ(snapshot(store), before);
+  }
+}
+
+TEST(ExchangeBadInput, FilesThatCannotBeRead) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  EXPECT_THROW(import_file(store, dir / "missing.json"), UsageError);
+  EXPECT_THROW(import_file(store, dir.path), UsageError);  // a directory
+  {
+    std::ofstream(dir / "huge.json").put('{');
+    fs::resize_file(dir / "huge.json", kMaxImportBytes + 1);  // sparse: nothing is written
+  }
+  try {
+    import_file(store, dir / "huge.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(count(store, "devices"), 0);
+}
+
+TEST(ExchangeBadInput, AFailureWhileStoringRollsEverythingBack) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  fill(store);
+  const std::string before = snapshot(store);
+  ImportData data = read_mmtune_export(valid_export());
+  data.measurements.back().device_key = "not-in-the-data";  // found only while storing
+  EXPECT_THROW(store_import(store, data), UsageError);
+  EXPECT_EQ(snapshot(store), before);
+}
+
+}  // namespace
+}  // namespace mmtune
