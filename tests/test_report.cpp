@@ -1,5 +1,5 @@
-// mmtune report: files, structure, escaping, numbers equal to the database's, the arithmetic
-// intensity model and the SVG writer.
+// mmtune report: every file it writes, their structure and escaping, and numbers equal to the
+// database's (the pieces it is made of: test_report_parts.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,6 +13,7 @@
 #include "mmtune/error.hpp"
 #include "report/report.hpp"
 #include "report/svg_chart.hpp"
+#include "report_fixture.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
 
@@ -21,14 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using report_test::square;
+using report_test::tiled;
+using report_test::well_formed;
 using test::slurp;
-
-GemmProblem square(std::size_t n, Precision prec = Precision::kSingle) {
-  GemmProblem p;
-  p.m = p.n = p.k = n;
-  p.precision = prec;
-  return p;
-}
 
 DeviceInfo device(const std::string& vendor, const std::string& name) {
   DeviceInfo d;
@@ -38,12 +35,6 @@ DeviceInfo device(const std::string& vendor, const std::string& name) {
   d.max_work_group_size = 1024;
   d.key = device_key(d.vendor, d.name, d.driver_version);
   return d;
-}
-
-TiledConfig tiled(int mwg, int nwg, int vwm) {
-  TiledConfig c;
-  c.MWG = mwg, c.NWG = nwg, c.VWM = vwm;
-  return c;
 }
 
 MeasurementRecord measurement(const std::string& key, std::int64_t session, const KernelConfig& c,
@@ -205,44 +196,6 @@ std::map<std::string, std::size_t> columns(const std::vector<std::string>& head)
   return c;
 }
 
-// Every tag closed in order, every '&' an entity; `void_tags` need no closing tag (HTML).
-::testing::AssertionResult well_formed(const std::string& doc,
-                                       const std::set<std::string>& void_tags = {}) {
-  std::vector<std::string> open;
-  static const std::regex entity("^&(amp|lt|gt|quot|#39);");
-  for (std::size_t i = 0; i < doc.size(); ++i) {
-    if (doc[i] == '&') {
-      if (!std::regex_search(doc.substr(i, 8), entity)) {
-        return ::testing::AssertionFailure() << "bare '&' at " << i << ": " << doc.substr(i, 40);
-      }
-      continue;
-    }
-    if (doc[i] == '>') return ::testing::AssertionFailure() << "stray '>' at " << i;
-    if (doc[i] != '<') continue;
-    const std::size_t end = doc.find('>', i);
-    if (end == std::string::npos) return ::testing::AssertionFailure() << "unclosed '<'";
-    const std::string tag = doc.substr(i + 1, end - i - 1);
-    i = end;
-    if (tag.empty()) return ::testing::AssertionFailure() << "empty tag";
-    if (tag[0] == '!' || tag[0] == '?') continue;
-    if (tag.find('<') != std::string::npos) return ::testing::AssertionFailure() << "'<' in tag";
-    if (tag[0] == '/') {
-      const std::string name = tag.substr(1);
-      if (open.empty() || open.back() != name) {
-        return ::testing::AssertionFailure()
-               << "</" << name << "> closes <" << (open.empty() ? "" : open.back()) << ">";
-      }
-      open.pop_back();
-      continue;
-    }
-    if (tag.back() == '/') continue;
-    const std::string name = tag.substr(0, tag.find_first_of(" \n\t"));
-    if (!void_tags.count(name)) open.push_back(name);
-  }
-  if (!open.empty()) return ::testing::AssertionFailure() << "<" << open.back() << "> not closed";
-  return ::testing::AssertionSuccess();
-}
-
 // The text content of <text> elements.
 std::vector<std::string> svg_texts(const std::string& svg) {
   std::vector<std::string> out;
@@ -252,102 +205,6 @@ std::vector<std::string> svg_texts(const std::string& svg) {
     out.push_back((*it)[1].str() + (*it)[3].str());
   }
   return out;
-}
-
-TEST(ReportArithmeticIntensity, FollowsTheTrafficModel) {
-  const GemmProblem p = square(1024);
-  const double m = 1024, n = 1024, k = 1024, mnk = m * n * k;
-  const double flops = 2 * mnk;
-  // Tiled: each MWG x NWG tile reads (MWG + NWG) k elements; C written once (beta = 0).
-  const TiledConfig t = tiled(64, 128, 2);
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, t),
-                   flops / (4 * (mnk * (1.0 / 64 + 1.0 / 128) + m * n)));
-  // Read and written when beta != 0.
-  GemmProblem beta = p;
-  beta.beta = 0.5;
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(beta, t),
-                   flops / (4 * (mnk * (1.0 / 64 + 1.0 / 128) + 2 * m * n)));
-  DirectConfig d;
-  d.WGD = 32;
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, d), flops / (4 * (mnk * (2.0 / 32) + m * n)));
-  ClassicConfig c;
-  c.TILE = 16;
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, c), flops / (4 * (mnk * (2.0 / 16) + m * n)));
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(p, NaiveConfig{}), flops / (4 * (2 * mnk + m * n)));
-  // Double precision moves twice the bytes.
-  EXPECT_DOUBLE_EQ(arithmetic_intensity(square(1024, Precision::kDouble), t),
-                   arithmetic_intensity(p, t) / 2);
-  // Non-square: the same formula with m, n, k.
-  GemmProblem r = p;
-  r.m = 100, r.n = 300, r.k = 50;
-  EXPECT_DOUBLE_EQ(
-      arithmetic_intensity(r, t),
-      2.0 * 100 * 300 * 50 / (4 * (100.0 * 300 * 50 * (1.0 / 64 + 1.0 / 128) + 100.0 * 300)));
-  // Bigger tiles, more reuse.
-  EXPECT_GT(arithmetic_intensity(p, tiled(128, 128, 2)), arithmetic_intensity(p, t));
-  EXPECT_GT(arithmetic_intensity(p, t), arithmetic_intensity(p, NaiveConfig{}));
-
-  // Stored text gives the same, or nothing for what does not parse.
-  EXPECT_EQ(arithmetic_intensity(p, "tiled", to_string(t)), arithmetic_intensity(p, t));
-  EXPECT_EQ(arithmetic_intensity(p, "naive", ""), arithmetic_intensity(p, NaiveConfig{}));
-  EXPECT_EQ(arithmetic_intensity(p, "classic", "TILE=16"), arithmetic_intensity(p, c));
-  EXPECT_FALSE(arithmetic_intensity(p, "clblast_xgemm", "KWG=16"));
-  EXPECT_FALSE(arithmetic_intensity(p, "tiled", "MWG=7"));
-  EXPECT_FALSE(arithmetic_intensity(p, "", ""));
-}
-
-TEST(ReportProblemAxis, SquareIsNOtherwiseGeometricMean) {
-  EXPECT_EQ(problem_size_axis(square(768)), 768.0);
-  GemmProblem p;
-  p.m = 1000, p.n = 8000, p.k = 125;
-  EXPECT_NEAR(problem_size_axis(p), 1000.0, 1e-9);
-}
-
-TEST(ReportEscaping, EveryFormat) {
-  EXPECT_EQ(csv_field("plain"), "plain");
-  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
-  EXPECT_EQ(csv_field("say \"hi\"\nbye"), "\"say \"\"hi\"\"\nbye\"");
-  EXPECT_EQ(html_escape("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
-  // Invalid UTF-8 and control characters cannot reach an XML document.
-  EXPECT_EQ(html_escape("a\xff\x01z"), "a\xEF\xBF\xBD z");
-  EXPECT_EQ(html_escape("caf\xc3\xa9"), "caf\xc3\xa9");
-  EXPECT_EQ(markdown_escape("a|b *c* _d_ [e](f) <g> & #"),
-            "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\<g\\> \\& \\#");
-  EXPECT_EQ(markdown_escape("- item\nnext"), "\\- item next");
-}
-
-TEST(ReportSvg, ChartsAreWellFormedForAnyData) {
-  svg::XYChart xy;
-  xy.id = "t1";
-  xy.title = "A <title> & more";
-  xy.x = {"size [elements]", svg::Scale::kLog2, std::nullopt, std::nullopt, false};
-  xy.y = {"speed [GFLOPS]", svg::Scale::kLog10, std::nullopt, std::nullopt, false};
-  for (const auto& pts : std::vector<std::vector<std::pair<double, double>>>{
-           {}, {{1024, 5}}, {{0, 0}, {-1, 3}}, {{256, 1}, {512, 10}, {4096, 1e5}}}) {
-    xy.series = {{"s \"1\"", pts, svg::Mark::kLinePoints, "", false},
-                 {"s2", pts, svg::Mark::kStep, "#123456", true}};
-    const std::string s = svg::render(xy, true);
-    EXPECT_EQ(s.rfind("<svg", 0), 0u);
-    EXPECT_NE(s.find("xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
-    EXPECT_EQ(s.substr(s.size() - 7), "</svg>\n");
-    EXPECT_TRUE(well_formed(s)) << s;
-    EXPECT_EQ(svg::render(xy, false).find("http"), std::string::npos);
-  }
-  svg::BarChart bar;
-  bar.id = "t2";
-  bar.title = "bars";
-  bar.value_label = "ratio [x]";
-  bar.categories = {"a very long category name that needs slanting", "b", "c & d"};
-  bar.series = {{"one", {1.5, std::nullopt, 3.0}, ""}, {"two", {2.0, 1.0}, ""}};
-  for (const bool horizontal : {false, true}) {
-    bar.horizontal = horizontal;
-    bar.value_suffix = horizontal ? "x" : "";
-    const std::string s = svg::render(bar, true);
-    EXPECT_TRUE(well_formed(s)) << s;
-    EXPECT_EQ(s.substr(s.size() - 7), "</svg>\n");
-  }
-  bar.categories.clear(), bar.series.clear();
-  EXPECT_TRUE(well_formed(svg::render(bar, false)));
 }
 
 TEST(ReportWrite, EveryFileWithEveryDeviceAndTheDatabasesNumbers) {
