@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The replay benchmark (issue #18): every search strategy replayed on real GPU landscapes
-# (Kernel Tuner cache files in ../shared/data/gpu-landscapes, one measured run each), without a
+# (Kernel Tuner cache files in tests/data/gpu-landscapes, one measured run each), without a
 # device:
 #
 #   bench/replay_benchmark.sh            # 100 seeds, all strategies, every landscape
@@ -18,14 +18,14 @@
 # 5 % (budget 1000): how predictable a landscape's best is from the rest. Writes OUT_DIR/told.md
 # and told-NAME.jsonl. About a quarter of an hour at 20 seeds.
 #
-# Environment: SEEDS (default 100), STRATEGIES (a strategy, or all: the default), LANDSCAPES (default: the shared
-# directory), MMTUNE_BUILD_DIR (default build/), PARTS (default "curves told"), TOLD_SEEDS
-# (default 20).
+# Environment: SEEDS (default 100), STRATEGIES (a strategy, or all: the default), LANDSCAPES
+# (default tests/data/gpu-landscapes, copied from the shared data), MMTUNE_BUILD_DIR (default
+# build/), PARTS (default "curves told"), TOLD_SEEDS (default 20).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mmtune=${MMTUNE_BUILD_DIR:-$root/build}/tuner/mmtune
-landscapes=${LANDSCAPES:-$root/../shared/data/gpu-landscapes}
+landscapes=${LANDSCAPES:-$root/tests/data/gpu-landscapes}
 out=${OUT_DIR:-$root/results/replay}
 seeds=${SEEDS:-100}
 strategies=${STRATEGIES:-all}

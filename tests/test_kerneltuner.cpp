@@ -1,4 +1,4 @@
-// Kernel Tuner cache files (../shared/data/gpu-landscapes: measured on GPUs, public data of
+// Kernel Tuner cache files (tests/data/gpu-landscapes: measured on GPUs, public data of
 // Schoonhoven et al., IEEE TEVC 2022): import, export, replay, and the replay benchmark's gate on
 // the default strategy.
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@ namespace mmtune {
 namespace {
 
 std::string landscape(const std::string& file) {
-  return std::string(MMTUNE_SHARED_DIR) + "/data/gpu-landscapes/" + file;
+  return std::string(MMTUNE_LANDSCAPES_DIR) + "/" + file;
 }
 
 GemmProblem square(std::size_t n) {
@@ -248,7 +248,7 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   EXPECT_EQ(nlohmann::json::parse(in)["cache"].size(), 5776u);
 }
 
-// The gate of the replay benchmark (bench/replay_benchmark.sh runs it with 100 seeds): the
+// The gate of the replay benchmark (bench/replay_benchmark.sh is the full run, 100 seeds): the
 // default strategy on the real GPU landscapes, a few seeds. Thresholds: docs/exchange.md.
 TEST(ReplayBenchmark, DefaultStrategyMeetsItsThresholdsOnGpuLandscapes) {
   test::TempDir dir;

@@ -48,8 +48,7 @@ TEST(SimulateTold, TheModelLearnsFromWhatItIsToldOnAGpuLandscape) {
   Store store(dir / "kt.db");
   GemmProblem p;
   p.m = p.n = p.k = 4096;
-  import_file(store, std::string(MMTUNE_SHARED_DIR) + "/data/gpu-landscapes/GEMM_V100_run1.json",
-              p);
+  import_file(store, std::string(MMTUNE_LANDSCAPES_DIR) + "/GEMM_V100_run1.json", p);
   p.layout = Layout::kColMajor, p.trans_b = true;  // CLBlast's, as the importer stores it
   const DeviceInfo d = find_stored_device(store, "V100");
   const auto land = load_landscape("tiled", store.measurements(d.key, p, "tiled"));

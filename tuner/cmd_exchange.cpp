@@ -11,7 +11,9 @@
 namespace mmtune::cli {
 void ExchangeCommands::add(CLI::App& app) {
   export_cmd = app.add_subcommand(
-      "export", "write stored results as JSON, as a CLBlast tuner file or as a C++ header");
+      "export",
+      "write stored results as JSON, as a CLBlast tuner file, as a Kernel Tuner cache file or as "
+      "a C++ header");
   export_cmd->add_option("--format", format, "json (everything), clblast, kerneltuner or header")
       ->check(CLI::IsMember({"json", "clblast", "kerneltuner", "header"}))
       ->capture_default_str();
@@ -24,8 +26,8 @@ void ExchangeCommands::add(CLI::App& app) {
 
   import_cmd = app.add_subcommand(
       "import",
-      "merge an mmtune export, a clblast_tuner_xgemm JSON file or a Kernel Tuner cache file into "
-      "the database");
+      "merge an mmtune export, a clblast_tuner_xgemm JSON file, a Kernel Tuner cache file or a "
+      "Kernel Tuner T4 results file into the database");
   import_cmd->add_option("file", file, "the file to import")->required();
   import_cmd->add_option("--db", db, "tuning database");
   add_problem_options(import_cmd, import_problem, "Kernel Tuner cache: ");

@@ -307,7 +307,8 @@ void StoreCommands::add(CLI::App& app) {
   simulate->add_option("-d,--device", sim.device, "stored device: key or part of its name");
   simulate
       ->add_option("--kernel", sim.kernel,
-                   "a searched kernel (tiled, direct) or a recorded one (kt:NAME)")
+                   "a searched kernel (tiled, direct), a recorded one (kt:NAME) or a user's "
+                   "kernel (spec:NAME:HASH, as stored)")
       ->capture_default_str();
   add_problem_options(simulate, sim.problem);
   simulate
@@ -321,7 +322,8 @@ void StoreCommands::add(CLI::App& app) {
   simulate->add_option("--svg", sim.svg, "with --curve: write the curves as an SVG chart to FILE");
   simulate->add_flag("--curve", sim.curve,
                      "also the mean fraction of the optimum after 25, 50, 100, 200 and 400 "
-                     "evaluations (every run spends 400)");
+                     "evaluations (every run then spends the larger of 400 and --budget; the "
+                     "median evaluations still count only those within --budget)");
   simulate->add_flag("--save", sim.save,
                      "with --curve: store the curves in the database, for mmtune report");
 
