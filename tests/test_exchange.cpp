@@ -162,6 +162,8 @@ TEST(ExchangeClblast, FixturesImportUnderAnImportedDevice) {
     SCOPED_TRACE(file);
     const std::string path = kFixtures + "/" + file;
     const json raw = json::parse(slurp(path));
+    // The file names its problem: a stated one is refused, not ignored.
+    EXPECT_THROW(import_file(store, path, clblast_problem()), UsageError);
     const ImportSummary s = import_file(store, path);
     EXPECT_EQ(s.format, "clblast");
     EXPECT_EQ(s.sessions_added, 1u);

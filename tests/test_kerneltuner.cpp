@@ -44,6 +44,11 @@ std::size_t distinct_configs(const std::vector<MeasurementRecord>& records) {
 TEST(KernelTunerImport, XgemmMapsOntoTiledAndOtherKernelsAreRecordedKernels) {
   test::TempDir dir;
   Store store(dir / "kt.db");
+  // An Xgemm file is CLBlast's layout: another one stated is refused, a defaulted one replaced.
+  EXPECT_THROW(
+      import_file(store, landscape("GEMM_A100_run1.json"), ImportProblem{square(4096), true}),
+      UsageError);
+  EXPECT_EQ(test::count_rows(dir / "kt.db", "SELECT COUNT(*) FROM measurements"), 0);
   const auto a = import_file(store, landscape("GEMM_A100_run1.json"), square(4096));
   EXPECT_EQ(a.format, "kerneltuner");
   const auto dev = find_stored_device(store, "A100");
@@ -51,6 +56,10 @@ TEST(KernelTunerImport, XgemmMapsOntoTiledAndOtherKernelsAreRecordedKernels) {
   // 17,956 CLBlast configurations; unused parameters pinned as the tiled space pins them.
   EXPECT_EQ(distinct_configs(tiled), 9180u);
   EXPECT_EQ(a.measurements_added + a.measurements_known, 17956u);
+  EXPECT_EQ(
+      import_file(store, landscape("GEMM_A100_run1.json"), ImportProblem{xgemm_problem(), true})
+          .measurements_known,
+      17956u);  // CLBlast's layout, stated
   for (const auto& r : tiled) {
     ASSERT_TRUE(constraint_violations(parse_config(KernelKind::kTiled, r.config)).empty());
   }
@@ -158,6 +167,8 @@ TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
   EXPECT_EQ(rows["block_x=16 block_y=2"].result.status, Status::kExceedsLimits);
   // The JSON export of a database holding a recorded kernel imports elsewhere.
   Store other(dir / "other.db");
+  EXPECT_THROW(import_text(other, export_json(store).dump(), "export.json", "", square(256)),
+               UsageError);  // an export names its problems
   import_text(other, export_json(store).dump(), "export.json");
   EXPECT_EQ(other.measurements(dev.key, square(256), "kt:my_kernel").size(), 4u);
   t4["results"][1]["invalidity"] = "fine";
@@ -172,7 +183,14 @@ TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
 TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   test::TempDir dir;
   const std::string db = dir / "kt.db";
-  auto r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db});
+  // Problem options that would be ignored are refused: a layout without a size, and any problem
+  // for a JSON export or a replay of the most measured problem.
+  auto r = test::run_mmtune(
+      {"import", landscape("convolution_A100_run1.json"), "--db", db, "--layout", "col"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("give its size"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "refused before the database is opened";
+  r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db});
   EXPECT_EQ(r.exit_code, kExitUsage) << r.out << r.err;  // the file names no problem size
   EXPECT_NE(r.err.find("--n"), std::string::npos) << r.err;
   r = test::run_mmtune(
@@ -195,6 +213,12 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   EXPECT_NE(chart.find(">random<"), std::string::npos);
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "naive", "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage);
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--precision",
+                        "64", "--seeds", "1"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.out;
+  r = test::run_mmtune({"export", "--db", db, "--n", "4096"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << "a JSON export holds every problem";
+  EXPECT_NE(r.err.find("drop the problem options"), std::string::npos) << r.err;
   // A warm start: told half of the 5,774 configurations outside 5 % (2,887), random needs
   // (5776 - 2887 + 1) / 3.
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--strategy",

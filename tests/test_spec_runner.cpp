@@ -177,6 +177,19 @@ TEST(SpecCli, RunsTheConvolutionExampleVerifiedOnBothPoclDevices) {
                         "--config", "block_size_x=3", "--device", "pthread"});
   EXPECT_EQ(bad.exit_code, kExitUsage);
   EXPECT_NE(bad.err.find("'3' is not a value of block_size_x"), std::string::npos) << bad.err;
+  // A spec's problem is its --size: GEMM problem options next to it are refused, not ignored.
+  for (const char* command : {"run", "tune", "best"}) {
+    for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+             {"--n", "64"}, {"--layout", "col"}, {"--batch", "2"}}) {
+      std::vector<std::string> args = {command,  "--spec",  kExamples + "/convolution.toml",
+                                       "--size", "67,45,5", "--device",
+                                       "pthread"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const auto r = test::run_mmtune(args);
+      EXPECT_EQ(r.exit_code, kExitUsage) << command << " " << extra[0];
+      EXPECT_NE(r.err.find("--spec takes its problem from --size"), std::string::npos) << r.err;
+    }
+  }
 }
 
 // Every shipped example builds, runs and verifies: its default and two other configurations, on

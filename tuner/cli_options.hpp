@@ -58,6 +58,14 @@ std::string existing_database_path(const std::string& db);
 
 // --n alone means a square problem. Throws UsageError when no size was given.
 GemmProblem make_problem(const ProblemOptions& o);
+// Whether --layout, --trans-a or --trans-b was given on `app` (which has the problem options).
+bool layout_stated(const CLI::App& app);
+// Refuses --precision, --layout and --trans-* given without a size where the size is optional:
+// the command would ignore them.
+void refuse_shape_without_size(const CLI::App& app, const ProblemOptions& o);
+// Refuses any GEMM problem option (and --batch, where `app` has it) next to --spec: a user's
+// kernel takes its problem from --size.
+void refuse_problem_with_spec(const CLI::App& app, const ProblemOptions& o);
 
 // Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot.
 void write_output(const std::string& path, const std::string& text);

@@ -226,6 +226,7 @@ int DeviceCommands::run(const GlobalOptions& g) const {
                      space_json);
   }
   if (run_cmd->parsed() && !run_spec.empty()) {
+    refuse_problem_with_spec(*run_cmd, run_prob);
     return cmd_run_spec(run_spec, run_sizes, run_config, run_dev.device, run_dev.platform,
                         run_json);
   }

@@ -49,6 +49,9 @@ int ExchangeCommands::run() const {
       write_output(out, j.dump(2) + "\n");
       return kExitOk;
     }
+    if (problem.given() || layout_stated(*export_cmd) || export_cmd->count("--precision") > 0) {
+      throw UsageError("--format " + format + " exports every problem: drop the problem options");
+    }
     const std::string key = device.empty() ? "" : find_stored_device(store, device).key;
     if (format == "header") {
       write_output(out, export_header(store, key));
@@ -58,12 +61,13 @@ int ExchangeCommands::run() const {
     return kExitOk;
   }
   if (import_cmd && import_cmd->parsed()) {
-    Store store(database_path(db));
-    std::optional<GemmProblem> p;
+    refuse_shape_without_size(*import_cmd, import_problem);
+    std::optional<ImportProblem> p;
     if (import_problem.given()) {
-      p = make_problem(import_problem);
-      validate(*p);
+      p = ImportProblem(make_problem(import_problem), layout_stated(*import_cmd));
+      validate(p->problem);
     }
+    Store store(database_path(db));
     const ImportSummary s = import_file(store, file, p);
     std::printf(
         "Imported %s (%s): %zu devices added (%zu known), %zu sessions added (%zu known), "

@@ -344,8 +344,14 @@ void StoreCommands::add(CLI::App& app) {
 }
 
 int StoreCommands::run() const {
-  if (simulate->parsed()) return cmd_simulate(sim);
-  if (best->parsed()) return cmd_best(best_opt, best_dev, best_prob);
+  if (simulate->parsed()) {
+    refuse_shape_without_size(*simulate, sim.problem);  // without a size: the most measured
+    return cmd_simulate(sim);
+  }
+  if (best->parsed()) {
+    if (!best_opt.spec.empty()) refuse_problem_with_spec(*best, best_prob);
+    return cmd_best(best_opt, best_dev, best_prob);
+  }
   if (history->parsed()) return cmd_history(history_db, history_json);
   return -1;
 }

@@ -455,6 +455,7 @@ int TuneCommands::run(const GlobalOptions& g, const std::string& command_line) c
     return run_worker(std::cin, std::cout);
   }
   if (!tune_opt.spec.empty()) {
+    refuse_problem_with_spec(*tune, tune_prob);
     TuneEnvironment env;
     env.worker_argv = {self_exe(), "worker"};
     if (g.quiet) env.worker_argv.insert(env.worker_argv.begin() + 1, "-q");

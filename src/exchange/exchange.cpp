@@ -381,13 +381,19 @@ ImportData read_mmtune_export(const json& j) {
 }
 
 ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
-                          const std::string& timestamp, const std::optional<GemmProblem>& problem) {
+                          const std::string& timestamp,
+                          const std::optional<ImportProblem>& problem) {
   ImportData data;
   try {
     const json j = parse_exchange_json(text);
     if (j.is_object() && j.contains("format")) {
+      if (problem)
+        throw UsageError("an mmtune export names its problems: drop the problem options");
       data = read_mmtune_export(j);
     } else if (is_clblast_tuner_file(j)) {
+      if (problem) {
+        throw UsageError("a CLBlast tuner file names its problem: drop the problem options");
+      }
       data = read_clblast_tuner_file(j, name, timestamp.empty() ? now_utc() : timestamp);
     } else if (is_kerneltuner_cache(j)) {
       data = read_kerneltuner_cache(j, name, timestamp.empty() ? now_utc() : timestamp, problem);
@@ -444,7 +450,7 @@ std::string read_exchange_file(const std::string& path) {
 }
 
 ImportSummary import_file(Store& store, const std::string& path,
-                          const std::optional<GemmProblem>& problem) {
+                          const std::optional<ImportProblem>& problem) {
   return import_text(store, read_exchange_file(path), path, file_timestamp(path), problem);
 }
 

@@ -61,11 +61,23 @@ std::string export_header(Store& store, const std::string& device_key = "");
 
 // ---- import ---------------------------------------------------------------------------------
 
+// The problem a Kernel Tuner cache file was measured for, as its importer states it (the files
+// name none). Only those files take one: mmtune exports and CLBlast files name their own, so a
+// stated problem is refused there rather than ignored.
+struct ImportProblem {
+  // Implicit: a plain GemmProblem is one stated without its layout.
+  ImportProblem(const GemmProblem& stated, bool stated_layout = false)
+      : problem(stated), layout_stated(stated_layout) {}
+  GemmProblem problem;
+  // The layout or a transposition was given, not defaulted. An Xgemm file is always CLBlast's
+  // layout, so a stated other one is refused; a defaulted one is replaced.
+  bool layout_stated;
+};
+
 // Reads, validates and stores a file in one transaction: everything or nothing. Throws
 // UsageError with a one-line reason for anything malformed, hostile or out of range.
-// `problem`: the problem a Kernel Tuner cache file was measured for (its files name none).
 ImportSummary import_file(Store& store, const std::string& path,
-                          const std::optional<GemmProblem>& problem = std::nullopt);
+                          const std::optional<ImportProblem>& problem = std::nullopt);
 // A regular file's text within the import size limit; UsageError otherwise.
 std::string read_exchange_file(const std::string& path);
 // The same for text already read. `name` names the input in messages and in the session of a
@@ -73,7 +85,7 @@ std::string read_exchange_file(const std::string& path);
 // time of their own (import_file uses the file's modification time; empty: now).
 ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
                           const std::string& timestamp = "",
-                          const std::optional<GemmProblem>& problem = std::nullopt);
+                          const std::optional<ImportProblem>& problem = std::nullopt);
 
 // Parses JSON text with the size and depth limits above; UsageError when malformed.
 nlohmann::json parse_exchange_json(const std::string& text);
@@ -90,7 +102,7 @@ bool is_t4_results(const nlohmann::json& j);
 nlohmann::json t4_as_cache(const nlohmann::json& j, const std::string& name);
 ImportData read_kerneltuner_cache(const nlohmann::json& j, const std::string& name,
                                   const std::string& timestamp,
-                                  const std::optional<GemmProblem>& problem);
+                                  const std::optional<ImportProblem>& problem);
 
 // The one session of a file written by another tuner (`tool`, e.g. "clblast_tuner_xgemm"): its
 // command line names the file `name` (without its directory, so that another spelling of the

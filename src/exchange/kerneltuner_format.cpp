@@ -261,7 +261,7 @@ bool is_kerneltuner_cache(const json& j) {
 
 ImportData read_kerneltuner_cache(const json& j, const std::string& name,
                                   const std::string& timestamp,
-                                  const std::optional<GemmProblem>& problem) {
+                                  const std::optional<ImportProblem>& problem) {
   if (!is_kerneltuner_cache(j)) bad("top level", "not a Kernel Tuner cache file");
   const std::string kernel = name_text(j, "kernel_name");
   const Space space = read_space(j);
@@ -271,7 +271,7 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
   }
   GemmProblem p;
   if (problem) {
-    p = *problem;
+    p = problem->problem;
   } else if (const auto ps = j.find("problem_size");
              ps != j.end() && ps->is_array() && ps->size() == 3 &&
              std::all_of(ps->begin(), ps->end(), [](const json& v) {
@@ -284,6 +284,12 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
     throw UsageError("the Kernel Tuner cache file names no problem size: give --n (and --m, --k)");
   }
   if (xgemm) {  // CLBlast's layout, as read_clblast_tuner_file stores it
+    if (problem && problem->layout_stated &&
+        (p.layout != Layout::kColMajor || p.trans_a || !p.trans_b)) {
+      throw UsageError(
+          "an Xgemm file is CLBlast's layout (column-major, B transposed), not the one stated: "
+          "drop --layout, --trans-a and --trans-b");
+    }
     p.layout = Layout::kColMajor, p.trans_a = false, p.trans_b = true;
   }
 
