@@ -18,9 +18,13 @@
 # 5 % (budget 1000): how predictable a landscape's best is from the rest. Writes OUT_DIR/told.md
 # and told-NAME.jsonl. About a quarter of an hour at 20 seeds.
 #
+# A third part, the landscapes' shape (`simulate --landscape`): points within 5 %, local minima,
+# and from how many points steepest descent ends within 5 %. Writes OUT_DIR/shape.md and
+# shape-NAME.json; seconds.
+#
 # Environment: SEEDS (default 100), STRATEGIES (a strategy, or all: the default), LANDSCAPES
 # (default tests/data/gpu-landscapes, copied from the shared data), MMTUNE_BUILD_DIR (default
-# build/), PARTS (default "curves told"), TOLD_SEEDS (default 20).
+# build/), PARTS (default "curves told shape"), TOLD_SEEDS (default 20).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,7 +33,7 @@ landscapes=${LANDSCAPES:-$root/tests/data/gpu-landscapes}
 out=${OUT_DIR:-$root/results/replay}
 seeds=${SEEDS:-100}
 strategies=${STRATEGIES:-all}
-parts=${PARTS:-curves told}
+parts=${PARTS:-curves told shape}
 told_seeds=${TOLD_SEEDS:-20}
 told_strategies=$strategies
 [ "$told_strategies" = all ] && told_strategies="model genetic annealing random"
@@ -87,4 +91,15 @@ if [[ " $parts " == *" told "* ]]; then
   done
   python3 "$root/bench/replay_tables.py" told "$out" "$told_seeds"
   echo "wrote $out/told.md" >&2
+fi
+
+if [[ " $parts " == *" shape "* ]]; then
+  for c in "${cases[@]}"; do
+    IFS='|' read -r name device kernel problem <<<"$c"
+    # shellcheck disable=SC2086  # the problem options are words
+    "$mmtune" simulate --db "$db" --device "$device" --kernel "$kernel" $problem --landscape \
+      --json >"$out/shape-$name.json"
+  done
+  python3 "$root/bench/replay_tables.py" shape "$out" -
+  echo "wrote $out/shape.md" >&2
 fi

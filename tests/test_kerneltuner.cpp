@@ -211,6 +211,20 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   const std::string chart((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
   EXPECT_EQ(chart.rfind("<svg", 0), 0u);
   EXPECT_NE(chart.find(">random<"), std::string::npos);
+  // Its shape: the two configurations within 5 % are isolated minima whose basins hold 99 of
+  // the 5,776 (counted independently by a script over the cache file's keys).
+  r = test::run_mmtune(
+      {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto shape = nlohmann::json::parse(r.out);
+  EXPECT_EQ(shape["configurations"], 5776);
+  EXPECT_EQ(shape["within_target"], 2);
+  EXPECT_EQ(shape["minima_in_target"], 2);
+  EXPECT_EQ(shape["local_minima"], 79);
+  EXPECT_EQ(shape["descent_to_target"], 99);
+  r = test::run_mmtune(
+      {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--seeds", "3"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << "a replay's option";
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "naive", "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage);
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--precision",

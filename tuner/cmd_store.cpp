@@ -24,6 +24,7 @@
 #include "mmtune/lookup.hpp"
 #include "mmtune/problem.hpp"
 #include "report/replay_chart.hpp"
+#include "search/landscape_shape.hpp"
 #include "search/simulate.hpp"
 #include "search/strategy.hpp"
 #include "store/export_rows.hpp"
@@ -35,6 +36,34 @@ namespace mmtune::cli {
 namespace {
 
 const std::vector<std::size_t> kCurveCheckpoints = {25, 50, 100, 200, 400};
+
+void print_landscape_shape(const LandscapeShape& s, const std::string& kernel,
+                           const std::string& problem, const std::string& device, bool json) {
+  const std::size_t timed = s.points - s.failed;
+  if (json) {
+    const nlohmann::json j = {{"kernel", kernel},
+                              {"device", device},
+                              {"configurations", s.points},
+                              {"failed", s.failed},
+                              {"best_ms", s.best_time},
+                              {"tolerance", 0.05},
+                              {"within_target", s.within_target},
+                              {"local_minima", s.local_minima},
+                              {"minima_in_target", s.minima_in_target},
+                              {"descent_to_target", s.descent_to_target}};
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::printf("Landscape of %zu recorded %s configurations of %s on %s (%zu failed)\n", s.points,
+              kernel.c_str(), problem.c_str(), device.c_str(), s.failed);
+  std::printf("  within 5 %% of the best (%.4g ms): %zu (%.2f %% of the timed)\n", s.best_time,
+              s.within_target, 100.0 * double(s.within_target) / double(timed));
+  std::printf("  local minima (no neighbour faster): %zu, %zu of them within 5 %%\n",
+              s.local_minima, s.minima_in_target);
+  std::printf(
+      "  steepest descent ends within 5 %% from %zu of %zu timed configurations (%.1f %%)\n",
+      s.descent_to_target, timed, 100.0 * double(s.descent_to_target) / double(timed));
+}
 
 int cmd_simulate(const SimulateOptions& o) {
   std::vector<std::string> strategies;
@@ -65,6 +94,11 @@ int cmd_simulate(const SimulateOptions& o) {
   const auto& times = landscape.table.times;
   if (space.size() < 2)
     throw UsageError("too few recorded configurations to replay for " + describe(problem));
+  if (o.landscape) {
+    print_landscape_shape(landscape_shape(space, times), o.kernel, describe(problem), device.name,
+                          o.json);
+    return kExitOk;
+  }
   SimulationOptions so;
   for (const auto& pair : o.strategy_options) parse_strategy_setting(pair, so.settings);
   so.budget = o.budget;
@@ -324,6 +358,10 @@ void StoreCommands::add(CLI::App& app) {
                      "also the mean fraction of the optimum after 25, 50, 100, 200 and 400 "
                      "evaluations (every run then spends the larger of 400 and --budget; the "
                      "median evaluations still count only those within --budget)");
+  simulate->add_flag("--landscape", sim.landscape,
+                     "describe the recorded landscape instead of replaying: its points within 5 % "
+                     "of the best, its local minima, and from how many points steepest descent "
+                     "over neighbouring values ends within 5 %");
   simulate->add_flag("--save", sim.save,
                      "with --curve: store the curves in the database, for mmtune report");
 
@@ -346,6 +384,15 @@ void StoreCommands::add(CLI::App& app) {
 int StoreCommands::run() const {
   if (simulate->parsed()) {
     refuse_shape_without_size(*simulate, sim.problem);  // without a size: the most measured
+    if (sim.landscape) {
+      for (const char* replay_only : {"--strategy", "--strategy-option", "--budget", "--seeds",
+                                      "--told", "--curve", "--svg", "--save"}) {
+        if (simulate->count(replay_only) > 0) {
+          throw UsageError(std::string(replay_only) +
+                           " is an option of a replay, not of --landscape");
+        }
+      }
+    }
     return cmd_simulate(sim);
   }
   if (best->parsed()) {
