@@ -269,6 +269,10 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   EXPECT_NE(report.find("Search strategies replayed"), std::string::npos) << report;
   EXPECT_NE(report.find("5776 recorded configurations"), std::string::npos);
+  EXPECT_NE(report.find("79 local minima, 2 of them within 5 %; steepest descent over "
+                        "neighbouring values ends within 5 % from 99 of 5776 timed"),
+            std::string::npos)
+      << report;
   EXPECT_NE(report.find("| random |  | "), std::string::npos) << report;
   EXPECT_NE(report.find("start\\_temperature=0.1"), std::string::npos);
   EXPECT_NE(report.find("replay-1.svg"), std::string::npos);

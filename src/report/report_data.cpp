@@ -4,6 +4,7 @@
 #include <set>
 
 #include "mmtune/error.hpp"
+#include "tune/replay.hpp"
 
 namespace mmtune::report_detail {
 
@@ -59,6 +60,14 @@ Data load(Store& store, const ReportOptions& options) {
       selected(rows::sessions(store), [](const SessionRow& r) { return r.r.device_key; });
   data.roof = selected(rows::roofs(store), by_key);
   data.replays = selected(rows::replays(store), by_key);
+  for (const auto& r : data.replays) {
+    const std::string id = landscape_id(r);
+    if (data.shapes.count(id)) continue;
+    const auto records = store.measurements(r.key, r.p, r.kernel);
+    if (records.empty()) continue;  // measured elsewhere: the replay's own figures stand alone
+    const Landscape l = load_landscape(r.kernel, records);
+    data.shapes.emplace(id, landscape_shape(l.table.space, l.table.times, r.tolerance));
+  }
   return data;
 }
 

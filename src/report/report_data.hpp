@@ -12,6 +12,7 @@
 #include "exchange/exchange.hpp"
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
+#include "search/landscape_shape.hpp"
 #include "store/queries.hpp"
 #include "store/store.hpp"
 
@@ -73,7 +74,14 @@ struct Data {
   std::vector<SessionRow> sessions;
   std::vector<RoofRow> roof;
   std::vector<ReplayRow> replays;
+  // The shape of each replayed landscape whose measurements are still stored, by landscape_id.
+  std::map<std::string, LandscapeShape> shapes;
 };
+
+// The landscape a replay ran on: its device, kernel and problem.
+inline std::string landscape_id(const ReplayRow& r) {
+  return r.key + "\n" + r.kernel + "\n" + describe(r.p);
+}
 
 inline std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));

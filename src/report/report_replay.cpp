@@ -36,6 +36,17 @@ void Report::replays(Doc& doc, const DeviceRow& dev, const std::string& tag) {
              " recorded configurations; random sampling " + "needs (N+1)/(k+1) = " +
              svg::format_value(first.random_expected) + " evaluations on average to come within " +
              svg::format_value(first.tolerance * 100) + " % of the best.");
+    if (const auto it = d_.shapes.find(landscape_id(first)); it != d_.shapes.end()) {
+      const LandscapeShape& s = it->second;
+      const std::size_t timed = s.points - s.failed;
+      const std::string within = " within " + svg::format_value(first.tolerance * 100) + " %";
+      doc.text("Its shape (mmtune simulate --landscape): " + std::to_string(s.local_minima) +
+               " local minima, " + std::to_string(s.minima_in_target) + " of them" + within +
+               "; steepest descent over neighbouring values ends" + within + " from " +
+               std::to_string(s.descent_to_target) + " of " + std::to_string(timed) +
+               " timed configurations (" +
+               svg::format_value(100.0 * double(s.descent_to_target) / double(timed)) + " %).");
+    }
     Table t;
     t.head = {"strategy", "options"};
     for (const auto c : checkpoints) t.head.push_back("N=" + std::to_string(c));
