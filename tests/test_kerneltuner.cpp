@@ -188,8 +188,13 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   auto r = test::run_mmtune(
       {"import", landscape("convolution_A100_run1.json"), "--db", db, "--layout", "col"});
   EXPECT_EQ(r.exit_code, kExitUsage);
-  EXPECT_NE(r.err.find("give its size"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("go with --n for a Kernel Tuner file"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(db)) << "refused before the database is opened";
+  // --trans-b alone states a row-major layout, which an Xgemm file is not.
+  r = test::run_mmtune(
+      {"import", landscape("GEMM_V100_run1.json"), "--db", db, "--n", "4096", "--trans-b"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("an Xgemm file is CLBlast's layout"), std::string::npos) << r.err;
   r = test::run_mmtune({"import", landscape("convolution_A100_run1.json"), "--db", db});
   EXPECT_EQ(r.exit_code, kExitUsage) << r.out << r.err;  // the file names no problem size
   EXPECT_NE(r.err.find("--n"), std::string::npos) << r.err;
@@ -224,12 +229,14 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   EXPECT_EQ(shape["descent_to_target"], 99);
   r = test::run_mmtune(
       {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--seeds", "3"});
-  EXPECT_EQ(r.exit_code, kExitUsage) << "a replay's option";
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("--seeds is an option of a replay"), std::string::npos) << r.err;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "naive", "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage);
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--precision",
                         "64", "--seeds", "1"});
   EXPECT_EQ(r.exit_code, kExitUsage) << r.out;
+  EXPECT_NE(r.err.find("describe a problem: give its size too"), std::string::npos) << r.err;
   r = test::run_mmtune({"export", "--db", db, "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage) << "a JSON export holds every problem";
   EXPECT_NE(r.err.find("drop the problem options"), std::string::npos) << r.err;

@@ -60,6 +60,19 @@ TEST(LandscapeShape, DescentFollowsTheFastestNeighbourInEveryDimension) {
   EXPECT_EQ(trap.descent_to_target, 8u);
 }
 
+TEST(LandscapeShape, AnEqualNeighbourIsNoStep) {
+  // Times 2 1 1 3: the plateau of two 1s is two minima, both within the target; x=4 descends to
+  // x=3 and x=1 to x=2.
+  const auto s = landscape_shape(line(4), {2.0, 1.0, 1.0, 3.0});
+  EXPECT_EQ(s.local_minima, 2u);
+  EXPECT_EQ(s.minima_in_target, 2u);
+  EXPECT_EQ(s.descent_to_target, 4u);
+  // Times 1 3 3 2: x=2 and x=3 are equal, so neither steps to the other; each goes its own way.
+  const auto split = landscape_shape(line(4), {1.0, 3.0, 3.0, 2.0});
+  EXPECT_EQ(split.local_minima, 2u);
+  EXPECT_EQ(split.descent_to_target, 2u);
+}
+
 TEST(LandscapeShape, RefusesATableThatDoesNotFitOrHoldsNoTime) {
   EXPECT_THROW(landscape_shape(line(3), {1.0, 2.0}), UsageError);
   EXPECT_THROW(landscape_shape(line(2), {std::nullopt, std::nullopt}), UsageError);

@@ -177,13 +177,17 @@ TEST(SpecCli, RunsTheConvolutionExampleVerifiedOnBothPoclDevices) {
                         "--config", "block_size_x=3", "--device", "pthread"});
   EXPECT_EQ(bad.exit_code, kExitUsage);
   EXPECT_NE(bad.err.find("'3' is not a value of block_size_x"), std::string::npos) << bad.err;
+}
+
+TEST(SpecCli, GemmProblemOptionsNextToASpecAreRefused) {
   // A spec's problem is its --size: GEMM problem options next to it are refused, not ignored.
-  for (const char* command : {"run", "tune", "best"}) {
+  // "" is the default command, tune.
+  for (const char* command : {"run", "tune", "best", ""}) {
     for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
              {"--n", "64"}, {"--layout", "col"}, {"--batch", "2"}}) {
-      std::vector<std::string> args = {command,  "--spec",  kExamples + "/convolution.toml",
-                                       "--size", "67,45,5", "--device",
-                                       "pthread"};
+      std::vector<std::string> args = {
+          "--spec", kExamples + "/convolution.toml", "--size", "67,45,5", "--device", "pthread"};
+      if (*command) args.insert(args.begin(), command);
       args.insert(args.end(), extra.begin(), extra.end());
       const auto r = test::run_mmtune(args);
       EXPECT_EQ(r.exit_code, kExitUsage) << command << " " << extra[0];

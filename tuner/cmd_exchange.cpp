@@ -61,7 +61,12 @@ int ExchangeCommands::run() const {
     return kExitOk;
   }
   if (import_cmd && import_cmd->parsed()) {
-    refuse_shape_without_size(*import_cmd, import_problem);
+    if (!import_problem.given() &&
+        (layout_stated(*import_cmd) || import_cmd->count("--precision") > 0)) {
+      throw UsageError(
+          "--precision, --layout and --trans-* go with --n for a Kernel Tuner file; other files "
+          "name their own problems");
+    }
     std::optional<ImportProblem> p;
     if (import_problem.given()) {
       p = ImportProblem(make_problem(import_problem), layout_stated(*import_cmd));

@@ -63,10 +63,17 @@ Data load(Store& store, const ReportOptions& options) {
   for (const auto& r : data.replays) {
     const std::string id = landscape_id(r);
     if (data.shapes.count(id)) continue;
+    // The shape only of the landscape that was replayed: its measurements still stored, still
+    // readable and no more of them since. Otherwise the replay's own figures stand alone.
     const auto records = store.measurements(r.key, r.p, r.kernel);
-    if (records.empty()) continue;  // measured elsewhere: the replay's own figures stand alone
-    const Landscape l = load_landscape(r.kernel, records);
-    data.shapes.emplace(id, landscape_shape(l.table.space, l.table.times, r.tolerance));
+    if (records.empty()) continue;
+    try {
+      const Landscape l = load_landscape(r.kernel, records);
+      if (std::int64_t(l.table.space.size()) != r.configurations) continue;
+      data.shapes.emplace(id, landscape_shape(l.table.space, l.table.times, r.tolerance));
+    } catch (const UsageError&) {
+      continue;
+    }
   }
   return data;
 }
