@@ -118,14 +118,18 @@ bool layout_stated(const CLI::App& app) {
   return app.count("--layout") + app.count("--trans-a") + app.count("--trans-b") > 0;
 }
 
+bool shape_stated(const CLI::App& app) {
+  return layout_stated(app) || app.count("--precision") > 0;
+}
+
 void refuse_shape_without_size(const CLI::App& app, const ProblemOptions& o) {
-  if (!o.given() && (layout_stated(app) || app.count("--precision") > 0)) {
+  if (!o.given() && shape_stated(app)) {
     throw UsageError("--precision, --layout and --trans-* describe a problem: give its size too");
   }
 }
 
 void refuse_problem_with_spec(const CLI::App& app, const ProblemOptions& o) {
-  if (o.given() || !o.batch.empty() || layout_stated(app) || app.count("--precision") > 0) {
+  if (o.given() || !o.batch.empty() || shape_stated(app)) {
     throw UsageError(
         "--spec takes its problem from --size: drop --n, --m, --k and the GEMM's "
         "problem options");

@@ -60,6 +60,8 @@ std::string existing_database_path(const std::string& db);
 GemmProblem make_problem(const ProblemOptions& o);
 // Whether --layout, --trans-a or --trans-b was given on `app` (which has the problem options).
 bool layout_stated(const CLI::App& app);
+// The same, or --precision: anything of the problem but its size.
+bool shape_stated(const CLI::App& app);
 // Refuses --precision, --layout and --trans-* given without a size where the size is optional:
 // the command would ignore them.
 void refuse_shape_without_size(const CLI::App& app, const ProblemOptions& o);

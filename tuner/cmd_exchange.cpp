@@ -49,7 +49,7 @@ int ExchangeCommands::run() const {
       write_output(out, j.dump(2) + "\n");
       return kExitOk;
     }
-    if (problem.given() || layout_stated(*export_cmd) || export_cmd->count("--precision") > 0) {
+    if (problem.given() || shape_stated(*export_cmd)) {
       throw UsageError("--format " + format + " exports every problem: drop the problem options");
     }
     const std::string key = device.empty() ? "" : find_stored_device(store, device).key;
@@ -61,8 +61,7 @@ int ExchangeCommands::run() const {
     return kExitOk;
   }
   if (import_cmd && import_cmd->parsed()) {
-    if (!import_problem.given() &&
-        (layout_stated(*import_cmd) || import_cmd->count("--precision") > 0)) {
+    if (!import_problem.given() && shape_stated(*import_cmd)) {
       throw UsageError(
           "--precision, --layout and --trans-* go with --n for a Kernel Tuner file; other files "
           "name their own problems");

@@ -37,16 +37,18 @@ namespace {
 
 const std::vector<std::size_t> kCurveCheckpoints = {25, 50, 100, 200, 400};
 
-void print_landscape_shape(const LandscapeShape& s, const std::string& kernel,
+// The shape's target is the replays' (SimulationOptions::tolerance).
+void print_landscape_shape(const LandscapeShape& s, double tolerance, const std::string& kernel,
                            const std::string& problem, const std::string& device, bool json) {
   const std::size_t timed = s.points - s.failed;
+  const double percent = 100 * tolerance;
   if (json) {
     const nlohmann::json j = {{"kernel", kernel},
                               {"device", device},
                               {"configurations", s.points},
                               {"failed", s.failed},
                               {"best_ms", s.best_time},
-                              {"tolerance", 0.05},
+                              {"tolerance", tolerance},
                               {"within_target", s.within_target},
                               {"local_minima", s.local_minima},
                               {"minima_in_target", s.minima_in_target},
@@ -56,13 +58,13 @@ void print_landscape_shape(const LandscapeShape& s, const std::string& kernel,
   }
   std::printf("Landscape of %zu recorded %s configurations of %s on %s (%zu failed)\n", s.points,
               kernel.c_str(), problem.c_str(), device.c_str(), s.failed);
-  std::printf("  within 5 %% of the best (%.4g ms): %zu (%.2f %% of the timed)\n", s.best_time,
-              s.within_target, 100.0 * double(s.within_target) / double(timed));
-  std::printf("  local minima (no neighbour faster): %zu, %zu of them within 5 %%\n",
-              s.local_minima, s.minima_in_target);
+  std::printf("  within %g %% of the best (%.4g ms): %zu (%.2f %% of the timed)\n", percent,
+              s.best_time, s.within_target, 100.0 * double(s.within_target) / double(timed));
+  std::printf("  local minima (no neighbour faster): %zu, %zu of them within %g %%\n",
+              s.local_minima, s.minima_in_target, percent);
   std::printf(
-      "  steepest descent ends within 5 %% from %zu of %zu timed configurations (%.1f %%)\n",
-      s.descent_to_target, timed, 100.0 * double(s.descent_to_target) / double(timed));
+      "  steepest descent ends within %g %% from %zu of %zu timed configurations (%.1f %%)\n",
+      percent, s.descent_to_target, timed, 100.0 * double(s.descent_to_target) / double(timed));
 }
 
 int cmd_simulate(const SimulateOptions& o) {
@@ -94,12 +96,12 @@ int cmd_simulate(const SimulateOptions& o) {
   const auto& times = landscape.table.times;
   if (space.size() < 2)
     throw UsageError("too few recorded configurations to replay for " + describe(problem));
+  SimulationOptions so;
   if (o.landscape) {
-    print_landscape_shape(landscape_shape(space, times), o.kernel, describe(problem), device.name,
-                          o.json);
+    print_landscape_shape(landscape_shape(space, times, so.tolerance), so.tolerance, o.kernel,
+                          describe(problem), device.name, o.json);
     return kExitOk;
   }
-  SimulationOptions so;
   for (const auto& pair : o.strategy_options) parse_strategy_setting(pair, so.settings);
   so.budget = o.budget;
   so.seeds = o.seeds;
