@@ -207,5 +207,23 @@ TEST(ExchangeBadInput, AFailureWhileStoringRollsEverythingBack) {
   EXPECT_EQ(snapshot(store), before);
 }
 
+TEST(ExchangeBadInput, ARefusedFileCreatesNoDatabase) {
+  // The file is read before the database is opened: a refusal leaves no empty database behind.
+  test::TempDir dir;
+  std::ofstream(dir / "bad.json") << R"({"format": "mmtune-export", "version": 99})";
+  std::ofstream(dir / "empty.json");
+  for (const char* name : {"bad.json", "empty.json", "missing.json"}) {
+    const auto r = test::run_mmtune({"import", dir / name, "--db", dir / "new.db"});
+    EXPECT_EQ(r.exit_code, kExitUsage) << name << ": " << r.err;
+    EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "new.db")) << name;
+  }
+  // The same file, valid, creates it.
+  std::ofstream(dir / "good.json") << valid_export().dump();
+  const auto r = test::run_mmtune({"import", dir / "good.json", "--db", dir / "new.db"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "new.db"));
+}
+
 }  // namespace
 }  // namespace mmtune

@@ -240,6 +240,11 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   r = test::run_mmtune({"export", "--db", db, "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage) << "a JSON export holds every problem";
   EXPECT_NE(r.err.find("drop the problem options"), std::string::npos) << r.err;
+  for (const char* format : {"json", "header", "clblast"}) {
+    r = test::run_mmtune({"export", "--db", db, "--format", format, "--kernel", "direct"});
+    EXPECT_EQ(r.exit_code, kExitUsage) << format << ": the kernel would be ignored";
+    EXPECT_NE(r.err.find("--kernel goes with --format kerneltuner"), std::string::npos) << r.err;
+  }
   // A warm start: told half of the 5,774 configurations outside 5 % (2,887), random needs
   // (5776 - 2887 + 1) / 3.
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--strategy",

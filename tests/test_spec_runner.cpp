@@ -196,6 +196,25 @@ TEST(SpecCli, GemmProblemOptionsNextToASpecAreRefused) {
   }
 }
 
+TEST(SpecCli, OptionsASpecWouldIgnoreAreRefused) {
+  // The GEMM paths' options: a spec names its kernel, space and operands' seeds, and its tune has
+  // no reference kernels or drift checks. "" is the default command.
+  const std::vector<std::vector<std::string>> cases = {
+      {"space", "--kernel", "tiled"}, {"space", "--space", "quick"}, {"space", "--precision", "64"},
+      {"run", "--kernel", "direct"},  {"run", "--seed", "3"},        {"tune", "--kernel", "direct"},
+      {"tune", "--space", "quick"},   {"tune", "--no-drift"},        {"tune", "--no-baselines"},
+      {"", "--no-baselines"}};
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {
+        "--spec", kExamples + "/convolution.toml", "--size", "67,45,5", "--device", "pthread"};
+    if (!c[0].empty()) args.insert(args.begin(), c[0]);
+    args.insert(args.end(), c.begin() + 1, c.end());
+    const auto r = test::run_mmtune(args);
+    EXPECT_EQ(r.exit_code, kExitUsage) << c[0] << " " << c[1] << ": " << r.out;
+    EXPECT_NE(r.err.find(c[1] + " and --spec exclude each other"), std::string::npos) << r.err;
+  }
+}
+
 // Every shipped example builds, runs and verifies: its default and two other configurations, on
 // odd sizes (partial work-groups), on `device`.
 void run_examples(const std::string& device) {

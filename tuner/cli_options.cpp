@@ -136,6 +136,13 @@ void refuse_problem_with_spec(const CLI::App& app, const ProblemOptions& o) {
   }
 }
 
+void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> options) {
+  for (const char* option : options) {
+    if (app.count(option) > 0)
+      throw UsageError(std::string(option) + " and --spec exclude each other");
+  }
+}
+
 KernelSources load_sources(const GlobalOptions& g) {
   return g.kernels_dir.empty() ? KernelSources() : KernelSources(g.kernels_dir);
 }

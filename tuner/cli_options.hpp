@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,8 @@ void refuse_shape_without_size(const CLI::App& app, const ProblemOptions& o);
 // Refuses any GEMM problem option (and --batch, where `app` has it) next to --spec: a user's
 // kernel takes its problem from --size.
 void refuse_problem_with_spec(const CLI::App& app, const ProblemOptions& o);
+// Refuses any of `options` given on `app` next to --spec: that path of the command ignores them.
+void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> options);
 
 // Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot.
 void write_output(const std::string& path, const std::string& text);

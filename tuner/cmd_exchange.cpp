@@ -35,6 +35,10 @@ void ExchangeCommands::add(CLI::App& app) {
 
 int ExchangeCommands::run() const {
   if (export_cmd && export_cmd->parsed()) {
+    if (format != "kerneltuner" && export_cmd->count("--kernel") > 0) {
+      throw UsageError("--kernel goes with --format kerneltuner; --format " + format +
+                       " has no choice of kernel");
+    }
     Store store(existing_database_path(db), Store::Access::kReadOnly);
     if (format == "clblast" || format == "kerneltuner") {
       if (!problem.given()) {
@@ -71,8 +75,10 @@ int ExchangeCommands::run() const {
       p = ImportProblem(make_problem(import_problem), layout_stated(*import_cmd));
       validate(p->problem);
     }
+    // Read before the database is opened: a refused file leaves no new, empty database behind.
+    const ImportData data = read_import_file(file, p);
     Store store(database_path(db));
-    const ImportSummary s = import_file(store, file, p);
+    const ImportSummary s = store_import(store, data);
     std::printf(
         "Imported %s (%s): %zu devices added (%zu known), %zu sessions added (%zu known), "
         "%zu measurements added (%zu already stored)\n",

@@ -380,9 +380,9 @@ ImportData read_mmtune_export(const json& j) {
   return data;
 }
 
-ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
-                          const std::string& timestamp,
-                          const std::optional<ImportProblem>& problem) {
+ImportData read_import_text(const std::string& text, const std::string& name,
+                            const std::string& timestamp,
+                            const std::optional<ImportProblem>& problem) {
   ImportData data;
   try {
     const json j = parse_exchange_json(text);
@@ -407,7 +407,13 @@ ImportSummary import_text(Store& store, const std::string& text, const std::stri
   } catch (const UsageError& e) {
     throw UsageError("cannot import '" + name + "': " + e.what());
   }
-  return store_import(store, data);
+  return data;
+}
+
+ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
+                          const std::string& timestamp,
+                          const std::optional<ImportProblem>& problem) {
+  return store_import(store, read_import_text(text, name, timestamp, problem));
 }
 
 ImportedSession foreign_session(const std::string& device_key, const std::string& tool,
@@ -449,9 +455,13 @@ std::string read_exchange_file(const std::string& path) {
   return text;
 }
 
+ImportData read_import_file(const std::string& path, const std::optional<ImportProblem>& problem) {
+  return read_import_text(read_exchange_file(path), path, file_timestamp(path), problem);
+}
+
 ImportSummary import_file(Store& store, const std::string& path,
                           const std::optional<ImportProblem>& problem) {
-  return import_text(store, read_exchange_file(path), path, file_timestamp(path), problem);
+  return store_import(store, read_import_file(path, problem));
 }
 
 }  // namespace mmtune

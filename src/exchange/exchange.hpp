@@ -78,6 +78,10 @@ struct ImportProblem {
 // UsageError with a one-line reason for anything malformed, hostile or out of range.
 ImportSummary import_file(Store& store, const std::string& path,
                           const std::optional<ImportProblem>& problem = std::nullopt);
+// import_file's first half: reads and validates a file without touching any database, so that a
+// refused file never creates one (store_import is the second half).
+ImportData read_import_file(const std::string& path,
+                            const std::optional<ImportProblem>& problem = std::nullopt);
 // A regular file's text within the import size limit; UsageError otherwise.
 std::string read_exchange_file(const std::string& path);
 // The same for text already read. `name` names the input in messages and in the session of a
@@ -86,6 +90,9 @@ std::string read_exchange_file(const std::string& path);
 ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
                           const std::string& timestamp = "",
                           const std::optional<ImportProblem>& problem = std::nullopt);
+ImportData read_import_text(const std::string& text, const std::string& name,
+                            const std::string& timestamp = "",
+                            const std::optional<ImportProblem>& problem = std::nullopt);
 
 // Parses JSON text with the size and depth limits above; UsageError when malformed.
 nlohmann::json parse_exchange_json(const std::string& text);
