@@ -136,10 +136,10 @@ void refuse_problem_with_spec(const CLI::App& app, const ProblemOptions& o) {
   }
 }
 
-void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> options) {
+void refuse_given(const CLI::App& app, std::initializer_list<const char*> options,
+                  const std::string& why) {
   for (const char* option : options) {
-    if (app.count(option) > 0)
-      throw UsageError(std::string(option) + " and --spec exclude each other");
+    if (app.count(option) > 0) throw UsageError(option + why);
   }
 }
 

@@ -69,8 +69,10 @@ void refuse_shape_without_size(const CLI::App& app, const ProblemOptions& o);
 // Refuses any GEMM problem option (and --batch, where `app` has it) next to --spec: a user's
 // kernel takes its problem from --size.
 void refuse_problem_with_spec(const CLI::App& app, const ProblemOptions& o);
-// Refuses any of `options` given on `app` next to --spec: that path of the command ignores them.
-void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> options);
+// Refuses the first of `options` given on `app` ("OPTION" + why): the path the command takes
+// would ignore it.
+void refuse_given(const CLI::App& app, std::initializer_list<const char*> options,
+                  const std::string& why);
 
 // Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot.
 void write_output(const std::string& path, const std::string& text);

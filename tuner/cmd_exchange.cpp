@@ -35,9 +35,10 @@ void ExchangeCommands::add(CLI::App& app) {
 
 int ExchangeCommands::run() const {
   if (export_cmd && export_cmd->parsed()) {
-    if (format != "kerneltuner" && export_cmd->count("--kernel") > 0) {
-      throw UsageError("--kernel goes with --format kerneltuner; --format " + format +
-                       " has no choice of kernel");
+    if (format != "kerneltuner") {
+      refuse_given(
+          *export_cmd, {"--kernel"},
+          " goes with --format kerneltuner; --format " + format + " has no choice of kernel");
     }
     Store store(existing_database_path(db), Store::Access::kReadOnly);
     if (format == "clblast" || format == "kerneltuner") {

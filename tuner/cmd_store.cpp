@@ -387,13 +387,10 @@ int StoreCommands::run() const {
   if (simulate->parsed()) {
     refuse_shape_without_size(*simulate, sim.problem);  // without a size: the most measured
     if (sim.landscape) {
-      for (const char* replay_only : {"--strategy", "--strategy-option", "--budget", "--seeds",
-                                      "--told", "--curve", "--svg", "--save"}) {
-        if (simulate->count(replay_only) > 0) {
-          throw UsageError(std::string(replay_only) +
-                           " is an option of a replay, not of --landscape");
-        }
-      }
+      refuse_given(*simulate,
+                   {"--strategy", "--strategy-option", "--budget", "--seeds", "--told", "--curve",
+                    "--svg", "--save"},
+                   " is an option of a replay, not of --landscape");
     }
     return cmd_simulate(sim);
   }

@@ -380,6 +380,9 @@ ImportData read_mmtune_export(const json& j) {
   return data;
 }
 
+namespace {
+
+// import_text's reading half: no database is touched.
 ImportData read_import_text(const std::string& text, const std::string& name,
                             const std::string& timestamp,
                             const std::optional<ImportProblem>& problem) {
@@ -409,6 +412,8 @@ ImportData read_import_text(const std::string& text, const std::string& name,
   }
   return data;
 }
+
+}  // namespace
 
 ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
                           const std::string& timestamp,

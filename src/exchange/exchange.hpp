@@ -90,9 +90,6 @@ std::string read_exchange_file(const std::string& path);
 ImportSummary import_text(Store& store, const std::string& text, const std::string& name,
                           const std::string& timestamp = "",
                           const std::optional<ImportProblem>& problem = std::nullopt);
-ImportData read_import_text(const std::string& text, const std::string& name,
-                            const std::string& timestamp = "",
-                            const std::optional<ImportProblem>& problem = std::nullopt);
 
 // Parses JSON text with the size and depth limits above; UsageError when malformed.
 nlohmann::json parse_exchange_json(const std::string& text);
