@@ -2,17 +2,13 @@
 // database's (the pieces it is made of: test_report_parts.cpp).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "mmtune/error.hpp"
 #include "report/report.hpp"
-#include "report/svg_chart.hpp"
 #include "report_fixture.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"

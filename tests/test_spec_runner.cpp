@@ -198,12 +198,13 @@ TEST(SpecCli, GemmProblemOptionsNextToASpecAreRefused) {
 
 TEST(SpecCli, OptionsASpecWouldIgnoreAreRefused) {
   // The GEMM paths' options: a spec names its kernel, space and operands' seeds, and its tune has
-  // no reference kernels or drift checks. "" is the default command.
+  // no reference kernels or drift checks; best looks a spec up by its own kernel. "" is the
+  // default command.
   const std::vector<std::vector<std::string>> cases = {
       {"space", "--kernel", "tiled"}, {"space", "--space", "quick"}, {"space", "--precision", "64"},
       {"run", "--kernel", "direct"},  {"run", "--seed", "3"},        {"tune", "--kernel", "direct"},
       {"tune", "--space", "quick"},   {"tune", "--no-drift"},        {"tune", "--no-baselines"},
-      {"", "--no-baselines"}};
+      {"", "--no-baselines"},         {"best", "--kernel", "tiled"}};
   for (const auto& c : cases) {
     std::vector<std::string> args = {
         "--spec", kExamples + "/convolution.toml", "--size", "67,45,5", "--device", "pthread"};

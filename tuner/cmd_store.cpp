@@ -248,7 +248,6 @@ void print_best(const BestRecord& b, const SessionRecord* session, const DeviceI
 int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& popt) {
   GemmProblem problem;
   if (!o.spec.empty()) {
-    if (!o.kernel.empty()) throw UsageError("--kernel and --spec exclude each other");
     std::tie(problem, o.kernel) = cli::spec_store_key(o.spec, o.sizes);
   } else {
     if (!o.sizes.empty()) throw UsageError("--size needs --spec");
@@ -395,7 +394,10 @@ int StoreCommands::run() const {
     return cmd_simulate(sim);
   }
   if (best->parsed()) {
-    if (!best_opt.spec.empty()) refuse_problem_with_spec(*best, best_prob);
+    if (!best_opt.spec.empty()) {
+      refuse_problem_with_spec(*best, best_prob);
+      refuse_given(*best, {"--kernel"}, " and --spec exclude each other");
+    }
     return cmd_best(best_opt, best_dev, best_prob);
   }
   if (history->parsed()) return cmd_history(history_db, history_json);
