@@ -201,6 +201,28 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   r = test::run_mmtune(
       {"import", landscape("convolution_A100_run1.json"), "--db", db, "--n", "4096"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The default kernel (tiled) has no measurements there: the refusal names the one it has.
+  const std::string named = "A100-PCIE-40GB; it has measurements of kt:convolution_kernel\n";
+  r = test::run_mmtune({"simulate", "--db", db});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("no tiled measurements stored for " + named), std::string::npos) << r.err;
+  r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--n", "4096"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("no stored tiled measurements for"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" on " + named), std::string::npos) << r.err;
+  // At another problem it names the problem the kernel has.
+  const std::string stored = "its kt:convolution_kernel measurements are of 4096x4096x4096 fp32";
+  r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel",
+                        "kt:convolution_kernel", "--n", "1024"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("no stored kt:convolution_kernel measurements for 1024x1024x1024"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(stored), std::string::npos) << r.err;
+  r = test::run_mmtune(
+      {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--n", "1024", "--seeds", "1"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find(stored), std::string::npos) << r.err;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
                         "--strategy", "random", "--seeds", "3", "--json", "--svg",
                         dir / "curve.svg"});

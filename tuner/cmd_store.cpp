@@ -86,12 +86,19 @@ int cmd_simulate(const SimulateOptions& o) {
     problem = make_problem(o.problem);
   } else {  // the problem with the most measurements of this kernel
     const auto most = rows::most_measured_problem(store, device.key, o.kernel);
-    if (!most) throw UsageError("no " + o.kernel + " measurements stored for " + device.name);
+    if (!most) {
+      throw UsageError("no " + o.kernel + " measurements stored for " + device.name +
+                       rows::measured_hint(store, device.key, o.kernel));
+    }
     problem = *most;
   }
   // The replayed space is what was recorded: one point per distinct configuration.
-  const Landscape landscape =
-      load_landscape(o.kernel, store.measurements(device.key, problem, o.kernel));
+  const auto records = store.measurements(device.key, problem, o.kernel);
+  if (records.empty()) {
+    throw UsageError("no " + o.kernel + " measurements stored for " + describe(problem) + " on " +
+                     device.name + rows::measured_hint(store, device.key, o.kernel));
+  }
+  const Landscape landscape = load_landscape(o.kernel, records);
   const SearchSpace& space = landscape.table.space;
   const auto& times = landscape.table.times;
   if (space.size() < 2)

@@ -14,6 +14,7 @@
 #include "family/recorded.hpp"
 #include "family/spec.hpp"
 #include "mmtune/error.hpp"
+#include "store/queries.hpp"
 
 namespace mmtune {
 namespace {
@@ -398,7 +399,8 @@ nlohmann::ordered_json export_kerneltuner(Store& store, const std::string& devic
   const auto records = store.measurements(device_key, problem, kernel);
   if (records.empty()) {
     throw UsageError("no stored " + kernel.substr(0, 60) + " measurements for " +
-                     describe(problem) + " on " + device->name);
+                     describe(problem) + " on " + device->name +
+                     rows::measured_hint(store, device_key, kernel));
   }
   // A built-in family's space, or the recorded kernel's own from its texts.
   std::unique_ptr<RecordedFamily> recorded;

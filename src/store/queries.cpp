@@ -288,6 +288,38 @@ std::optional<GemmProblem> most_measured_problem(Store& store, const std::string
   return read_problem(q, 0);
 }
 
+std::string measured_hint(Store& store, const std::string& device_key, const std::string& kernel) {
+  auto q = store.db().prepare(
+      "SELECT DISTINCT m.kernel FROM measurements m JOIN devices d ON d.id = m.device_id "
+      "WHERE d.key = ? ORDER BY m.kernel");
+  q.bind(1, device_key);
+  std::string kernels;
+  bool found = false;
+  while (q.step()) {
+    const std::string name = q.text(0);
+    found = found || name == kernel;
+    kernels += (kernels.empty() ? "" : ", ") + name;
+  }
+  if (kernels.empty()) return "; it has no measurements";
+  if (!found) return "; it has measurements of " + kernels;
+  constexpr int kListed = 4;  // a hint, not a listing: `mmtune history` has them all
+  auto p = store.db().prepare(
+      "SELECT DISTINCT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch "
+      "FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
+      "ORDER BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch");
+  p.bind(1, device_key).bind(2, kernel);
+  std::string problems;
+  int listed = 0;
+  while (p.step()) {
+    if (listed++ == kListed) {
+      problems += ", ...";
+      break;
+    }
+    problems += (problems.empty() ? "" : ", ") + describe(read_problem(p, 0));
+  }
+  return "; its " + kernel + " measurements are of " + problems;
+}
+
 std::int64_t session_measurements(Store& store, std::int64_t session_id) {
   auto q = store.db().prepare("SELECT COUNT(*) FROM measurements WHERE session_id = ?");
   q.bind(1, session_id);

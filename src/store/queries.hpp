@@ -122,6 +122,10 @@ void put_replay(Store& store, const Replay& replay);
 // The problem a device has the most measurements of for a kernel.
 std::optional<GemmProblem> most_measured_problem(Store& store, const std::string& device_key,
                                                  const std::string& kernel);
+// For an error about missing measurements of a kernel on a device, what to ask for instead:
+// "; it has measurements of a, b" (other kernels), or "; its K measurements are of P, Q" (the
+// problems it has, when it has some of `kernel`).
+std::string measured_hint(Store& store, const std::string& device_key, const std::string& kernel);
 std::int64_t session_measurements(Store& store, std::int64_t session_id);
 // The kernel-alone median of a measurement, when it has one.
 Opt kernel_median_ms(Store& store, std::int64_t measurement_id);
