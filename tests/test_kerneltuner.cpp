@@ -223,6 +223,12 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
       {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--n", "1024", "--seeds", "1"});
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_NE(r.err.find(stored), std::string::npos) << r.err;
+  r = test::run_mmtune({"best", "--db", db, "--n", "1024"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("no stored result for 1024x1024x1024 fp32 row NN on A100-PCIE-40GB; its "
+                       "measurements are of 4096x4096x4096 fp32 row NN\n"),
+            std::string::npos)
+      << r.err;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
                         "--strategy", "random", "--seeds", "3", "--json", "--svg",
                         dir / "curve.svg"});

@@ -295,7 +295,11 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
   if (found == 0) {
     throw UsageError("no stored result for " + what + " on " +
                      (devices.size() == 1 ? devices.front().name : std::string("any device")) +
-                     (o.kernel.empty() ? "" : " with the " + o.kernel + " kernel"));
+                     (o.kernel.empty() ? "" : " with the " + o.kernel + " kernel") +
+                     // A spec's sizes are not GEMM problems: no hint in those terms.
+                     (devices.size() == 1 && o.spec.empty()
+                          ? rows::measured_hint(store, devices.front().key, o.kernel)
+                          : ""));
   }
   // One device asked for: one object; all devices: an array.
   if (o.json) std::cout << (devices.size() == 1 ? all.front() : all).dump(2) << "\n";

@@ -294,7 +294,7 @@ std::string measured_hint(Store& store, const std::string& device_key, const std
       "WHERE d.key = ? ORDER BY m.kernel");
   q.bind(1, device_key);
   std::string kernels;
-  bool found = false;
+  bool found = kernel.empty();
   while (q.step()) {
     const std::string name = q.text(0);
     found = found || name == kernel;
@@ -303,11 +303,13 @@ std::string measured_hint(Store& store, const std::string& device_key, const std
   if (kernels.empty()) return "; it has no measurements";
   if (!found) return "; it has measurements of " + kernels;
   constexpr int kListed = 4;  // a hint, not a listing: `mmtune history` has them all
+  const std::string of_kernel = kernel.empty() ? "" : " AND m.kernel = ?";
   auto p = store.db().prepare(
       "SELECT DISTINCT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch "
-      "FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.kernel = ? "
-      "ORDER BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch");
-  p.bind(1, device_key).bind(2, kernel);
+      "FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ?" +
+      of_kernel + " ORDER BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch");
+  p.bind(1, device_key);
+  if (!kernel.empty()) p.bind(2, kernel);
   std::string problems;
   int listed = 0;
   while (p.step()) {
@@ -317,7 +319,7 @@ std::string measured_hint(Store& store, const std::string& device_key, const std
     }
     problems += (problems.empty() ? "" : ", ") + describe(read_problem(p, 0));
   }
-  return "; its " + kernel + " measurements are of " + problems;
+  return "; its " + (kernel.empty() ? "" : kernel + " ") + "measurements are of " + problems;
 }
 
 std::int64_t session_measurements(Store& store, std::int64_t session_id) {
