@@ -16,6 +16,7 @@
 
 #include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
+#include "store/queries.hpp"
 #include "store/sql_backend.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
@@ -136,6 +137,28 @@ TEST_P(StoreTest, NearestBestsAreEachShapesRoutineBestNearestFirst) {
   p.precision = Precision::kDouble;
   EXPECT_EQ(store.nearest_bests(d.key, p, 9),
             (std::vector<Row>{{"tiled", "fp64", 2.0 * 160 * 160 * 160}}));
+}
+
+TEST_P(StoreTest, MeasuredHintNamesAFewOfWhatADeviceHas) {
+  Store store(fresh_db());
+  const DeviceInfo d = test::pocl_device("pthread").info;
+  store.upsert_device(d);
+  EXPECT_EQ(rows::measured_hint(store, d.key, "tiled"), "; it has no measurements");
+  MeasurementRecord r = sample_record(d, 0);
+  r.kernel = "direct";
+  store.add_measurement(r);
+  r.kernel = "tiled";
+  for (std::size_t n = 1; n <= 8; ++n) {
+    r.problem.m = r.problem.n = r.problem.k = 16 * n;
+    store.add_measurement(r);
+  }
+  EXPECT_EQ(rows::measured_hint(store, d.key, "kt:x"), "; it has measurements of direct, tiled");
+  EXPECT_EQ(rows::measured_hint(store, d.key, "direct"),
+            "; its direct measurements are of 64x64x64 fp32 row NN");
+  // Six of the nine problems (in size order), then an ellipsis.
+  EXPECT_EQ(rows::measured_hint(store, d.key, ""),
+            "; its measurements are of 16x16x16 fp32 row NN, 32x32x32 fp32 row NN, 48x48x48 fp32 "
+            "row NN, 64x64x64 fp32 row NN, 80x80x80 fp32 row NN, 96x96x96 fp32 row NN, ...");
 }
 
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {

@@ -289,20 +289,26 @@ std::optional<GemmProblem> most_measured_problem(Store& store, const std::string
 }
 
 std::string measured_hint(Store& store, const std::string& device_key, const std::string& kernel) {
+  // A hint, not a listing (`mmtune history` has them all): the first few names.
+  constexpr std::size_t kListed = 6;
+  const auto add = [](std::string& list, std::size_t& count, const std::string& name) {
+    if (count++ < kListed) list += (list.empty() ? "" : ", ") + name;
+    if (count == kListed + 1) list += ", ...";
+  };
   auto q = store.db().prepare(
       "SELECT DISTINCT m.kernel FROM measurements m JOIN devices d ON d.id = m.device_id "
       "WHERE d.key = ? ORDER BY m.kernel");
   q.bind(1, device_key);
   std::string kernels;
+  std::size_t kernel_count = 0;
   bool found = kernel.empty();
   while (q.step()) {
     const std::string name = q.text(0);
     found = found || name == kernel;
-    kernels += (kernels.empty() ? "" : ", ") + name;
+    add(kernels, kernel_count, name);
   }
   if (kernels.empty()) return "; it has no measurements";
   if (!found) return "; it has measurements of " + kernels;
-  constexpr int kListed = 4;  // a hint, not a listing: `mmtune history` has them all
   const std::string of_kernel = kernel.empty() ? "" : " AND m.kernel = ?";
   auto p = store.db().prepare(
       "SELECT DISTINCT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch "
@@ -311,14 +317,9 @@ std::string measured_hint(Store& store, const std::string& device_key, const std
   p.bind(1, device_key);
   if (!kernel.empty()) p.bind(2, kernel);
   std::string problems;
-  int listed = 0;
-  while (p.step()) {
-    if (listed++ == kListed) {
-      problems += ", ...";
-      break;
-    }
-    problems += (problems.empty() ? "" : ", ") + describe(read_problem(p, 0));
-  }
+  std::size_t problem_count = 0;
+  while (p.step() && problem_count <= kListed)
+    add(problems, problem_count, describe(read_problem(p, 0)));
   return "; its " + (kernel.empty() ? "" : kernel + " ") + "measurements are of " + problems;
 }
 
