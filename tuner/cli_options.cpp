@@ -143,6 +143,10 @@ void refuse_given(const CLI::App& app, std::initializer_list<const char*> option
   }
 }
 
+void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> options) {
+  refuse_given(app, options, " and --spec exclude each other");
+}
+
 KernelSources load_sources(const GlobalOptions& g) {
   return g.kernels_dir.empty() ? KernelSources() : KernelSources(g.kernels_dir);
 }

@@ -73,6 +73,9 @@ void refuse_problem_with_spec(const CLI::App& app, const ProblemOptions& o);
 // would ignore it.
 void refuse_given(const CLI::App& app, std::initializer_list<const char*> options,
                   const std::string& why);
+// refuse_given for the options a command's --spec path ignores: "OPTION and --spec exclude each
+// other".
+void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> options);
 
 // Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot.
 void write_output(const std::string& path, const std::string& text);

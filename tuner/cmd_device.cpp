@@ -218,7 +218,7 @@ void DeviceCommands::add(CLI::App& app) {
 int DeviceCommands::run(const GlobalOptions& g) const {
   if (devices->parsed()) return cmd_devices(devices_json);
   if (space->parsed() && !space_spec.empty()) {
-    refuse_given(*space, {"--kernel", "--space", "--precision"}, " and --spec exclude each other");
+    refuse_with_spec(*space, {"--kernel", "--space", "--precision"});
     return cmd_space_spec(space_spec, space_sizes, space_device, space_platform, space_json);
   }
   if (space->parsed()) {
@@ -228,7 +228,7 @@ int DeviceCommands::run(const GlobalOptions& g) const {
   }
   if (run_cmd->parsed() && !run_spec.empty()) {
     refuse_problem_with_spec(*run_cmd, run_prob);
-    refuse_given(*run_cmd, {"--kernel", "--seed"}, " and --spec exclude each other");
+    refuse_with_spec(*run_cmd, {"--kernel", "--seed"});
     return cmd_run_spec(run_spec, run_sizes, run_config, run_dev.device, run_dev.platform,
                         run_json);
   }

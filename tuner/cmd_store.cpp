@@ -407,7 +407,7 @@ int StoreCommands::run() const {
   if (best->parsed()) {
     if (!best_opt.spec.empty()) {
       refuse_problem_with_spec(*best, best_prob);
-      refuse_given(*best, {"--kernel"}, " and --spec exclude each other");
+      refuse_with_spec(*best, {"--kernel"});
     }
     return cmd_best(best_opt, best_dev, best_prob);
   }

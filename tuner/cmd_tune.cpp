@@ -456,8 +456,7 @@ int TuneCommands::run(const GlobalOptions& g, const std::string& command_line) c
   }
   if (!tune_opt.spec.empty()) {
     refuse_problem_with_spec(*tune, tune_prob);
-    refuse_given(*tune, {"--kernel", "--space", "--no-drift", "--no-baselines"},
-                 " and --spec exclude each other");
+    refuse_with_spec(*tune, {"--kernel", "--space", "--no-drift", "--no-baselines"});
     TuneEnvironment env;
     env.worker_argv = {self_exe(), "worker"};
     if (g.quiet) env.worker_argv.insert(env.worker_argv.begin() + 1, "-q");
