@@ -229,6 +229,16 @@ TEST(ExchangeClblast, FixturesImportUnderAnImportedDevice) {
   Store other(dir / "other.db");
   import_text(other, export_json(store).dump(), "export");
   EXPECT_EQ(count(other, "measurements"), total);
+
+  // A device measured here keeps its source when a CLBlast file of it is imported: its
+  // clblast_xgemm rows still travel in a JSON export.
+  Store measured(dir / "measured.db");
+  measured.upsert_device(*d);
+  import_file(measured, kFixtures + "/clblast_xgemm_12_32.json");
+  Store third(dir / "third.db");
+  import_text(third, export_json(measured).dump(), "export");
+  EXPECT_GT(count(third, "measurements"), 0);
+  EXPECT_EQ(count(third, "measurements"), count(measured, "measurements"));
 }
 
 TEST(ExchangeClblast, DriverVersionAndMapping) {
@@ -297,6 +307,19 @@ TEST(ExchangeClblast, ExportReadsBackAndImports) {
   ASSERT_TRUE(back);
   EXPECT_EQ(back->config, to_string(KernelConfig(best)));
   EXPECT_NEAR(back->median_ms, 1.6, 1e-9);
+
+  // A kernel time under half a microsecond keeps its digits (three decimals would write 0).
+  Store fast(dir / "fast.db");
+  fast.upsert_device(d);
+  const GemmProblem small = problem(16, 16, 16);
+  fast.add_measurement(timed(d.key, 0, best, small, 0.0004, "2024-01-01T00:00:03Z"));
+  spit(dir / "fast.json", export_clblast(fast, d.key, small).dump());
+  Store fast_back(dir / "fast_back.db");
+  import_file(fast_back, dir / "fast.json");
+  const auto tiny = fast_back.best(find_stored_device(fast_back, "").key,
+                                   problem(16, 16, 16, Layout::kColMajor, false, true), "tiled");
+  ASSERT_TRUE(tiny);
+  EXPECT_NEAR(tiny->median_ms, 0.00032, 1e-12);
 }
 
 // ---- header ---------------------------------------------------------------------------------
@@ -320,8 +343,12 @@ TEST(ExchangeHeader, CompilesAndHoldsTheStoredBest) {
   test::TempDir dir;
   Store store(dir / "t.db");
   fill(store);
-  const std::string header = export_header(store);
   const std::string key = test::pocl_device("pthread").info.key;
+  // A faster batched best of the same m, n, k: only a lookup with its batch finds it.
+  GemmProblem batched = problem(256, 256, 256);
+  batched.batch = 8;
+  store.add_measurement(timed(key, 0, tiled(16, 4), batched, 0.1, "2024-01-01T00:03:00Z"));
+  const std::string header = export_header(store);
   const std::string odd = odd_device().key;
   EXPECT_NE(header.find(key), std::string::npos);
   EXPECT_NE(header.find("{\"MWG\", 32}"), std::string::npos);
@@ -359,7 +386,11 @@ TEST(ExchangeHeader, CompilesAndHoldsTheStoredBest) {
       odd +
       "\", 256, 256, 256);\n"
       "static_assert(o->name[0] == 'G' && o->vendor[8] == '\"', \"escaped\");\n"
-      "static_assert(mmtune_tuned::kEntryCount == 6, \"one per device, kernel and problem\");\n";
+      "constexpr auto* eight = mmtune_tuned::find(\"" +
+      key +
+      "\", 256, 256, 256, 32, \"row\", false, false, nullptr, 8);\n"
+      "static_assert(eight->batch == 8 && eight->get(\"MWG\") == 16, \"batched\");\n"
+      "static_assert(mmtune_tuned::kEntryCount == 7, \"one per device, kernel and problem\");\n";
   EXPECT_EQ(compile(dir, header, checks), 0);
 
   // One device only, and an empty table, compile too.

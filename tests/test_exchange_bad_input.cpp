@@ -113,8 +113,6 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   edited("bad layout", [](json& j) { j["measurements"][0]["problem"]["layout"] = "diagonal"; });
   edited("trans as int", [](json& j) { j["measurements"][0]["problem"]["trans_a"] = 1; });
   edited("unknown kernel", [](json& j) { j["measurements"][0]["kernel"] = "evil"; });
-  edited("clblast kernel on a measured device",
-         [](json& j) { j["measurements"][0]["kernel"] = "clblast_xgemm"; });
   edited("unknown parameter", [](json& j) { j["measurements"][0]["config"] = "TILE=16 FOO=1"; });
   edited("injected option", [](json& j) { j["measurements"][0]["config"] = "TILE=16 -DEVIL=1"; });
   edited("injected value", [](json& j) {
@@ -140,6 +138,23 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   edited("missing field", [](json& j) { j["measurements"][0].erase("measured_at"); });
   edited("negative seed", [](json& j) { j["sessions"][0]["seed"] = -1; });
   edited("best not an array", [](json& j) { j["best"] = 1; });
+  // A best must be its measurement's: one naming another problem would replace a newer best.
+  const auto best = [&](const std::string& what, int measurement, std::size_t m) {
+    edited(what, [=](json& j) {
+      j["measurements"][0]["id"] = 1, j["measurements"][1]["id"] = 2;
+      json problem = j["measurements"][0]["problem"];
+      problem["m"] = m;
+      j["best"].push_back({{"device_key", "00112233aabbccdd"},
+                           {"kernel", "classic"},
+                           {"problem", problem},
+                           {"measurement", measurement},
+                           {"updated_at", "2000-01-01T00:00:00Z"}});
+    });
+  };
+  best("best of another problem", 1, 512);
+  best("best of a failed measurement", 2, 64);
+  clblast("clblast parameter name with a newline and an escape",
+          [](json& j) { j["results"][1]["parameters"]["X\n\x1b[31mINJECTED"] = 1; });
   clblast("clblast unknown parameter", [](json& j) { j["results"][1]["parameters"]["EVIL"] = 1; });
   clblast("clblast renamed parameter", [](json& j) {
     j["results"][1]["parameters"].erase("MWG");
@@ -212,7 +227,15 @@ TEST(ExchangeBadInput, ARefusedFileCreatesNoDatabase) {
   test::TempDir dir;
   std::ofstream(dir / "bad.json") << R"({"format": "mmtune-export", "version": 99})";
   std::ofstream(dir / "empty.json");
-  for (const char* name : {"bad.json", "empty.json", "missing.json"}) {
+  json bad_best = valid_export();  // refused only once its best is weighed
+  bad_best["measurements"][1]["id"] = 2;
+  bad_best["best"].push_back({{"device_key", "00112233aabbccdd"},
+                              {"kernel", "tiled"},
+                              {"problem", bad_best["measurements"][1]["problem"]},
+                              {"measurement", 2},
+                              {"updated_at", "2000-01-01T00:00:00Z"}});
+  std::ofstream(dir / "bad_best.json") << bad_best.dump();
+  for (const char* name : {"bad.json", "empty.json", "missing.json", "bad_best.json"}) {
     const auto r = test::run_mmtune({"import", dir / name, "--db", dir / "new.db"});
     EXPECT_EQ(r.exit_code, kExitUsage) << name << ": " << r.err;
     EXPECT_NE(r.err.find(name), std::string::npos) << r.err;

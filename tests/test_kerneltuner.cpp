@@ -153,7 +153,9 @@ TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
   json t4 = {{"schema_version", "1.0.0"},
              {"results",
               {result(16, 1, "correct", 2.5, "ms"), result(32, 1, "correct", 0.004, "s"),
-               result(32, 2, "compile", 0, "ms"), result(16, 2, "constraints", 0, "ms")}}};
+               result(32, 2, "compile", 0, "ms"), result(16, 2, "constraints", 0, "ms"),
+               // Run again: a failure does not replace a correct time, a faster time does.
+               result(16, 1, "runtime", 0, "ms"), result(32, 1, "correct", 0.003, "s")}}};
   test::TempDir dir;
   Store store(dir / "t.db");
   import_text(store, t4.dump(), "/some/where/my-kernel.json", "", square(256));
@@ -162,7 +164,7 @@ TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
   for (auto& r : store.measurements(dev.key, square(256), "kt:my_kernel")) rows[r.config] = r;
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows["block_x=16 block_y=1"].result.median_ms, 2.5);
-  EXPECT_EQ(rows["block_x=32 block_y=1"].result.median_ms, 4.0);  // seconds become ms
+  EXPECT_EQ(rows["block_x=32 block_y=1"].result.median_ms, 3.0);  // seconds become ms
   EXPECT_EQ(rows["block_x=32 block_y=2"].result.status, Status::kBuildFailed);
   EXPECT_EQ(rows["block_x=16 block_y=2"].result.status, Status::kExceedsLimits);
   // The JSON export of a database holding a recorded kernel imports elsewhere.
@@ -171,6 +173,11 @@ TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
                UsageError);  // an export names its problems
   import_text(other, export_json(store).dump(), "export.json");
   EXPECT_EQ(other.measurements(dev.key, square(256), "kt:my_kernel").size(), 4u);
+  // Imported again at another size (in the same second): another session, of that problem.
+  import_text(store, t4.dump(), "/some/where/my-kernel.json", "", square(512));
+  const auto sessions = store.sessions();
+  ASSERT_EQ(sessions.size(), 2u);
+  EXPECT_NE(sessions[0].problem.n, sessions[1].problem.n);
   t4["results"][1]["invalidity"] = "fine";
   EXPECT_THROW(import_text(store, t4.dump(), "bad.json", "", square(256)), UsageError);
   t4["results"][1]["invalidity"] = 7;

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "mmtune: " << e.what() << " (see mmtune --help)\n";
+    std::cerr << "mmtune: " << one_line(e.what()) << " (see mmtune --help)\n";
     return kExitUsage;
   }
 
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
     spdlog::error("OpenCL call {} failed with error {}", e.what(), e.err());
     return kExitFailure;
   } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
+    spdlog::error("{}", one_line(e.what()));
     return kExitFailure;
   }
 }

@@ -61,7 +61,7 @@ DeviceInfo described(const cl::Device& device) {
 }
 
 // Build logs span many lines; error messages are one.
-std::string one_line(std::string log) {
+std::string log_line(std::string log) {
   for (char& ch : log) {
     if (ch == '\n' || ch == '\r') ch = ' ';
   }
@@ -192,7 +192,7 @@ cl::Event Gemm::Impl::run_locked(const cl::CommandQueue& queue, const GemmProble
         const auto prepared = routine_.prepare(r.parameters.config, problem);
         if (!prepared.ok) {
           throw Error("cannot build the " + std::string(kernel_name(kind_of(r.parameters.config))) +
-                      " kernel for '" + device_.name + "': " + one_line(prepared.log));
+                      " kernel for '" + device_.name + "': " + log_line(prepared.log));
         }
         r.built = true;
       }

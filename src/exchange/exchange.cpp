@@ -168,13 +168,13 @@ GemmProblem read_problem(const Field& f) {
 }
 
 // Validates a kernel name and configuration; returns the canonical configuration text.
-std::string read_config(const Field& kernel_field, const Field& config_field, bool clblast_ok,
-                        std::string& kernel) {
+std::string read_config(const Field& kernel_field, const Field& config_field, std::string& kernel) {
   kernel = kernel_field.text(64);
   const std::string config = config_field.text(kConfigMax);
   try {
     if (const auto kind = parse_kernel_kind(kernel)) return to_string(parse_config(*kind, config));
-    if (kernel == kClblastKernel && clblast_ok) return canonical_clblast_parameters(config);
+    // Recorded on any device: a CLBlast file imported for a known device keeps its source.
+    if (kernel == kClblastKernel) return canonical_clblast_parameters(config);
     if (is_recorded_kernel(kernel)) return canonical_recorded_config(kernel, config);
     if (is_spec_kernel(kernel)) return canonical_spec_config(config);
   } catch (const UsageError& e) {
@@ -323,10 +323,7 @@ ImportData read_mmtune_export(const json& j) {
       if (!session_ids.count(r.session_id)) s->fail("no session with this id in the file");
     }
     r.device_key = known_device(f.at("device_key"));
-    r.config = read_config(
-        f.at("kernel"), f.at("config"),
-        source_of[r.device_key] == kClblastSource || source_of[r.device_key] == kKernelTunerSource,
-        r.kernel);
+    r.config = read_config(f.at("kernel"), f.at("config"), r.kernel);
     r.problem = read_problem(f.at("problem"));
     Measurement& x = r.result;
     const auto status = parse_status(f.at("status").text(32));
@@ -371,8 +368,17 @@ ImportData read_mmtune_export(const json& j) {
     b.kernel = f.at("kernel").text(kNameMax);  // must be its measurement's, checked on import
     b.problem = read_problem(f.at("problem"));
     b.measurement = f.at("measurement").integer(1, std::numeric_limits<std::int64_t>::max());
-    if (!measurement_ids.count(b.measurement)) {
+    const auto m = std::find_if(data.measurements.begin(), data.measurements.end(),
+                                [&](const MeasurementRecord& r) { return r.id == b.measurement; });
+    if (m == data.measurements.end()) {
       f.at("measurement").fail("no measurement with this id in the file");
+    }
+    // The best is stored under its measurement's device, kernel and problem: a best that names
+    // others would replace a best it was never weighed against.
+    if (m->result.status != Status::kOk || m->result.routine_ms.empty() || m->kernel != b.kernel ||
+        m->device_key != b.device_key || describe(m->problem) != describe(b.problem)) {
+      f.at("measurement")
+          .fail("not a timed Ok measurement of this best's device, kernel and problem");
     }
     b.updated_at = f.at("updated_at").text(kTimestampMax);
     data.bests.push_back(std::move(b));

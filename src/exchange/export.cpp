@@ -128,13 +128,13 @@ std::string export_header(Store& store, const std::string& device_key) {
             std::to_string(static_cast<int>(p.precision)) + ", " +
             cpp_literal(p.layout == Layout::kColMajor ? "col" : "row") + ", " +
             (p.trans_a ? "true" : "false") + ", " + (p.trans_b ? "true" : "false") + ", " +
-            std::to_string(params->first.size()) + "u, {" + plist + "}, " + cpp_double(b.gflops) +
-            "},\n";
+            std::to_string(p.batch) + "u, " + std::to_string(params->first.size()) + "u, {" +
+            plist + "}, " + cpp_double(b.gflops) + "},\n";
     ++count;
   }
   // One extra, empty row keeps the array non-empty when nothing is stored.
   rows +=
-      "    {nullptr, nullptr, nullptr, nullptr, 0u, 0u, 0u, 0, nullptr, false, false, 0u, {}, "
+      "    {nullptr, nullptr, nullptr, nullptr, 0u, 0u, 0u, 0, nullptr, false, false, 0u, 0u, {}, "
       "0.0},\n";
 
   std::string h;
@@ -146,11 +146,11 @@ std::string export_header(Store& store, const std::string& device_key) {
   h += "inline constexpr std::size_t kMaxParameters = " + std::to_string(max_params) + ";\n\n";
   h += "struct Parameter {\n  const char* name;\n  std::int32_t value;\n};\n\n";
   h += "// The best configuration of one kernel for one device and problem. m, n, k, precision\n"
-       "// (bits), layout (\"row\" or \"col\") and the transpositions describe the problem as the\n"
-       "// caller sees it; gflops counts the whole routine.\n";
+       "// (bits), layout (\"row\" or \"col\"), the transpositions and batch (multiplications per\n"
+       "// call) describe the problem as the caller sees it; gflops counts the whole routine.\n";
   h += "struct Entry {\n  const char* device_key;\n  const char* vendor;\n  const char* name;\n"
        "  const char* kernel;\n  std::size_t m, n, k;\n  int precision;\n  const char* layout;\n"
-       "  bool trans_a, trans_b;\n  std::size_t parameter_count;\n"
+       "  bool trans_a, trans_b;\n  std::size_t batch;\n  std::size_t parameter_count;\n"
        "  Parameter parameters[kMaxParameters];\n  double gflops;\n\n"
        "  // The value of a parameter, or `fallback` when this entry has none of that name.\n"
        "  constexpr std::int32_t get(const char* parameter, std::int32_t fallback = -1) const;\n"
@@ -177,13 +177,13 @@ std::string export_header(Store& store, const std::string& device_key) {
        "                            std::size_t k, int precision = 32, const char* layout = "
        "\"row\",\n"
        "                            bool trans_a = false, bool trans_b = false,\n"
-       "                            const char* kernel = nullptr) {\n"
+       "                            const char* kernel = nullptr, std::size_t batch = 1) {\n"
        "  const Entry* found = nullptr;\n"
        "  for (std::size_t i = 0; i < kEntryCount; ++i) {\n"
        "    const Entry& e = kEntries[i];\n"
        "    if (!detail::equal(e.device_key, device_key) || e.m != m || e.n != n || e.k != k ||\n"
        "        e.precision != precision || !detail::equal(e.layout, layout) ||\n"
-       "        e.trans_a != trans_a || e.trans_b != trans_b) {\n"
+       "        e.trans_a != trans_a || e.trans_b != trans_b || e.batch != batch) {\n"
        "      continue;\n"
        "    }\n"
        "    const bool wanted = kernel != nullptr ? detail::equal(e.kernel, kernel)\n"

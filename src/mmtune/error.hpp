@@ -17,11 +17,20 @@ enum ExitCode : int {
   kExitInterrupted = 130,
 };
 
+// `text` with every ASCII control character (newline, escape, ...) as '?': text quoted from a
+// file or the user cannot break a message into lines or drive a terminal.
+inline std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
 // Any mmtune error; the message is one line meant for the user.
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& what, int exit_code = kExitFailure)
-      : std::runtime_error(what), exit_code_(exit_code) {}
+      : std::runtime_error(one_line(what)), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:

@@ -49,7 +49,9 @@ ImportSummary store_import(Store& store, const ImportData& data) {
 
   std::map<std::int64_t, std::int64_t> session_ids;  // the file's id -> the database's
   auto find_session = db.prepare(
-      "SELECT id FROM sessions WHERE device_id = ? AND started_at = ? AND command_line = ?");
+      "SELECT id FROM sessions WHERE device_id = ? AND started_at = ? AND command_line = ? AND "
+      "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? "
+      "AND batch = ?");
   auto add_session = db.prepare(
       "INSERT INTO sessions (device_id, command_line, strategy, kernels, space, seed, budget, "
       "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, batch, started_at, ended_at, "
@@ -58,6 +60,8 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     const std::int64_t dev = device_id(s.device_key);
     find_session.reset();
     find_session.bind(1, dev).bind(2, s.started_at).bind(3, s.command_line);
+    // One session tunes one problem: a file imported at another size is another session.
+    bind_problem(find_session, 4, s.problem);
     if (find_session.step()) {
       session_ids[s.id] = find_session.integer(0);
       ++sum.sessions_known;
@@ -127,8 +131,11 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     const auto m = by_file_id.find(b.measurement);
     if (m == by_file_id.end() || m->second.result.status != Status::kOk ||
         m->second.result.routine_ms.empty() || m->second.kernel != b.kernel ||
-        m->second.device_key != b.device_key) {
-      throw UsageError("a best names a measurement that is not a timed Ok one of its kernel");
+        m->second.device_key != b.device_key ||
+        describe(m->second.problem) != describe(b.problem)) {
+      throw UsageError(
+          "a best names a measurement that is not a timed Ok one of its device, kernel and "
+          "problem");
     }
     if (it == updated_before.end() || it->second < b.updated_at) store.put_best(m->second);
   }
