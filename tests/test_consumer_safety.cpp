@@ -131,6 +131,34 @@ TEST_P(OutOfOrder, CallsChainThroughTheirEvents) {
 INSTANTIATE_TEST_SUITE_P(PoclDevices, OutOfOrder, ::testing::Values("pthread", "basic"),
                          [](const auto& p) { return std::string(p.param); });
 
+// A call on a second queue waits for the first call's use of the scratch buffers. OpenCL wants
+// the first queue flushed before another queue waits on its event; the caller does not know of
+// that dependency, so the routine flushes (rusticl hands commands to the device only at a flush).
+TEST(CrossQueue, ASecondQueueNeverWaitsOnAnUnflushedCall) {
+  for (const char* name : {"pthread", "llvmpipe"}) {
+    SCOPED_TRACE(name);
+    const Device& dev = test::device_named(name);
+    cl::Context context(dev.device);
+    cl::CommandQueue first(context, dev.device), second(context, dev.device);
+    test::TempDir dir;
+    Gemm gemm(context, first, lookup_with(dir, dev.info, small_tiled()));
+    GemmProblem p;
+    p.m = 70, p.n = 50, p.k = 40;
+    const Operands o = random_operands(p, 3);
+    const Reference ref = reference_gemm(p, o);
+    const cl::Buffer a = upload(context, o.a, p.precision), b = upload(context, o.b, p.precision),
+                     c1 = upload(context, o.c, p.precision), c2 = upload(context, o.c, p.precision);
+    first.finish();
+    const cl::Event one = gemm.enqueue(first, p, a, b, c1);  // nobody flushes `first`
+    gemm.enqueue(second, p, a, b, c2).wait();
+    one.wait();
+    for (const cl::Buffer* c : {&c1, &c2}) {
+      const Verdict v = verify(p, ref, download(second, *c, o.c.size(), p.precision), o.c);
+      EXPECT_TRUE(v.ok) << v.message;
+    }
+  }
+}
+
 class SafeGemm : public ::testing::Test {
  protected:
   const Device& dev = test::pocl_device("pthread");
@@ -302,6 +330,30 @@ TEST_F(SafeGemm, EveryMisuseIsAnMmtuneError) {
   // A second queue of the same context and device is fine.
   cl::CommandQueue second(context, dev.device);
   gemm.enqueue(second, p, ok, ok, ok).wait();
+  // OpenCL leaves reading a write-only buffer or writing a read-only one undefined: refused.
+  const cl::Buffer read_only(context, CL_MEM_READ_ONLY, 16 * 16 * 4),
+      write_only(context, CL_MEM_WRITE_ONLY, 16 * 16 * 4);
+  EXPECT_THROW(gemm(p, ok, ok, read_only), UsageError);
+  EXPECT_THROW(gemm(p, write_only, ok, ok), UsageError);
+  EXPECT_THROW(gemm(p, ok, write_only, ok), UsageError);
+  GemmProblem accumulate = p;
+  accumulate.beta = 1.0;  // reads C
+  EXPECT_THROW(gemm(accumulate, ok, ok, write_only), UsageError);
+  gemm(p, read_only, read_only, write_only).wait();  // beta = 0: C is only written
+}
+
+// A matrix's size is its leading dimension times its other stored dimension: a long thin
+// problem whose leading dimension alone is large is an ordinary one.
+TEST_F(SafeGemm, LongThinProblemsAreNotRefused) {
+  Gemm gemm(context, queue);
+  for (const auto layout : {Layout::kRowMajor, Layout::kColMajor}) {
+    GemmProblem p;
+    p.layout = layout;
+    p.m = p.n = 8, p.k = 50000;  // row-major A: 8 rows of 50,000
+    EXPECT_EQ(test::gemm_mismatch(gemm, context, queue, p, 5), "") << describe(p);
+    p.m = 50000, p.k = 8;  // column-major A: 8 columns of 50,000
+    EXPECT_EQ(test::gemm_mismatch(gemm, context, queue, p, 6), "") << describe(p);
+  }
 }
 
 // One Gemm and one lookup shared by 8 threads, 200 calls each: every result is right.

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "opencl/program_cache.hpp"
 #include "opencl/runner.hpp"
 #include "test_support.hpp"
 
@@ -67,6 +68,20 @@ TEST(ProgramCache, AWorkerKeepsWhatItEvaluatesAgainAndALaterProcessReadsIt) {
   // Writing at build time (the library's and `mmtune run`'s cache) keeps a new program at once.
   ASSERT_EQ(later.evaluate(DirectConfig{}).status, Status::kOk);
   EXPECT_EQ(binaries(programs).size(), now.size() + 1);
+}
+
+// A cache directory that cannot be looked into (here a symbolic-link loop; also a directory
+// without permission) is a miss, not an exception escaping a library call.
+TEST(ProgramCache, AnUnreadableDirectoryBuildsFromSource) {
+  const Device& dev = test::pocl_device("pthread");
+  test::TempDir dir;
+  fs::create_directory_symlink(dir / "loop", dir / "loop");
+  const cl::Context context(dev.device);
+  ProgramCache cache(context, dev.device, dev.info.key,
+                     (fs::path(dir / "loop") / "programs").string());
+  const auto built = cache.build("kernel void one(global float* x) { x[0] = 1.0f; }", "");
+  EXPECT_TRUE(built->ok) << built->log;
+  EXPECT_EQ(cache.builds(), 1u);
 }
 
 }  // namespace

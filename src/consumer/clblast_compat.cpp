@@ -53,10 +53,12 @@ class Registry {
  private:
   std::shared_ptr<const ParameterLookup> lookup_locked() {
     if (!lookup_set_) {
-      lookup_set_ = true;
       if (const char* env = std::getenv("MMTUNE_DB"); env && *env) {
-        lookup_ = std::make_shared<const ParameterLookup>(env);  // UsageError: reported by Gemm
+        // A UsageError is reported by this call and by every later one: never defaults instead
+        // of the database the user named.
+        lookup_ = std::make_shared<const ParameterLookup>(env);
       }
+      lookup_set_ = true;
     }
     return lookup_;
   }

@@ -67,11 +67,16 @@ void validate_call(const GemmProblem& p) {
   // Kernels index with 32-bit ints; padding can add up to one 256-wide tile per dimension.
   // Doubles, because products of huge sizes overflow 64-bit integers (all values here are exact
   // below 2^53, and anything larger is refused either way).
+  // A matrix spans its leading dimension times its other stored dimension (rows of a row-major
+  // matrix), not times its larger one: 8 x 50000 is 400,000 elements.
   const double m = double(p.m) + 256.0, n = double(p.n) + 256.0, k = double(p.k) + 256.0;
-  const double lda = double(p.lda_or_min()) + 256.0, ldb = double(p.ldb_or_min()) + 256.0,
-               ldc = double(p.ldc_or_min()) + 256.0;
-  const double biggest = std::max(
-      {lda * std::max(m, k), ldb * std::max(n, k), ldc * std::max(m, n), m * n, m * k, n * k});
+  const auto span = [&](std::size_t ld, std::size_t rows, std::size_t cols) {
+    const std::size_t outer = p.layout == Layout::kRowMajor ? rows : cols;
+    return (double(ld) + 256.0) * (double(outer) + 256.0);
+  };
+  const double biggest = std::max({span(p.lda_or_min(), p.a_rows(), p.a_cols()),
+                                   span(p.ldb_or_min(), p.b_rows(), p.b_cols()),
+                                   span(p.ldc_or_min(), p.m, p.n), m * n, m * k, n * k});
   if (biggest > double(std::numeric_limits<int>::max())) {
     throw UsageError("problem " + describe(p) +
                      " is too large: a matrix would exceed 2^31 elements");

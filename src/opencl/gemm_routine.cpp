@@ -163,17 +163,30 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
 }
 
 void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t elements,
-                                std::size_t element_size) const {
+                                std::size_t element_size, Access access) const {
   if (!o.buffer || !(*o.buffer)()) throw UsageError(std::string("buffer ") + name + " is null");
   cl_context owner = nullptr;
   std::size_t have = 0;
+  cl_mem_flags flags = 0;
   if (clGetMemObjectInfo((*o.buffer)(), CL_MEM_CONTEXT, sizeof owner, &owner, nullptr) !=
           CL_SUCCESS ||
-      clGetMemObjectInfo((*o.buffer)(), CL_MEM_SIZE, sizeof have, &have, nullptr) != CL_SUCCESS) {
+      clGetMemObjectInfo((*o.buffer)(), CL_MEM_SIZE, sizeof have, &have, nullptr) != CL_SUCCESS ||
+      clGetMemObjectInfo((*o.buffer)(), CL_MEM_FLAGS, sizeof flags, &flags, nullptr) !=
+          CL_SUCCESS) {
     throw UsageError(std::string("buffer ") + name + " is not a valid OpenCL buffer");
   }
   if (owner != cache_.context()()) {
     throw UsageError(std::string("buffer ") + name + " belongs to another OpenCL context");
+  }
+  // A kernel reading a write-only buffer, or writing a read-only one, is undefined in OpenCL.
+  if ((flags & CL_MEM_WRITE_ONLY) && access != Access::kWrite) {
+    throw UsageError(std::string("buffer ") + name +
+                     " was created CL_MEM_WRITE_ONLY, but the GEMM reads it" +
+                     (access == Access::kReadWrite ? " (beta is not 0)" : ""));
+  }
+  if ((flags & CL_MEM_READ_ONLY) && access != Access::kRead) {
+    throw UsageError(std::string("buffer ") + name +
+                     " was created CL_MEM_READ_ONLY, but the GEMM writes it");
   }
   // Kernels index with 32-bit ints from the buffer's start, offset included.
   const std::size_t end = addressable_end(o.offset, elements);
@@ -198,10 +211,11 @@ RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProb
   const std::size_t es = problem.element_size();
   if (problem.m != 0 && problem.n != 0 && problem.batch != 0) {
     if (multiplies(problem)) {
-      check_operand("A", a, problem.a_batch_span(), es);
-      check_operand("B", b, problem.b_batch_span(), es);
+      check_operand("A", a, problem.a_batch_span(), es, Access::kRead);
+      check_operand("B", b, problem.b_batch_span(), es, Access::kRead);
     }
-    check_operand("C", c, problem.c_batch_span(), es);
+    check_operand("C", c, problem.c_batch_span(), es,
+                  problem.beta == 0.0 ? Access::kWrite : Access::kReadWrite);
   }
   for (const auto& e : wait_for) {
     if (!e()) throw UsageError("the wait list holds a null event");
@@ -441,6 +455,9 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         launch_one(copies.unpad, grid(cp.m, cp.n), cl::NullRange);
       }
       scratch_busy_ = out.events.back();
+      // The next call may wait on this event from another queue; OpenCL requires this queue to
+      // be flushed first, and the caller cannot know of the dependency.
+      queue.flush();
       return out;
     }
     case KernelArguments::kBuffers:

@@ -108,8 +108,9 @@ class GemmRoutine {
   std::optional<cl::Image1DBuffer> image_in_place(const Operand& o, const cl::Buffer& c,
                                                   std::size_t rows, std::size_t width,
                                                   std::size_t ld) const;
+  enum class Access { kRead, kWrite, kReadWrite };  // what the call does to an operand
   void check_operand(const char* name, const Operand& o, std::size_t elements,
-                     std::size_t element_size) const;
+                     std::size_t element_size, Access access) const;
   RoutineEvents launch(const cl::CommandQueue& queue, const GemmProblem& problem,
                        const KernelConfig& config, Operand a, Operand b, Operand c,
                        const std::vector<cl::Event>& wait_for);

@@ -108,7 +108,8 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
   auto result = std::make_shared<BuildResult>();
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path path = file(k);
-  if (!path.empty() && fs::exists(path)) {
+  std::error_code unreadable;  // a cache that cannot be looked into is a cache miss
+  if (!path.empty() && fs::exists(path, unreadable)) {
     try {
       const cl::Program::Binaries bins = {read_file(path)};
       cl::Program program(context_, {device_}, bins);
