@@ -52,6 +52,26 @@ TEST(Tuner, EveryStrategyFindsTheExhaustiveBest) {
   }
 }
 
+// A kernel whose space runs out hands the rest of its share of the budget to the others: the
+// budget is spent whole, and the outcome says it was the budget that ended the search.
+TEST(Tuner, AKernelOutOfCandidatesHandsItsShareOver) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  TuneRequest req = small_request("random");
+  req.kernels = {KernelKind::kTiled, KernelKind::kDirect};
+  req.candidates->push_back(DirectConfig{});  // direct's whole space: one configuration
+  req.budget = 8;  // by weight 6 for tiled (of its 8) and 2 for direct, which has 1
+  ASSERT_GE(small_space().size(), 8u);
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  EXPECT_EQ(std::string(to_string(s.outcome)), "budget");
+  auto q = store.db().prepare(
+      "SELECT COUNT(DISTINCT config) FROM measurements WHERE session_id = ? AND kernel = 'tiled'");
+  q.bind(1, s.session_id);
+  ASSERT_TRUE(q.step());
+  EXPECT_GE(q.integer(0), 7) << "tiled got direct's evaluation left over";
+}
+
 // Copies kernels/ and plants faults into gemm_tiled.cl for chosen configurations.
 std::string broken_kernels(const test::TempDir& dir) {
   const fs::path kdir = dir / "kernels";

@@ -119,6 +119,19 @@ TEST_F(TunerWithADevice, TheWarmStartMeasuresTheNearestShapesBestFirst) {
   EXPECT_EQ(first_searched(req, 1), std::vector<std::string>{to_string(space[0])});
 }
 
+// The budget is a maximum for the warm start too: of many known-good seeds only as many as the
+// budget allows are measured (the best bets first, as above).
+TEST_F(TunerWithADevice, TheWarmStartKeepsToTheBudget) {
+  ASSERT_GE(space.size(), 7u);
+  GemmProblem large = small_problem();
+  large.m = large.n = large.k = 1024;
+  for (std::size_t i = 0; i < 7; ++i)
+    store_measurement(store, dev.info.key, space[i], large, 100.0);
+  TuneRequest req = small_request("random");
+  req.budget = 2;
+  EXPECT_EQ(first_searched(req, 10).size(), 2u);
+}
+
 // Where packing would cost about as much as the product (one dimension of C under about 64), the
 // nearest shape's best is tried in place (PACK=0) first, and before that with its tile shrunk
 // along C's short side, which is mostly padding: it was tuned where packing paid, on a square

@@ -89,7 +89,7 @@ class TuneSession {
   // Configurations measured together (their builds run in parallel).
   std::size_t batch_size() const;
   // The search's stop condition reached now, if any (`with_budget` false: Ctrl-C and the time
-  // limit only, as for the warm start, whose seeds a budget is best spent on).
+  // limit only, as for the warm start, which keeps to each kernel's share of the budget itself).
   std::optional<TuneOutcome> stop_reached(bool with_budget) const;
   // The share of a time limit left to the baselines (they come last).
   double baseline_share() const;
@@ -141,6 +141,9 @@ class TuneSession {
   // and the others get its share.
   bool far_behind(const KernelSearch& s) const;
   void retire(KernelSearch& s);
+  // Ends `s`'s search (retired, or its strategy has nothing left to propose): its evaluations
+  // left go to the searches still running, by weight.
+  void hand_over(KernelSearch& s);
   // Finalists whatever the search saw of them: the defaults a user of this device already has
   // (each kernel's own and the consumer library's built-in choice, when it is one of the tuned
   // kernels), the warm start's known-good seeds and the drift reference (the incumbent).

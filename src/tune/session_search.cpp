@@ -270,10 +270,14 @@ void TuneSession::warm_start() {
     // the search's share: at 4096^3 on a CPU the direct kernel's batch of three first runs, each
     // stopped at its limit and followed by a restart of the worker, took 32 s, past the end of a
     // 3-minute tune.
+    // The budget is a maximum: the picks, best bets first, get the kernel's share of it.
     std::vector<Observation> seen;
     for (std::size_t from = 0; from < picks.size();) {
       if (from > 0 && (stop_reached(false) || far_behind(s))) break;
       std::size_t n = std::min(batch_size(), picks.size() - from);
+      if (s.limit) n = std::min(n, s.limit > s.done ? s.limit - s.done : 0);
+      if (request_.budget) n = std::min(n, request_.budget - budget_done_);
+      if (n == 0) break;
       if (from > 0 || &s != &searches_.front()) n = evaluations_that_fit(s, n);
       if (n == 0) {
         if (from == 0) no_time_left(s);
@@ -361,6 +365,12 @@ TuneSession::KernelSearch* TuneSession::search_of(KernelKind kind) {
 }
 
 void TuneSession::retire(KernelSearch& s) {
+  hand_over(s);
+  report(kernel_name(s.kind) + ": every evaluation ran over " + std::to_string(int(kFarBehind)) +
+         "x slower than the fastest; its search ends here");
+}
+
+void TuneSession::hand_over(KernelSearch& s) {
   s.exhausted = true;
   // Its evaluations left go to the searches still running, by weight.
   const std::size_t left = s.limit > s.done ? s.limit - s.done : 0;
@@ -373,8 +383,6 @@ void TuneSession::retire(KernelSearch& s) {
       o.limit += std::size_t(std::llround(double(left) * o.weight / weight));
     }
   }
-  report(kernel_name(s.kind) + ": every evaluation ran over " + std::to_string(int(kFarBehind)) +
-         "x slower than the fastest; its search ends here");
 }
 
 void TuneSession::search() {
@@ -411,8 +419,8 @@ void TuneSession::search() {
     auto ts = Clock::now();
     const auto picks = next->strategy->ask(n);
     summary_.search_s += std::chrono::duration<double>(Clock::now() - ts).count();
-    if (picks.empty()) {
-      next->exhausted = true;
+    if (picks.empty()) {  // its space is spent: the other kernels get its share
+      hand_over(*next);
       continue;
     }
     const auto observations = observe(*next, picks);
