@@ -2,6 +2,7 @@
 // and the same status codes for the same mistakes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "mmtune/clblast_compat.hpp"
@@ -193,6 +194,31 @@ TEST(Compat, SetTuningDatabaseRefusesWhatCannotBeRead) {
   EXPECT_EQ(compat::SetTuningDatabase("/nonexistent/tuning.db"), compat::StatusCode::kInvalidValue);
   EXPECT_EQ(compat::SetTuningDatabase(""), compat::StatusCode::kSuccess);
   EXPECT_EQ(compat::ClearCache(), compat::StatusCode::kSuccess);
+}
+
+// A $MMTUNE_DB that cannot be opened fails every call, not only the first: later calls never
+// run with built-in defaults instead of the database the user named. In a fresh process (the
+// compat layer's state is per process): a "threadsafe" death test runs the test binary again.
+TEST(Compat, ABadMmtuneDbFailsEveryCall) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto twice = [] {
+    setenv("MMTUNE_DB", "/nonexistent/tuning.db", 1);
+    const Device& dev = test::pocl_device("pthread");
+    cl::Context context(dev.device);
+    cl::CommandQueue queue(context, dev.device);
+    cl::Buffer a(context, CL_MEM_READ_WRITE, 64 * 4), b(context, CL_MEM_READ_WRITE, 64 * 4),
+        c(context, CL_MEM_READ_WRITE, 64 * 4);
+    int failed = 0;
+    for (int call = 0; call < 2; ++call) {
+      cl_command_queue q = queue();
+      const auto status = compat::Gemm<float>(compat::Layout::kRowMajor, compat::Transpose::kNo,
+                                              compat::Transpose::kNo, 8, 8, 8, 1.0f, a(), 0, 8, b(),
+                                              0, 8, 0.0f, c(), 0, 8, &q);
+      failed += status == compat::StatusCode::kInvalidValue;
+    }
+    std::exit(failed);
+  };
+  EXPECT_EXIT(twice(), ::testing::ExitedWithCode(2), "");
 }
 
 }  // namespace
