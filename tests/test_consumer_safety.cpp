@@ -134,30 +134,33 @@ INSTANTIATE_TEST_SUITE_P(PoclDevices, OutOfOrder, ::testing::Values("pthread", "
 // A call on a second queue waits for the first call's use of the scratch buffers. OpenCL wants
 // the first queue flushed before another queue waits on its event; the caller does not know of
 // that dependency, so the routine flushes (rusticl hands commands to the device only at a flush).
-TEST(CrossQueue, ASecondQueueNeverWaitsOnAnUnflushedCall) {
-  for (const char* name : {"pthread", "llvmpipe"}) {
-    SCOPED_TRACE(name);
-    const Device& dev = test::device_named(name);
-    cl::Context context(dev.device);
-    cl::CommandQueue first(context, dev.device), second(context, dev.device);
-    test::TempDir dir;
-    Gemm gemm(context, first, lookup_with(dir, dev.info, small_tiled()));
-    GemmProblem p;
-    p.m = 70, p.n = 50, p.k = 40;
-    const Operands o = random_operands(p, 3);
-    const Reference ref = reference_gemm(p, o);
-    const cl::Buffer a = upload(context, o.a, p.precision), b = upload(context, o.b, p.precision),
-                     c1 = upload(context, o.c, p.precision), c2 = upload(context, o.c, p.precision);
-    first.finish();
-    const cl::Event one = gemm.enqueue(first, p, a, b, c1);  // nobody flushes `first`
-    gemm.enqueue(second, p, a, b, c2).wait();
-    one.wait();
-    for (const cl::Buffer* c : {&c1, &c2}) {
-      const Verdict v = verify(p, ref, download(second, *c, o.c.size(), p.precision), o.c);
-      EXPECT_TRUE(v.ok) << v.message;
-    }
+class CrossQueue : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CrossQueue, ASecondQueueNeverWaitsOnAnUnflushedCall) {
+  const Device& dev = test::device_named(GetParam());
+  cl::Context context(dev.device);
+  cl::CommandQueue first(context, dev.device), second(context, dev.device);
+  test::TempDir dir;
+  Gemm gemm(context, first, lookup_with(dir, dev.info, small_tiled()));
+  GemmProblem p;
+  p.m = 70, p.n = 50, p.k = 40;
+  const Operands o = random_operands(p, 3);
+  const Reference ref = reference_gemm(p, o);
+  const cl::Buffer a = upload(context, o.a, p.precision), b = upload(context, o.b, p.precision),
+                   c1 = upload(context, o.c, p.precision), c2 = upload(context, o.c, p.precision);
+  first.finish();
+  const cl::Event one = gemm.enqueue(first, p, a, b, c1);  // nobody flushes `first`
+  gemm.enqueue(second, p, a, b, c2).wait();
+  one.wait();
+  for (const cl::Buffer* c : {&c1, &c2}) {
+    const Verdict v = verify(p, ref, download(second, *c, o.c.size(), p.precision), o.c);
+    EXPECT_TRUE(v.ok) << v.message;
   }
 }
+INSTANTIATE_TEST_SUITE_P(Pocl, CrossQueue, ::testing::Values("pthread"),
+                         [](const auto& p) { return std::string(p.param); });
+INSTANTIATE_TEST_SUITE_P(Llvmpipe, CrossQueue, ::testing::Values("llvmpipe"),
+                         [](const auto& p) { return std::string(p.param); });
 
 class SafeGemm : public ::testing::Test {
  protected:
