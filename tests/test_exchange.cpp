@@ -2,9 +2,11 @@
 // directions and the generated C++ header (hostile input: test_exchange_bad_input.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "exchange/exchange.hpp"
@@ -105,6 +107,50 @@ TEST_P(ExchangeJsonTest, AConfirmedBestThatIsNotTheFastestSurvivesTheRoundTrip) 
   }
   import_file(b, dir / "export.json");
   EXPECT_EQ(b.best(pocl, p, "tiled")->median_ms, fastest->median_ms);
+}
+
+// A file that names its best, older than the target's confirmed one, leaves the target's in
+// place even when it brings a faster single measurement of that kernel and problem.
+TEST_P(ExchangeJsonTest, AnOlderFileDoesNotDisplaceANewerConfirmedBest) {
+  Store a(fresh_db("a.db"));
+  fill(a);
+  const std::string pocl = test::pocl_device("pthread").info.key;
+  const GemmProblem p = problem(256, 256, 256);
+  json file = export_json(a);
+  for (auto& b : file["best"]) b["updated_at"] = "2000-01-01T00:00:00Z";
+  std::int64_t next_id = 0;
+  for (const auto& m : file["measurements"])
+    next_id = std::max(next_id, m["id"].get<std::int64_t>());
+  for (const auto& m : json(file["measurements"])) {
+    if (m["kernel"] != "tiled" || m["status"] != "Ok" || m["problem"]["m"] != 256) continue;
+    json fast = m;
+    fast["id"] = ++next_id;
+    fast["measured_at"] = "2024-06-01T00:00:00Z";
+    fast["median_ms"] = fast["min_ms"] = fast["max_ms"] = 0.1;
+    fast["kernel_median_ms"] = 0.08;
+    fast["routine_ms"] = json::array({0.1});
+    fast["kernel_ms"] = json::array({0.08});
+    fast["gflops"] = p.flops() / 0.1e6;
+    fast["kernel_gflops"] = p.flops() / 0.08e6;
+    file["measurements"].push_back(fast);
+    break;
+  }
+
+  Store b(fresh_db("b.db"));
+  fill(b);
+  const auto fastest = b.best(pocl, p, "tiled");
+  ASSERT_TRUE(fastest);
+  std::optional<MeasurementRecord> confirmed;  // a confirmation's pick: not the fastest
+  for (const auto& m : b.measurements(pocl, p, "tiled")) {
+    if (m.result.status == Status::kOk && m.result.median_ms > fastest->median_ms) confirmed = m;
+  }
+  ASSERT_TRUE(confirmed);
+  b.set_best(*confirmed);
+  const ImportSummary s = import_text(b, file.dump(), "older.json");
+  EXPECT_EQ(s.measurements_added, 1u);
+  const auto kept = b.best(pocl, p, "tiled");
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->median_ms, confirmed->result.median_ms);
 }
 
 TEST_P(ExchangeJsonTest, ImportingTwiceOrIntoTheSourceAddsNothing) {

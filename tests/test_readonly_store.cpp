@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "mmtune/error.hpp"
 #include "mmtune/lookup.hpp"
@@ -104,6 +107,69 @@ TEST(ReadOnlyStoreSchema, AnOlderSchemaThatCannotBeUpgradedIsAClearError) {
   EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
   EXPECT_NE(r.err.find("older than this mmtune"), std::string::npos) << r.err;
   EXPECT_EQ(test::line_count(r.err), 1) << r.err;
+}
+
+// Committed changes still in the -wal file cannot be read in a read-only directory (SQLite
+// would need the -shm file, and without it ignores the -wal): refused, never shown stale.
+TEST(ReadOnlyStoreSchema, ChangesLeftInTheWalOfAReadOnlyDirectoryAreNotHidden) {
+  test::TempDir made, shipped;
+  Unlock unlock{shipped};
+  const std::string path = made / "tuning.db";
+  {
+    Store store(path);
+    test::store_best(store, test::pocl_device("pthread").info, 256, tuned(), 2.0);
+  }
+  {
+    sql::Database db(path, sql::OpenMode::kReadWrite);
+    db.exec("PRAGMA wal_autocheckpoint = 0");
+    db.exec("UPDATE best SET updated_at = '2030-01-01T00:00:00Z'");
+    // Copied while the connection is open: closing would move the change into the file.
+    fs::copy_file(path, shipped / "tuning.db");
+    fs::copy_file(path + "-wal", shipped / "tuning.db-wal");
+  }
+  ASSERT_GT(fs::file_size(shipped / "tuning.db-wal"), 0u);
+  for (const char* f : {"tuning.db", "tuning.db-wal"}) {
+    ASSERT_EQ(chmod((shipped / f).c_str(), 0444), 0);
+  }
+  ASSERT_EQ(chmod(shipped.path.c_str(), 0555), 0);
+  const auto r = test::run_mmtune_unprivileged({"history", "--db", shipped / "tuning.db"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("-wal"), std::string::npos) << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1) << r.err;
+}
+
+// Another program's SQLite file is not made an mmtune database by a reader or a tune, and an
+// empty file (a database truncated by a full disk, say) is said to be empty, not read as one.
+TEST(ForeignDatabase, IsRefusedAndLeftAsItWas) {
+  test::TempDir dir;
+  const std::string foreign = dir / "notes.db";
+  {
+    sql::Database db(foreign, sql::OpenMode::kCreate);
+    db.exec("CREATE TABLE notes (x TEXT)");
+  }
+  const auto size = fs::file_size(foreign);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"history", "--db", foreign},
+           {"--device", "pthread", "--n", "16", "--db", foreign, "--budget", "1"}}) {
+    const auto r = test::run_mmtune(args, {{"POCL_DEVICES", "pthread"}});
+    EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+    EXPECT_NE(r.err.find("not an mmtune database"), std::string::npos) << r.err;
+  }
+  {
+    sql::Database db(foreign, sql::OpenMode::kReadWrite);
+    auto q = db.prepare("SELECT group_concat(name) FROM sqlite_master");
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.text(0), "notes");
+  }
+  EXPECT_EQ(fs::file_size(foreign), size);
+  EXPECT_FALSE(fs::exists(foreign + "-wal"));
+
+  const std::string empty = dir / "empty.db";
+  { std::ofstream touch(empty); }
+  const auto r = test::run_mmtune({"history", "--db", empty});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("is empty"), std::string::npos) << r.err;
+  EXPECT_EQ(fs::file_size(empty), 0u);
 }
 
 // Not a regular file, or missing for a reader: exit 2 with one line, and nothing is created

@@ -238,6 +238,10 @@ TEST(Store, PostgresUrlsNameWhatIsMissing) {
   }
   EXPECT_EQ(sql::redact_url("postgres://u:pw@h:5/db?x=1"), "postgres://u@h:5/db?x=1");
   EXPECT_EQ(sql::redact_url("postgresql://h/db"), "postgresql://h/db");
+  // libpq also takes the password as a query parameter.
+  EXPECT_EQ(sql::redact_url("postgresql://u@h/db?sslmode=require&password=hunter2&x=1"),
+            "postgresql://u@h/db?sslmode=require&x=1");
+  EXPECT_EQ(sql::redact_url("postgresql://h/db?PassWord=hunter2"), "postgresql://h/db");
 }
 
 TEST(Store, PlaceholdersAreNumberedOutsideLiteralsAndComments) {

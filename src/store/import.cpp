@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "core/status.hpp"
@@ -83,8 +84,10 @@ ImportSummary store_import(Store& store, const ImportData& data) {
 
   // The target's bests before the import, for the file's bests to be weighed against.
   std::map<std::tuple<std::string, std::string, std::string>, std::string> updated_before;
+  std::set<std::tuple<std::string, std::string, std::string>> named;  // the file names the best
   for (const auto& b : data.bests) {
     const auto key = std::tuple(b.device_key, b.kernel, describe(b.problem));
+    named.insert(key);
     if (const auto old = store.best(b.device_key, b.problem, b.kernel)) {
       updated_before[key] = old->updated_at;
     }
@@ -119,13 +122,17 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     }
     MeasurementRecord rec = m;
     rec.session_id = session.value_or(0);
-    rec.id = store.insert_measurement(rec);  // inside this import's transaction
+    // Where the file names the best, the newer of its and the target's is kept (below): a
+    // faster single measurement does not displace a confirmed best.
+    rec.id = store.insert_measurement(  // inside this import's transaction
+        rec, !named.count(std::tuple(m.device_key, m.kernel, describe(m.problem))));
     if (m.id) by_file_id[m.id] = rec;
     ++sum.measurements_added;
   }
-  // Inserting made the fastest measurements the bests. A best of the file that is newer than
-  // the target's own (it may be a confirmed one, not the fastest) takes its place, as it would
-  // have on the machine that made it.
+  // Inserting made the fastest measurements the bests where the file names none. A best of the
+  // file that is newer than the target's own (it may be a confirmed one, not the fastest) takes
+  // its place with its own date, as it would have on the machine that made it; an older one
+  // leaves the target's.
   for (const auto& b : data.bests) {
     const auto it = updated_before.find(std::tuple(b.device_key, b.kernel, describe(b.problem)));
     const auto m = by_file_id.find(b.measurement);
@@ -137,7 +144,9 @@ ImportSummary store_import(Store& store, const ImportData& data) {
           "a best names a measurement that is not a timed Ok one of its device, kernel and "
           "problem");
     }
-    if (it == updated_before.end() || it->second < b.updated_at) store.put_best(m->second);
+    if (it == updated_before.end() || it->second < b.updated_at) {
+      store.put_best(m->second, b.updated_at);
+    }
   }
   t.commit();
   return sum;

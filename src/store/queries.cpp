@@ -187,7 +187,8 @@ std::vector<SpecBest> spec_bests(Store& store, const std::string& name) {
       "b.measurement_id, "
       "b.updated_at, m.gbps FROM best b JOIN devices d ON d.id = b.device_id "
       "LEFT JOIN measurements m ON m.id = b.measurement_id "
-      "WHERE substr(b.kernel, 1, ?) = ? ORDER BY d.id, b.updated_at");
+      // CAST: PostgreSQL has no substr(text, integer, bigint), the type of a bound integer.
+      "WHERE substr(b.kernel, 1, CAST(? AS INTEGER)) = ? ORDER BY d.id, b.updated_at");
   const std::string prefix = "spec:" + name + ":";
   q.bind(1, std::int64_t(prefix.size())).bind(2, prefix);
   std::vector<SpecBest> out;

@@ -214,6 +214,12 @@ sql::Database open(const std::string& path, Store::Access access) {
       immutable = sqlite_cannot_read(e);  // other errors: Store's checks name them
     }
     if (!immutable) return db;
+    // Immutable means SQLite ignores the -wal file: what was committed there would be hidden.
+    if (fs::file_size(path + "-wal", ec) > 0 && !ec) {
+      throw UsageError("database '" + path + "' has committed changes in its -wal file, which " +
+                       "cannot be read without creating its -shm file in this read-only " +
+                       "directory: copy both files to a writable directory");
+    }
     return sql::Database(path, sql::OpenMode::kImmutable);
   } catch (const sql::Error& e) {
     throw UsageError(e.what());  // "cannot open database '<path>': <why>"
@@ -290,6 +296,7 @@ Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
       check_readable_schema(path);
       return;
     }
+    check_not_foreign(path);
     // Switching to WAL needs a moment without other connections; it persists in the file, so
     // only the first opener of a new database ever has to wait here.
     for (int attempt = 0; db_.dialect() == sql::Dialect::kSqlite; ++attempt) {
@@ -328,8 +335,22 @@ Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
   }
 }
 
+void Store::check_not_foreign(const std::string& path) {
+  if (db_.dialect() != sql::Dialect::kSqlite || db_.schema_version() != 0) return;
+  auto q = db_.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+  if (q.step() && q.integer(0) > 0) {
+    throw UsageError("'" + path + "' is not an mmtune database (it holds other tables)");
+  }
+}
+
 void Store::check_readable_schema(const std::string& path) {
+  check_not_foreign(path);
   int version = db_.schema_version();
+  if (version == 0) {  // an empty file: nothing to read, and a reader does not make it a database
+    throw UsageError("database '" + path +
+                     "' is empty: nothing is stored in it yet (tune, bench or import into it "
+                     "first)");
+  }
   if (version > kSchemaVersion) {
     throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
                      ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +

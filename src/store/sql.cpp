@@ -1,5 +1,6 @@
 // What both database backends share: the facade classes, backend choice by target, placeholder
 // and schema translation.
+#include <algorithm>
 #include <cctype>
 
 #include "mmtune/error.hpp"
@@ -19,9 +20,31 @@ bool have_postgres() {
 #endif
 }
 
-std::string redact_url(const std::string& url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
+namespace {
+
+// `url` without a `password=` parameter of its query (libpq takes one there too).
+std::string without_query_password(const std::string& url) {
+  const auto q = url.find('?');
+  if (q == std::string::npos) return url;
+  std::string kept;
+  std::size_t from = q + 1;
+  while (from <= url.size()) {
+    const auto amp = std::min(url.find('&', from), url.size());
+    const std::string pair = url.substr(from, amp - from);
+    std::string key = pair.substr(0, pair.find('='));
+    for (auto& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (key != "password") kept += (kept.empty() ? "" : "&") + pair;
+    from = amp + 1;
+  }
+  return url.substr(0, q) + (kept.empty() ? "" : "?" + kept);
+}
+
+}  // namespace
+
+std::string redact_url(const std::string& given) {
+  const auto scheme = given.find("://");
+  if (scheme == std::string::npos) return given;
+  const std::string url = without_query_password(given);
   const auto start = scheme + 3;
   const auto end = url.find_first_of("/?", start);
   const auto at = url.rfind('@', end == std::string::npos ? std::string::npos : end);

@@ -286,7 +286,7 @@ std::int64_t Store::add_measurement(const MeasurementRecord& m) {
   }
 }
 
-std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
+std::int64_t Store::insert_measurement(const MeasurementRecord& m, bool update_best) {
   const Measurement& r = m.result;
   auto s = db_.prepare(
       "INSERT INTO measurements (session_id, device_id, kernel, config, params, m, n, k, "
@@ -321,11 +321,12 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m) {
   s.bind(27, r.other_load >= 0 ? std::optional<double>(r.other_load) : std::nullopt);
   s.run();
   const std::int64_t id = db_.last_insert_id();
-  if (r.status == Status::kOk && timed) upsert_best(id, m, true);
+  if (update_best && r.status == Status::kOk && timed) upsert_best(id, m, true);
   return id;
 }
 
-void Store::upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster) {
+void Store::upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster,
+                        const std::string& updated_at) {
   const Measurement& r = m.result;
   auto b = db_.prepare(
       std::string(
@@ -341,7 +342,7 @@ void Store::upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_i
   bind_problem(b, 3, m.problem);
   b.bind(11, id).bind(12, m.config).bind(13, r.median_ms).bind(14, r.gflops);
   b.bind(15, std::isfinite(r.kernel_gflops) ? std::optional<double>(r.kernel_gflops) : std::nullopt)
-      .bind(16, now_utc());
+      .bind(16, updated_at.empty() ? now_utc() : updated_at);
   b.run();
 }
 
@@ -351,11 +352,11 @@ void Store::set_best(const MeasurementRecord& m) {
   t.commit();
 }
 
-void Store::put_best(const MeasurementRecord& m) {
+void Store::put_best(const MeasurementRecord& m, const std::string& updated_at) {
   if (m.id <= 0 || m.result.status != Status::kOk || m.result.routine_ms.empty()) {
     throw UsageError("only a stored, timed Ok measurement can be a best");
   }
-  upsert_best(m.id, m, false);
+  upsert_best(m.id, m, false, updated_at);
 }
 
 std::vector<MeasurementRecord> Store::measurements(const std::string& device_key,
@@ -483,8 +484,9 @@ std::vector<std::pair<std::string, std::string>> Store::top_configs_elsewhere(
   auto s = db_.prepare(
       "SELECT m.kernel, m.config, MAX(m.gflops) AS g FROM measurements m "
       "JOIN devices d ON d.id = m.device_id WHERE d.key = ? AND m.precision = ? AND m.layout = ? "
-      "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND NOT (m.m = ? AND m.n = ? AND "
-      "m.k = ? AND m.batch = ?) AND m.kernel IN (" +
+      // Untimed rows left out: the backends sort NULL at opposite ends.
+      "AND m.trans_a = ? AND m.trans_b = ? AND m.status = 'Ok' AND m.gflops IS NOT NULL AND "
+      "NOT (m.m = ? AND m.n = ? AND m.k = ? AND m.batch = ?) AND m.kernel IN (" +
       placeholders(routine_kernels_.size()) +
       ") GROUP BY m.kernel, m.config ORDER BY g DESC LIMIT ?");
   s.bind(1, device_key).bind(2, static_cast<int>(p.precision)).bind(3, layout_name(p.layout));

@@ -105,8 +105,9 @@ class Store {
 
   // Inserts and commits one measurement; updates the best of its kernel and problem when faster.
   std::int64_t add_measurement(const MeasurementRecord& m);
-  // The same inside a transaction the caller holds (e.g. an all-or-nothing import).
-  std::int64_t insert_measurement(const MeasurementRecord& m);
+  // The same inside a transaction the caller holds (e.g. an all-or-nothing import), which may
+  // leave the best alone (`update_best` false: an import whose file names the best itself).
+  std::int64_t insert_measurement(const MeasurementRecord& m, bool update_best = true);
 
   // Measurements of a device and problem (m, n, k, precision, layout, transpositions), oldest
   // first; optionally of one kernel only.
@@ -115,8 +116,9 @@ class Store {
   // Makes a stored Ok measurement its kernel's best for its problem, faster or not (a tune's
   // confirmation round outranks a faster single measurement). Throws UsageError otherwise.
   void set_best(const MeasurementRecord& m);
-  // The same inside a transaction the caller holds (an import).
-  void put_best(const MeasurementRecord& m);
+  // The same inside a transaction the caller holds (an import, which keeps the file's
+  // `updated_at`; empty: now).
+  void put_best(const MeasurementRecord& m, const std::string& updated_at = "");
   // The best Ok measurement of a kernel, or of the tiled/direct routine when kernel is empty.
   std::optional<BestRecord> best(const std::string& device_key, const GemmProblem& p,
                                  const std::string& kernel = "");
@@ -151,7 +153,10 @@ class Store {
  private:
   void migrate();
   void check_readable_schema(const std::string& path);
-  void upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster);
+  // Refuses a SQLite file that holds tables but was never an mmtune database (version 0).
+  void check_not_foreign(const std::string& path);
+  void upsert_best(std::int64_t id, const MeasurementRecord& m, bool only_if_faster,
+                   const std::string& updated_at = "");
   sql::Database db_;
   std::vector<std::string> routine_kernels_ = FamilyRegistry::builtin().searched_names();
 };

@@ -1,0 +1,62 @@
+// Queries of the SQL layer that read the same on SQLite and PostgreSQL: where the two differ
+// (bound integer types, where NULL sorts), each is checked on both.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "store/queries.hpp"
+#include "store/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+class StoreQueries : public test::BackendTest {};
+MMTUNE_INSTANTIATE_BACKENDS(StoreQueries);
+
+MeasurementRecord timed(const DeviceInfo& d, const std::string& kernel, const std::string& config,
+                        std::size_t n, double ms) {
+  MeasurementRecord r;
+  r.device_key = d.key, r.kernel = kernel, r.config = config;
+  r.problem.m = r.problem.n = r.problem.k = n;
+  r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = ms;
+  r.result.routine_ms = r.result.kernel_ms = {ms};
+  r.result.gflops = r.result.kernel_gflops = r.problem.flops() / (ms * 1e6);
+  return r;
+}
+
+// A user's kernel's bests are found by the prefix of their kernel name (PostgreSQL refused the
+// prefix's length as a bound 64-bit integer).
+TEST_P(StoreQueries, SpecBestsAreFoundByName) {
+  Store store(fresh_db());
+  const DeviceInfo d = test::pocl_device("pthread").info;
+  store.upsert_device(d);
+  store.add_measurement(timed(d, "spec:scale:0123456789abcdef", "wg=64", 1000, 0.5));
+  store.add_measurement(timed(d, "spec:scaled:0123456789abcdef", "wg=32", 1000, 0.5));
+  const auto bests = rows::spec_bests(store, "scale");
+  ASSERT_EQ(bests.size(), 1u);
+  EXPECT_EQ(bests[0].config, "wg=64");
+  EXPECT_TRUE(rows::spec_bests(store, "other").empty());
+}
+
+// The warm start's candidates from other shapes: the fastest first, an Ok row without a time
+// (an import may bring one) never ahead of them (PostgreSQL sorts NULL first).
+TEST_P(StoreQueries, WarmStartCandidatesAreTheFastestElsewhere) {
+  Store store(fresh_db());
+  const DeviceInfo d = test::pocl_device("pthread").info;
+  store.upsert_device(d);
+  store.add_measurement(timed(d, "direct", "slow", 128, 4.0));
+  store.add_measurement(timed(d, "direct", "fast", 128, 1.0));
+  MeasurementRecord untimed = timed(d, "direct", "untimed", 128, 1.0);
+  untimed.result.routine_ms.clear();  // Ok, but no figures: stored as NULL
+  store.add_measurement(untimed);
+  GemmProblem here;
+  here.m = here.n = here.k = 64;
+  const auto top = store.top_configs_elsewhere(d.key, here, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].second, "fast");
+  EXPECT_EQ(top[1].second, "slow");
+}
+
+}  // namespace
+}  // namespace mmtune
