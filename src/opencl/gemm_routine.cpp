@@ -334,7 +334,13 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       CopyKernels& copies = this->copies(prec);
       // The scratch buffers are this routine's: a call waits until the previous one, on any
       // queue, is done with them.
-      if (scratch_busy_()) first_wait.push_back(scratch_busy_);
+      if (scratch_busy_()) {
+        // OpenCL wants a queue flushed before another queue waits on its event, and the caller
+        // cannot know of this dependency. Only then: rusticl's clFinish returns at once after
+        // a clFlush, so a routine that always flushed would break `enqueue; finish`.
+        if (scratch_queue_() != queue()) scratch_queue_.flush();
+        first_wait.push_back(scratch_busy_);
+      }
       // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and
       // spares the kernel a new page and cache set per k row, which caps large sizes on CPUs
       // (docs/kernels.md).
@@ -455,9 +461,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         launch_one(copies.unpad, grid(cp.m, cp.n), cl::NullRange);
       }
       scratch_busy_ = out.events.back();
-      // The next call may wait on this event from another queue; OpenCL requires this queue to
-      // be flushed first, and the caller cannot know of the dependency.
-      queue.flush();
+      scratch_queue_ = queue;
       return out;
     }
     case KernelArguments::kBuffers:

@@ -134,7 +134,8 @@ class GemmRoutine {
   cl::Buffer scratch_[3];
   std::size_t scratch_bytes_[3] = {0, 0, 0};
   TexelImage images_[2];
-  cl::Event scratch_busy_;  // the last event of the last call that used the scratch buffers
+  cl::Event scratch_busy_;          // the last event of the last call that used the scratch buffers
+  cl::CommandQueue scratch_queue_;  // the queue of that call
 };
 
 }  // namespace mmtune
