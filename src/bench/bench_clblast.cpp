@@ -46,7 +46,10 @@ bool clblast_gemm(cl::CommandQueue& queue, const GemmProblem& p, const cl::Buffe
     return false;
   }
   queue.finish();
-  if (event) clReleaseEvent(event);
+  if (event) {  // as for mmtune's routine: rusticl's clFinish may return before the work is done
+    clWaitForEvents(1, &event);
+    clReleaseEvent(event);
+  }
   return true;
 }
 namespace {
