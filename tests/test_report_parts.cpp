@@ -42,6 +42,10 @@ TEST(ReportArithmeticIntensity, FollowsTheTrafficModel) {
   EXPECT_DOUBLE_EQ(
       arithmetic_intensity(r, t),
       2.0 * 100 * 300 * 50 / (4 * (100.0 * 300 * 50 * (1.0 / 64 + 1.0 / 128) + 100.0 * 300)));
+  // A batch: its items' intensity (each item moves its own bytes for its own flops).
+  GemmProblem batched = p;
+  batched.batch = 100;
+  EXPECT_DOUBLE_EQ(arithmetic_intensity(batched, t), arithmetic_intensity(p, t));
   // Bigger tiles, more reuse.
   EXPECT_GT(arithmetic_intensity(p, tiled(128, 128, 2)), arithmetic_intensity(p, t));
   EXPECT_GT(arithmetic_intensity(p, t), arithmetic_intensity(p, NaiveConfig{}));
@@ -78,7 +82,7 @@ TEST(ReportEscaping, EveryFormat) {
 TEST(ReportSvg, ChartsAreWellFormedForAnyData) {
   svg::XYChart xy;
   xy.id = "t1";
-  xy.title = "A <title> & more";
+  xy.title = "A <title> & more \x01\xef\xbf\xbf\xff";  // a stored name: control, U+FFFF, bad
   xy.x = {"size [elements]", svg::Scale::kLog2, std::nullopt, std::nullopt, false};
   xy.y = {"speed [GFLOPS]", svg::Scale::kLog10, std::nullopt, std::nullopt, false};
   for (const auto& pts : std::vector<std::vector<std::pair<double, double>>>{
@@ -90,6 +94,8 @@ TEST(ReportSvg, ChartsAreWellFormedForAnyData) {
     EXPECT_NE(s.find("xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
     EXPECT_EQ(s.substr(s.size() - 7), "</svg>\n");
     EXPECT_TRUE(well_formed(s)) << s;
+    EXPECT_EQ(s.find_first_of("\x01\xff"), std::string::npos);
+    EXPECT_EQ(s.find("\xef\xbf\xbf"), std::string::npos);
     EXPECT_EQ(svg::render(xy, false).find("http"), std::string::npos);
   }
   svg::BarChart bar;

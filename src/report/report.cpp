@@ -180,7 +180,8 @@ double arithmetic_intensity(const GemmProblem& p, const KernelConfig& config) {
   const auto block = config.kind()->reuse_block(config);
   const double ab_elements = tiles(block[0], block[1]);
   const double bytes = double(p.element_size()) * (ab_elements + c_elements);
-  return p.flops() / bytes;
+  // Bytes of one multiplication, so the flops of one too (flops() counts the whole batch).
+  return p.flops() / double(std::max<std::size_t>(p.batch, 1)) / bytes;
 }
 
 std::optional<double> arithmetic_intensity(const GemmProblem& p, const std::string& kernel,

@@ -39,6 +39,12 @@ inline bool is_tuned_kernel(const std::string& k) {
 // The rows come from the store's named queries (store/queries.hpp).
 using DeviceRow = rows::Device;
 using BenchRow = rows::Bench;
+
+// The GFLOPS a report may show of a bench run: none unless it is Ok (a MeasurementError's are
+// above what the device can do). bench.csv keeps the stored figures beside the status.
+inline std::optional<double> shown_gflops(const BenchRow& r) {
+  return r.status == "Ok" ? r.gflops : std::nullopt;
+}
 using BestRow = rows::Best;
 using MeasRow = rows::Meas;
 using SessionRow = rows::Session;

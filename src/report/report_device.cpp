@@ -58,7 +58,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     });
     if (!rows.empty()) {
       for (const auto* r : sorted) {
-        if (r->gflops) add(r->subject, r->subject, r->p, *r->gflops);
+        if (const auto g = shown_gflops(*r)) add(r->subject, r->subject, r->p, *g);
       }
     } else {
       for (const std::string& kernel : tuned_kernels()) {
@@ -119,10 +119,10 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
         const auto it = cell.find({s, pkey(p)});
         if (it == cell.end()) {
           row.push_back(Cell{"", true});
-        } else if (!it->second->gflops) {
+        } else if (!shown_gflops(*it->second)) {
           row.push_back(Cell{it->second->status, true});
         } else {
-          const double g = *it->second->gflops;
+          const double g = *shown_gflops(*it->second);
           row.push_back(
               Cell{svg::format_value(g) + (peak ? " (" + pct(g / peak->peak) + ")" : ""), true});
         }
@@ -212,8 +212,8 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
       for (const auto* r : rows) {
         const bool placeable = r->subject == "tuned" || r->subject == "default" ||
                                r->subject == "naive" || r->subject == "classic";
-        if (pkey(r->p) == pkey(*problem) && placeable && r->gflops) {
-          place(r->subject, r->kernel, r->config, *r->gflops);
+        if (pkey(r->p) == pkey(*problem) && placeable && shown_gflops(*r)) {
+          place(r->subject, r->kernel, r->config, *shown_gflops(*r));
         }
       }
     } else {

@@ -33,7 +33,9 @@ std::vector<const BestRow*> Report::bests(const std::string& key) const {
 // there is one, else the best stored tuning result.
 std::optional<Report::Tuned> Report::tuned(const std::string& key, const GemmProblem& p) const {
   const auto it = latest_.find(std::make_tuple(key, std::string("tuned"), pkey(p)));
-  if (it != latest_.end() && it->second->gflops) return Tuned{*it->second->gflops, "bench"};
+  if (it != latest_.end() && shown_gflops(*it->second)) {
+    return Tuned{*shown_gflops(*it->second), "bench"};
+  }
   const auto b = best_of_.find(std::make_pair(key, pkey(p)));
   if (b != best_of_.end()) return Tuned{b->second->gflops, "tuning"};
   return std::nullopt;

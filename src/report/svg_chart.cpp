@@ -127,12 +127,14 @@ void open_svg(std::ostringstream& o, int w, int h, const std::string& title, boo
   o << " width=\"" << w << "\" height=\"" << h << "\" viewBox=\"0 0 " << w << ' ' << h
     << "\" role=\"img\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
        "font-size=\"12\">\n";
-  o << "<title>" << esc(title) << "</title>\n";
+  // A title names a stored device: bytes XML does not allow would make the chart unreadable.
+  const std::string clean = sanitize_utf8(title);
+  o << "<title>" << esc(clean) << "</title>\n";
   o << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#ffffff\"/>\n";
   o << "<text x=\"" << w / 2
     << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" "
        "font-weight=\"bold\" fill=\"#222\">"
-    << esc(shorten(title, std::size_t(w / 8.5))) << "</text>\n";
+    << esc(shorten(clean, std::size_t(w / 8.5))) << "</text>\n";
 }
 
 void text(std::ostringstream& o, double x, double y, const std::string& valid, const char* anchor,
