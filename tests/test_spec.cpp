@@ -136,6 +136,34 @@ TEST(Spec, AnExpressionThatIsNotANumberExcludesTheConfigurationNotTheSpec) {
       "block_size_x=16 block_size_y=4 tile_size_x=2 "
       "tile_size_y=3 use_padding=1");
   EXPECT_NE(instance.violation(fraction).find("is not a whole number"), std::string::npos);
+  // All buffers at once must fit the device's memory, not only each alone.
+  dev.global_mem_bytes = 4096;
+  const auto fits =
+      instance.parse("block_size_x=16 block_size_y=4 tile_size_x=1 tile_size_y=1 use_padding=1");
+  EXPECT_NE(instance.violation(fits).find("together exceed the device's global memory"),
+            std::string::npos)
+      << instance.violation(fits);
+}
+
+// A grid divisor whose product wraps a 64-bit integer to 0 excludes the configuration; it
+// divided by zero (SIGFPE) while the space was counted.
+TEST(Spec, AGridDivisorBeyondRangeExcludesTheConfiguration) {
+  test::TempDir dir;
+  std::string text = read(kExamples + "/convolution.toml");
+  const std::string from = "grid_div_x = [\"block_size_x\", \"tile_size_x\"]";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "grid_div_x = [\"4294967296\", \"4294967296\"]");
+  std::ofstream(dir / "conv.toml") << text;
+  std::filesystem::copy(kExamples + "/convolution.cl", dir / "convolution.cl");
+  const KernelSpec spec = parse_spec_file(dir / "conv.toml");
+  DeviceInfo dev;
+  dev.local_mem_bytes = 1 << 20, dev.max_work_group_size = 4096;
+  dev.max_work_item_sizes = {4096, 4096, 4096}, dev.max_alloc_bytes = 1ULL << 32;
+  SpecInstance instance(spec, {64, 64, 3}, &dev);
+  const auto point =
+      instance.parse("block_size_x=16 block_size_y=4 tile_size_x=2 tile_size_y=2 use_padding=1");
+  EXPECT_NE(instance.violation(point).find("beyond 10^18"), std::string::npos)
+      << instance.violation(point);
 }
 
 TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
@@ -181,6 +209,11 @@ TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
          "bad.toml:4: .*cannot redefine");
   expect("[metrics]", "[metrics]\ngflops = \"1\"", "metrics.gflops: unknown key");
   expect("seed = 1", "seed = -1", "arguments\\[1\\].seed: -1 is outside");
+  std::string many = "[0";
+  for (int i = 1; i < 4096; ++i) many += ", " + std::to_string(i);
+  many += "]";
+  expect("use_padding = [0, 1]", "use_padding = [0, 1]\nmany_a = " + many + "\nmany_b = " + many,
+         "parameters: their value lists make .* configurations, more than 10000000");
   EXPECT_THROW(parse_spec_file(dir / "nothing.toml"), UsageError);
 }
 

@@ -18,7 +18,8 @@ namespace mmtune::spec_detail {
 
 namespace fs = std::filesystem;
 
-constexpr std::size_t kMaxValues = 4096;  // per parameter
+constexpr std::size_t kMaxValues = 4096;                // per parameter
+constexpr std::size_t kMaxConfigurations = 10'000'000;  // the product of the value lists
 
 inline bool is_identifier(const std::string& s) {
   if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;

@@ -57,6 +57,18 @@ void read_parameters(const Reader& r, const toml::table& t, KernelSpec& spec) {
     spec.parameters.push_back(std::move(p));
   }
   if (spec.parameters.empty()) r.fail(t.source(), "parameters", "no parameters to tune");
+  // Every configuration is enumerated and checked against the constraints: a product in the
+  // billions would run for hours and hold gigabytes before the first kernel ran.
+  double configurations = 1;
+  for (const auto& p : spec.parameters) {
+    configurations *= double(std::max(p.values.size(), p.labels.size()));
+  }
+  if (configurations > double(kMaxConfigurations)) {
+    r.fail(t.source(), "parameters",
+           "their value lists make " + std::to_string((long double)configurations) +
+               " configurations, more than " + std::to_string(kMaxConfigurations) +
+               " (narrow the lists or split the spec)");
+  }
 }
 
 SpecLaunch read_launch(const Reader& r, const toml::table& t) {

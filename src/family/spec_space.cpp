@@ -168,7 +168,13 @@ SpecLaunchSizes SpecInstance::launch(const SpecPoint& point) {
       if (grid_div_[d].empty()) {
         div = l.local[d];
       } else {
-        for (const auto& e : grid_div_[d]) div *= std::size_t(e.evaluate_integer(1));
+        double product = 1;  // in double: a product of huge factors would wrap to 0
+        for (const auto& e : grid_div_[d]) product *= double(e.evaluate_integer(1));
+        if (product > 1e18) {
+          throw EvaluationError("grid_div in dimension " + std::to_string(d) + " is " +
+                                std::to_string((long double)product) + ", beyond 10^18");
+        }
+        div = std::size_t(product);
       }
       l.global.push_back((problem[d] + div - 1) / div * l.local[d]);
     }
@@ -233,16 +239,24 @@ std::string SpecInstance::violation(const SpecPoint& point) {
       return std::to_string(l.local_bytes) + " bytes of local memory exceed the device's " +
              std::to_string(device_->local_mem_bytes);
     }
+    double total_bytes = 0;
     for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
       const auto& a = spec_.arguments[i];
       if (a.kind != ArgumentKind::kBuffer) continue;
       const double bytes = double(l.argument_sizes[i]) * double(type_bytes(a.type));
+      total_bytes += bytes;
       if (bytes > double(device_->max_alloc_bytes)) {
         return a.size.where + ": buffer " + a.name + " of " + std::to_string(l.argument_sizes[i]) +
                " elements (" + std::to_string((long long)bytes) +
                " bytes) exceeds the device's largest allocation (" +
                std::to_string(device_->max_alloc_bytes) + " bytes)";
       }
+    }
+    // Each buffer fits, but all of them at once must too (and the host keeps a copy of each).
+    if (device_->global_mem_bytes > 0 && total_bytes > double(device_->global_mem_bytes)) {
+      return "the buffers' " + std::to_string((long long)total_bytes) +
+             " bytes together exceed the device's global memory (" +
+             std::to_string(device_->global_mem_bytes) + " bytes)";
     }
   } catch (const EvaluationError& e) {
     return e.what();
