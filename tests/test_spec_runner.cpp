@@ -158,6 +158,30 @@ TEST(SpecRunner, TheFirstConfigurationOrAFileCanBeTheReference) {
   EXPECT_EQ(runner.evaluate(runner.instance().parse("wg=16 per_item=3 bug=1 broken=0")).status,
             Status::kWrongResult);
   EXPECT_THROW(SpecRunner(pthread_device(), spec, {99}), UsageError);  // the file is for n = 100
+  // The expected data is part of the spec: other data is another spec, whose results are not
+  // those stored for this one.
+  y[0] = 6.0f;
+  std::ofstream(dir / "y.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(y.data()), std::streamsize(y.size() * sizeof(float)));
+  EXPECT_NE(spec_kernel_name(parse_spec_file(dir / "scale.toml")), spec_kernel_name(spec));
+
+  // An input file that fits some configurations' buffer and not others': a status for those.
+  std::string sized = scale_spec("[verification]\nreference = \"first\"\n");
+  const std::string random_x = "size = \"n\"\ninit = \"random\"\nseed = 7";
+  sized.replace(sized.find(random_x), random_x.size(), "size = \"n * per_item\"\nfile = \"x.bin\"");
+  std::vector<float> x(100, 1.0f);
+  std::ofstream(dir / "x.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(x.data()), std::streamsize(x.size() * sizeof(float)));
+  std::ofstream(dir / "sized.toml") << sized;
+  const KernelSpec sized_spec =
+      parse_spec_file(dir / "sized.toml");  // the runner keeps a reference
+  SpecRunner per_item(pthread_device(), sized_spec, {100});
+  EXPECT_EQ(per_item.evaluate(per_item.instance().parse("wg=4 per_item=1 bug=0 broken=0")).status,
+            Status::kOk);
+  const Measurement misfit =
+      per_item.evaluate(per_item.instance().parse("wg=4 per_item=3 bug=0 broken=0"));
+  EXPECT_EQ(misfit.status, Status::kLaunchFailed);
+  EXPECT_NE(misfit.message.find("x.bin has 400 bytes"), std::string::npos) << misfit.message;
 }
 
 TEST(SpecCli, RunsTheConvolutionExampleVerifiedOnBothPoclDevices) {

@@ -212,12 +212,19 @@ KernelSpec parse_spec_text(const std::string& text, const fs::path& path) {
   }
   KernelSpec spec = read_spec(root, path);
   std::string all = text;
-  for (const auto& source : spec.sources) {
-    std::ifstream in(source, std::ios::binary);
+  const auto append = [&all](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
     std::ostringstream contents;
     contents << in.rdbuf();
     all += '\x1f' + contents.str();
+  };
+  for (const auto& source : spec.sources) append(source);
+  // Data files decide what a correct result is: new data is another spec, whose stored results
+  // are not reused. (Only specs with data files hash more than their text and sources.)
+  for (const auto& a : spec.arguments) {
+    if (a.init == BufferInit::kFile) append(a.file);
   }
+  if (spec.verification.kind == Verification::kFile) append(spec.verification.file);
   spec.text_hash = content_hash(all);
   return spec;
 }

@@ -352,6 +352,8 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
     return fail(
         e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed,
         std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err()));
+  } catch (const UsageError& e) {  // a data file that does not fit this configuration's buffer
+    return fail(Status::kLaunchFailed, e.what());
   }
   m.median_ms = median(m.routine_ms);
   m.min_ms = *std::min_element(m.routine_ms.begin(), m.routine_ms.end());
