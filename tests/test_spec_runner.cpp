@@ -142,6 +142,12 @@ TEST(SpecRunner, TheFirstConfigurationOrAFileCanBeTheReference) {
               Status::kOk);
     EXPECT_EQ(runner.evaluate(runner.instance().parse("wg=4 per_item=3 bug=1 broken=0")).status,
               Status::kWrongResult);
+    // A worker started again after a crash compares with the same first configuration, not
+    // with whichever variant it runs first (here a wrong one).
+    SpecRunner restarted(pthread_device(), spec, {100});
+    EXPECT_EQ(
+        restarted.evaluate(restarted.instance().parse("wg=4 per_item=3 bug=1 broken=0")).status,
+        Status::kWrongResult);
   }
   // Expected bytes from a file: 2.5 * x computed here with the same seeded contents would need
   // the generator; a constant input makes the expectation plain.

@@ -227,7 +227,7 @@ std::string SpecRunner::compare(const std::vector<unsigned char>& got,
 
 void SpecRunner::compute_reference() {
   const Verification kind = spec_.verification.kind;
-  if (kind == Verification::kNone || kind == Verification::kFirstConfiguration) return;
+  if (kind == Verification::kNone) return;
   const auto valid = instance_.enumerate();
   if (valid.empty()) return;  // nothing will run: nothing to compare with
   const SpecLaunchSizes launch = instance_.launch(valid.front());
@@ -248,28 +248,38 @@ void SpecRunner::compute_reference() {
     }
     return;
   }
-  SpecLaunchSizes ref;
-  try {
-    ref = instance_.reference_launch(valid.front());
-  } catch (const EvaluationError& e) {
-    throw UsageError(spec_.verification.where + ": " + e.what());
+  // "first": the space's first valid configuration, whichever runs first: every worker (a
+  // restarted one too) compares with the same outputs, never with a wrong kernel that happened
+  // to run first.
+  const bool first = kind == Verification::kFirstConfiguration;
+  SpecLaunchSizes ref = launch;
+  if (!first) {
+    try {
+      ref = instance_.reference_launch(valid.front());
+    } catch (const EvaluationError& e) {
+      throw UsageError(spec_.verification.where + ": " + e.what());
+    }
   }
+  const std::string what = first ? "the reference (the space's first configuration, " +
+                                       instance_.to_text(valid.front()) + ")"
+                                 : "the reference kernel " + spec_.verification.kernel;
   const auto built = cache_.build(source_, options(ref));
   if (!built->ok) {
     std::string log = built->log.substr(0, 2000);
     std::replace(log.begin(), log.end(), '\n', ' ');
-    throw UsageError("the reference kernel " + spec_.verification.kernel +
-                     " does not build: " + log);
+    throw UsageError(what + " does not build: " + log);
   }
   try {
-    cl::Kernel kernel(built->program, spec_.verification.kernel.c_str());
+    cl::Kernel kernel(built->program, (first ? spec_.kernel : spec_.verification.kernel).c_str());
     const auto buffers = bind(kernel, ref);
-    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, ndrange(ref.global), ndrange(ref.local));
-    queue_.finish();
+    cl::Event done;
+    queue_.enqueueNDRangeKernel(kernel, cl::NullRange, ndrange(ref.global), ndrange(ref.local),
+                                nullptr, &done);
+    done.wait();
     reference_ = read_outputs(buffers, ref);
   } catch (const cl::Error& e) {
-    throw UsageError("the reference kernel " + spec_.verification.kernel + " failed: " + e.what() +
-                     " (OpenCL error " + std::to_string(e.err()) + ")");
+    throw UsageError(what + " failed: " + e.what() + " (OpenCL error " + std::to_string(e.err()) +
+                     ")");
   }
 }
 
@@ -329,9 +339,8 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
     if (spec_.verification.kind != Verification::kNone) {
       const auto v0 = Clock::now();
       const auto got = read_outputs(buffers, launch);
-      if (!reference_) {
-        reference_ = got;  // "first": the first configuration that runs is the reference
-      } else if (std::string wrong = compare(got, launch, m.max_error); !wrong.empty()) {
+      if (std::string wrong = reference_ ? compare(got, launch, m.max_error) : std::string();
+          !wrong.empty()) {
         m.verify_seconds = elapsed_ms(v0) * 1e-3;
         return fail(Status::kWrongResult, wrong);
       }
