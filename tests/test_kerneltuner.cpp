@@ -236,6 +236,11 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
                        "measurements are of 4096x4096x4096 fp32 row NN\n"),
             std::string::npos)
       << r.err;
+  // A recorded kernel's flops are unknown: its best is a time, not "0.0 GFLOPS".
+  r = test::run_mmtune({"best", "--db", db, "--kernel", "kt:convolution_kernel", "--n", "4096"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0.799 ms\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("GFLOPS"), std::string::npos) << r.out;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
                         "--strategy", "random", "--seeds", "3", "--json", "--svg",
                         dir / "curve.svg"});

@@ -229,8 +229,10 @@ void print_best(const BestRecord& b, const SessionRecord* session, const DeviceI
   const std::string started = session ? session->started_at : "";
   std::printf("%s on %s: %s [%s]\n", what.c_str(), device.name.c_str(), b.kernel.c_str(),
               b.config.c_str());
-  std::printf("  %.3f ms = %.1f GFLOPS (kernel alone %.1f GFLOPS)", b.median_ms, b.gflops,
-              b.kernel_gflops);
+  // 0 stands for unknown: a recorded kernel's flops, a batch run item by item's kernel time.
+  std::printf("  %.3f ms", b.median_ms);
+  if (b.gflops > 0) std::printf(" = %.1f GFLOPS", b.gflops);
+  if (b.kernel_gflops > 0) std::printf(" (kernel alone %.1f GFLOPS)", b.kernel_gflops);
   if (b.gbps > 0) std::printf(", %.1f GB/s", b.gbps);
   std::printf("\n");
   // How far the figure can be trusted: its runs' spread and the machine's other load then.
