@@ -115,17 +115,31 @@ TEST(Spec, TheConvolutionExampleParsesIntoItsSpace) {
   EXPECT_THROW(SpecInstance(spec, {1000, 700}, &small), UsageError);
 }
 
-TEST(Spec, AnExpressionThatIsNotANumberExcludesTheConfigurationNotTheSpec) {
-  test::TempDir dir;
+// The shipped convolution spec with one edit, parsed from a file beside its source.
+KernelSpec edited_convolution(const test::TempDir& dir, const std::string& from,
+                              const std::string& to) {
   std::string text = read(kExamples + "/convolution.toml");
-  text.replace(text.find("size = \"filter * filter\""), 24,
-               "size = \"filter * filter / (use_padding * tile_size_x)\"");
+  EXPECT_NE(text.find(from), std::string::npos) << from;
+  text.replace(text.find(from), from.size(), to);
   std::ofstream(dir / "conv.toml") << text;
   std::filesystem::copy(kExamples + "/convolution.cl", dir / "convolution.cl");
-  const KernelSpec spec = parse_spec_file(dir / "conv.toml");
+  return parse_spec_file(dir / "conv.toml");
+}
+
+// A device with room for the convolution's launches.
+DeviceInfo roomy_device() {
   DeviceInfo dev;
   dev.local_mem_bytes = 1 << 20, dev.max_work_group_size = 4096;
   dev.max_work_item_sizes = {4096, 4096, 4096}, dev.max_alloc_bytes = 1ULL << 32;
+  return dev;
+}
+
+TEST(Spec, AnExpressionThatIsNotANumberExcludesTheConfigurationNotTheSpec) {
+  test::TempDir dir;
+  const KernelSpec spec =
+      edited_convolution(dir, "size = \"filter * filter\"",
+                         "size = \"filter * filter / (use_padding * tile_size_x)\"");
+  DeviceInfo dev = roomy_device();
   SpecInstance instance(spec, {64, 64, 3}, &dev);
   const auto zero = instance.parse(
       "block_size_x=16 block_size_y=4 tile_size_x=2 "
@@ -149,16 +163,10 @@ TEST(Spec, AnExpressionThatIsNotANumberExcludesTheConfigurationNotTheSpec) {
 // divided by zero (SIGFPE) while the space was counted.
 TEST(Spec, AGridDivisorBeyondRangeExcludesTheConfiguration) {
   test::TempDir dir;
-  std::string text = read(kExamples + "/convolution.toml");
-  const std::string from = "grid_div_x = [\"block_size_x\", \"tile_size_x\"]";
-  ASSERT_NE(text.find(from), std::string::npos);
-  text.replace(text.find(from), from.size(), "grid_div_x = [\"4294967296\", \"4294967296\"]");
-  std::ofstream(dir / "conv.toml") << text;
-  std::filesystem::copy(kExamples + "/convolution.cl", dir / "convolution.cl");
-  const KernelSpec spec = parse_spec_file(dir / "conv.toml");
-  DeviceInfo dev;
-  dev.local_mem_bytes = 1 << 20, dev.max_work_group_size = 4096;
-  dev.max_work_item_sizes = {4096, 4096, 4096}, dev.max_alloc_bytes = 1ULL << 32;
+  const KernelSpec spec =
+      edited_convolution(dir, "grid_div_x = [\"block_size_x\", \"tile_size_x\"]",
+                         "grid_div_x = [\"4294967296\", \"4294967296\"]");
+  const DeviceInfo dev = roomy_device();
   SpecInstance instance(spec, {64, 64, 3}, &dev);
   const auto point =
       instance.parse("block_size_x=16 block_size_y=4 tile_size_x=2 tile_size_y=2 use_padding=1");

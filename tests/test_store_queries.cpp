@@ -11,7 +11,16 @@
 namespace mmtune {
 namespace {
 
-class StoreQueries : public test::BackendTest {};
+class StoreQueries : public test::BackendTest {
+ protected:
+  // A fresh store of this backend with the pthread device in it.
+  Store store_with_device() {
+    Store store(fresh_db());
+    store.upsert_device(d);
+    return store;
+  }
+  const DeviceInfo d = test::pocl_device("pthread").info;
+};
 MMTUNE_INSTANTIATE_BACKENDS(StoreQueries);
 
 MeasurementRecord timed(const DeviceInfo& d, const std::string& kernel, const std::string& config,
@@ -28,9 +37,7 @@ MeasurementRecord timed(const DeviceInfo& d, const std::string& kernel, const st
 // A user's kernel's bests are found by the prefix of their kernel name (PostgreSQL refused the
 // prefix's length as a bound 64-bit integer).
 TEST_P(StoreQueries, SpecBestsAreFoundByName) {
-  Store store(fresh_db());
-  const DeviceInfo d = test::pocl_device("pthread").info;
-  store.upsert_device(d);
+  Store store = store_with_device();
   store.add_measurement(timed(d, "spec:scale:0123456789abcdef", "wg=64", 1000, 0.5));
   store.add_measurement(timed(d, "spec:scaled:0123456789abcdef", "wg=32", 1000, 0.5));
   const auto bests = rows::spec_bests(store, "scale");
@@ -42,9 +49,7 @@ TEST_P(StoreQueries, SpecBestsAreFoundByName) {
 // The warm start's candidates from other shapes: the fastest first, an Ok row without a time
 // (an import may bring one) never ahead of them (PostgreSQL sorts NULL first).
 TEST_P(StoreQueries, WarmStartCandidatesAreTheFastestElsewhere) {
-  Store store(fresh_db());
-  const DeviceInfo d = test::pocl_device("pthread").info;
-  store.upsert_device(d);
+  Store store = store_with_device();
   store.add_measurement(timed(d, "direct", "slow", 128, 4.0));
   store.add_measurement(timed(d, "direct", "fast", 128, 1.0));
   MeasurementRecord untimed = timed(d, "direct", "untimed", 128, 1.0);
