@@ -249,6 +249,39 @@ TEST_F(BatchedGemm, BatchedCallsWithOwnOffsetsAndScalars) {
                UsageError);
 }
 
+// Each item of a list is checked where it lies: many items sharing one wide A are not refused
+// as if they were a tight strided batch (160 x 14.7 M elements would pass 2^31).
+TEST_F(BatchedGemm, ItemsSharingAWideAAreCheckedWhereTheyLie) {
+  Gemm gemm(context, queue);
+  GemmProblem item = batch_of(8, 8, 8, 1);
+  item.lda = std::size_t(1) << 21;
+  const std::size_t count = 160;
+  ASSERT_GT(double(count) * double(item.a_span()), double(kMaxKernelElements));
+  std::vector<double> a(item.a_span(), 0.0), b(item.b_span());
+  for (std::size_t r = 0; r < item.m; ++r) {
+    for (std::size_t e = 0; e < item.k; ++e) a[r * item.lda + e] = double(r + 2 * e) / 16.0;
+  }
+  for (std::size_t e = 0; e < b.size(); ++e) b[e] = double(e % 7) - 3.0;
+  cl::Buffer da = upload(a), db = upload(b);
+  cl::Buffer dc(context, CL_MEM_READ_WRITE, count * item.c_span() * sizeof(float));
+  std::vector<double> alphas(count), betas(count, 0.0);
+  std::vector<std::size_t> zeros(count, 0), c_offsets(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    alphas[i] = double(i % 5) - 2.0;
+    c_offsets[i] = i * item.c_span();
+  }
+  gemm.batched(item, alphas, betas, da, zeros, db, zeros, dc, c_offsets).wait();
+  const std::vector<double> got = download(dc, count * item.c_span());
+  Operands one{a, b, std::vector<double>(item.c_span(), 0.0)};
+  const std::vector<double> unit = reference_gemm(item, one).c;  // alpha 1
+  for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t e = 0; e < unit.size(); ++e) {
+      ASSERT_NEAR(got[c_offsets[i] + e], alphas[i] * unit[e], 1e-4 * (1.0 + std::fabs(unit[e])))
+          << "item " << i << " element " << e;
+    }
+  }
+}
+
 TEST_F(BatchedGemm, BadStridesAndSmallBuffersAreUsageErrors) {
   Gemm gemm(context, queue);
   GemmProblem p = batch_of(16, 16, 16, 4);

@@ -221,10 +221,10 @@ cl::Event Gemm::batched(const GemmProblem& problem, const std::vector<double>& a
   if (problem.batch != 1) {
     throw UsageError("a batched call's problem has batch 1: the lists give the items");
   }
+  // Each item is checked where it lies (by the routine, offsets and buffers included), not as
+  // a tight strided batch: items may share operands.
   GemmProblem item = problem;
-  item.batch = count;  // validated with the batch's size; each item is checked by the routine
   validate_call(item);
-  item.batch = 1;
   // Items run in parallel within one launch: their C matrices must not overlap.
   std::vector<std::size_t> order = c_offsets;
   std::sort(order.begin(), order.end());
