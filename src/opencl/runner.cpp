@@ -163,15 +163,15 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
       first_busy_ms = 0.0;
       for (const auto& e : first.ev.events) first_busy_ms += span_ms(e, e);
     }
-    bool done = false;  // the first run already decided the outcome
-    if (timing.early_stop_ms > 0 && first_busy_ms > 3.0 * timing.early_stop_ms) {
+    // The first run already decides the outcome: it is the one sample, timed by its commands
+    // (its wall time would include lazy compilation, counted in first_run_extra_seconds).
+    const bool early_stop = timing.early_stop_ms > 0 && first_busy_ms > 3.0 * timing.early_stop_ms;
+    const bool done =
+        early_stop || (timing.slow_first_run_suffices && first_busy_ms > timing.max_seconds * 1e3);
+    if (done) {
       record(first);
-      m.status = Status::kSlowerEarlyStop;
-      done = true;
-    } else if (timing.slow_first_run_suffices && first_busy_ms > timing.max_seconds * 1e3) {
-      record(first);
-      m.routine_ms.back() = first_busy_ms;  // its wall time would include lazy compilation
-      done = true;
+      m.routine_ms.back() = first_busy_ms;
+      if (early_stop) m.status = Status::kSlowerEarlyStop;
     }
     for (int i = 0; i < timing.warmup && !done; ++i) run_once();
     if (!done && !repeat_timed(timing, m.routine_ms, [&] { record(run_once()); })) {
