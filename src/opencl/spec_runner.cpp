@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -27,11 +28,13 @@ std::string read_file(const std::filesystem::path& p) {
   return s.str();
 }
 
-// Element i of a buffer of type t, as a double.
-double element(const unsigned char* bytes, SpecType t, std::size_t i) {
+// Element i of a buffer of type t. A long double holds every element exactly, 64-bit integers
+// included: as doubles, 2^53 + 1 and 2^53 compare equal.
+static_assert(std::numeric_limits<long double>::digits >= 64);
+long double element(const unsigned char* bytes, SpecType t, std::size_t i) {
   const auto get = [&](auto v) {
     std::memcpy(&v, bytes + i * sizeof v, sizeof v);
-    return double(v);
+    return static_cast<long double>(v);
   };
   switch (t) {
     case SpecType::kChar:
@@ -56,6 +59,21 @@ double element(const unsigned char* bytes, SpecType t, std::size_t i) {
       return get(double{});
   }
   return 0;
+}
+
+bool is_integer(SpecType t) {
+  return t != SpecType::kFloat && t != SpecType::kDouble;
+}
+
+// An element for a message: integers in all their digits.
+std::string shown(long double v, SpecType t) {
+  if (is_integer(t)) {
+    return v < 0 ? std::to_string(static_cast<std::int64_t>(v))
+                 : std::to_string(static_cast<std::uint64_t>(v));
+  }
+  std::ostringstream s;
+  s << double(v);
+  return s.str();
 }
 
 // Writes v as type t at element i.
@@ -91,10 +109,6 @@ cl::NDRange ndrange(const std::vector<std::size_t>& d) {
   if (d.size() == 2) return cl::NDRange(d[0], d[1]);
   if (d.size() == 3) return cl::NDRange(d[0], d[1], d[2]);
   return cl::NullRange;
-}
-
-bool is_integer(SpecType t) {
-  return t != SpecType::kFloat && t != SpecType::kDouble;
 }
 
 }  // namespace
@@ -208,17 +222,16 @@ std::string SpecRunner::compare(const std::vector<unsigned char>& got,
     if (!a.output) continue;
     const std::size_t n = std::size_t(launch.argument_sizes[i]);
     for (std::size_t e = 0; e < n; ++e) {
-      const double x = element(got.data() + at, a.type, e);
-      const double ref = element(reference_->data() + at, a.type, e);
-      const double err = std::fabs(x - ref);
-      if (!(err <= spec_.verification.absolute + spec_.verification.relative * std::fabs(ref))) {
-        if (first_wrong.empty()) {
-          std::ostringstream s;
-          s << a.name << "[" << e << "] = " << x << ", expected " << ref;
-          first_wrong = s.str();
-        }
+      const long double x = element(got.data() + at, a.type, e);
+      const long double ref = element(reference_->data() + at, a.type, e);
+      const long double err = std::fabs(x - ref);
+      const long double tolerance =
+          spec_.verification.absolute + spec_.verification.relative * std::fabs(ref);
+      if (!(err <= tolerance) && first_wrong.empty()) {
+        first_wrong = a.name + "[" + std::to_string(e) + "] = " + shown(x, a.type) + ", expected " +
+                      shown(ref, a.type);
       }
-      if (std::isfinite(err)) max_error = std::max(max_error, err);
+      if (std::isfinite(err)) max_error = std::max(max_error, double(err));
     }
     at += n * type_bytes(a.type);
   }
