@@ -371,6 +371,28 @@ TEST(ReportWrite, DeviceFiltersSelectByKeyOrName) {
   EXPECT_THROW(write_report(f.store, options), UsageError);
 }
 
+// A batch is a problem of its own: 64^3 batch 10 is neither merged with nor hidden by 64^3.
+TEST(ReportWrite, ABatchIsAProblemOfItsOwn) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo d = device("Vendor", "Batched GPU");
+  store.upsert_device(d);
+  GemmProblem batch = square(64);
+  batch.batch = 10;
+  for (const auto& [p, ms] : {std::pair{square(64), 0.02}, std::pair{batch, 0.05}}) {
+    store.add_measurement(measurement(d.key, 0, tiled(32, 32, 1), p, Status::kOk, ms * 2));
+    store.add_measurement(measurement(d.key, 0, tiled(64, 64, 2), p, Status::kOk, ms));
+  }
+  ReportOptions options;
+  options.out_dir = dir / "r";
+  write_report(store, options);
+  const std::string md = slurp(options.out_dir + "/report.md");
+  EXPECT_NE(md.find("| 64x64x64 fp32 row NN | tiled |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 64x64x64 fp32 row NN batch 10 | tiled |"), std::string::npos) << md;
+  // The parameters' influence is of one problem's measurements.
+  EXPECT_EQ(md.find("From 4 Ok measurements"), std::string::npos) << md;
+}
+
 TEST(ReportWrite, EmptyDatabase) {
   test::TempDir dir;
   Store store(dir / "empty.db");

@@ -20,10 +20,12 @@ namespace mmtune::report_detail {
 
 using Opt = std::optional<double>;
 
-using ProblemKey = std::tuple<int, std::size_t, std::size_t, std::size_t, int, bool, bool>;
+// A batch is a problem of its own (its bests and measurements are its own).
+using ProblemKey =
+    std::tuple<int, std::size_t, std::size_t, std::size_t, int, bool, bool, std::size_t>;
 
 inline ProblemKey pkey(const GemmProblem& p) {
-  return {int(p.precision), p.m, p.n, p.k, int(p.layout), p.trans_a, p.trans_b};
+  return {int(p.precision), p.m, p.n, p.k, int(p.layout), p.trans_a, p.trans_b, p.batch};
 }
 
 inline bool problem_less(const GemmProblem& a, const GemmProblem& b) {
@@ -40,7 +42,7 @@ inline std::string precision_name(int precision) {
   return "fp" + std::to_string(precision);
 }
 
-// "2048" for a square row-major NN problem, "512x1024x256 col TN" otherwise.
+// "2048" for a square row-major NN problem, "512x1024x256 col TN" otherwise; "64 batch 10".
 inline std::string short_label(const GemmProblem& p) {
   std::string s = is_square(p)
                       ? std::to_string(p.n)
@@ -49,6 +51,7 @@ inline std::string short_label(const GemmProblem& p) {
     s += std::string(p.layout == Layout::kRowMajor ? " row " : " col ") + (p.trans_a ? "T" : "N") +
          (p.trans_b ? "T" : "N");
   }
+  if (p.batch != 1) s += " batch " + std::to_string(p.batch);
   return s;
 }
 
