@@ -1,5 +1,5 @@
-// How a user's kernel's outputs are compared with the reference: exactly where the tolerance
-// asks for it, 64-bit integers included.
+// A user's kernel's inputs and outputs: outputs compared with the reference exactly where the
+// tolerance asks for it (64-bit integers included), inputs made once per size.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -84,6 +84,64 @@ TEST(SpecVerify, SixtyFourBitIntegersAreComparedExactly) {
   EXPECT_NE(wrong.message.find("y[0] = 9007199254740993, expected 9007199254740992"),
             std::string::npos)
       << wrong.message;
+}
+
+// y[i] = x[i * w]: x is sized by the parameter w, y is not.
+const char* const kStrideSource = R"cl(
+#ifndef w
+#define w 1  // x's elements per element of y
+#endif
+__kernel void pick(__global float* y, __global const float* x, const int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = x[i * w];
+}
+)cl";
+
+const char* const kStrideSpec = R"(name = "pick"
+source = "pick.cl"
+kernel = "pick"
+sizes = ["n"]
+[parameters]
+w = [1, 2, 3]
+[launch]
+problem = ["n"]
+local = [8]
+[[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "x"
+type = "float"
+size = "n * w"
+init = "random"
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "int"
+value = "n"
+[verification]
+reference = "none"
+)";
+
+// A tune over a space whose buffers' sizes depend on the parameters keeps one size of initial
+// contents per argument, not every size it met (which grew without bound).
+TEST(SpecInputs, InitialContentsAreHeldForOneSizePerArgument) {
+  test::TempDir dir;
+  std::ofstream(dir / "pick.cl") << kStrideSource;
+  std::ofstream(dir / "pick.toml") << kStrideSpec;
+  const KernelSpec spec = parse_spec_file(dir / "pick.toml");
+  const std::size_t n = 4096;
+  SpecRunner runner(test::pocl_device("pthread"), spec, {static_cast<long long>(n)});
+  for (const char* w : {"w=1", "w=2", "w=3"}) {
+    const Measurement m = runner.evaluate(runner.instance().parse(w), TimingOptions::verify_only());
+    ASSERT_EQ(m.status, Status::kOk) << w << ": " << m.message;
+  }
+  EXPECT_EQ(runner.held_bytes(), (n + 3 * n) * sizeof(float));  // y, and x at w = 3
+  const Measurement again = runner.evaluate(runner.instance().parse("w=1"));
+  EXPECT_EQ(again.status, Status::kOk) << again.message;
+  EXPECT_EQ(runner.held_bytes(), (n + n) * sizeof(float));
 }
 
 }  // namespace

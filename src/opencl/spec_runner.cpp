@@ -134,8 +134,10 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
 }
 
 const std::vector<unsigned char>& SpecRunner::initial(std::size_t argument, long long elements) {
-  const auto key = std::make_pair(argument, elements);
-  if (const auto it = contents_.find(key); it != contents_.end()) return it->second;
+  contents_.resize(spec_.arguments.size());
+  Contents& held = contents_[argument];
+  if (held.elements == elements) return held.bytes;
+  held = Contents{};  // freed before the next one is made
   const SpecArgument& a = spec_.arguments[argument];
   const std::size_t n = std::size_t(elements), size = type_bytes(a.type);
   std::vector<unsigned char> bytes(n * size, 0);
@@ -164,7 +166,14 @@ const std::vector<unsigned char>& SpecRunner::initial(std::size_t argument, long
       break;
     }
   }
-  return contents_.emplace(key, std::move(bytes)).first->second;
+  held = Contents{elements, std::move(bytes)};
+  return held.bytes;
+}
+
+std::size_t SpecRunner::held_bytes() const {
+  std::size_t sum = 0;
+  for (const auto& c : contents_) sum += c.bytes.size();
+  return sum;
 }
 
 std::string SpecRunner::options(const SpecLaunchSizes& launch) const {

@@ -45,6 +45,9 @@ class SpecRunner {
   // completed run.
   Measurement evaluate(const SpecPoint& point, const TimingOptions& timing = {},
                        const std::function<void()>& on_run = {});
+  // Bytes of buffers' initial contents kept between evaluations: one size per argument, the
+  // last one used (configurations of a space may size a buffer differently).
+  std::size_t held_bytes() const;
 
  private:
   const std::vector<unsigned char>& initial(std::size_t argument, long long elements);
@@ -71,7 +74,11 @@ class SpecRunner {
   Calibration calibration_;
   std::string program_dir_;  // where the calibration is cached
   std::optional<double> flops_, bytes_;
-  std::map<std::pair<std::size_t, long long>, std::vector<unsigned char>> contents_;
+  struct Contents {
+    long long elements = -1;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<Contents> contents_;                       // per argument
   std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
   SeenBefore built_;                                     // options build() was asked for
 };
