@@ -110,6 +110,10 @@ TEST(Spec, TheConvolutionExampleParsesIntoItsSpace) {
   EXPECT_GT(valid.size(), 1000u);
   EXPECT_LT(valid.size(), instance.product());
   for (const auto& v : valid) ASSERT_EQ(instance.violation(v), "");
+  // The first few only (a runner's reference, `mmtune run`): the same, without the rest.
+  EXPECT_EQ(instance.enumerate(nullptr, 3),
+            std::vector<SpecPoint>(valid.begin(), valid.begin() + 3));
+  EXPECT_TRUE(instance.enumerate(nullptr, 0).empty());
 
   EXPECT_THROW(instance.parse("block_size_x=3"), UsageError);
   EXPECT_THROW(SpecInstance(spec, {1000, 700}, &small), UsageError);

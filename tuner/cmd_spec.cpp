@@ -148,7 +148,7 @@ int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const s
   SpecRunner runner(dev, spec, parse_spec_sizes(sizes));
   // Sizes no configuration can run with are bad input, not a variant's status.
   std::string why_none;
-  const auto valid = runner.instance().enumerate(&why_none);
+  const auto valid = runner.instance().enumerate(&why_none, 1);  // is there one, and which
   if (valid.empty()) {
     throw UsageError("no configuration of " + spec_path + " can run on " + dev.info.name +
                      " for these sizes: " + why_none);

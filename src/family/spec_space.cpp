@@ -264,13 +264,13 @@ std::string SpecInstance::violation(const SpecPoint& point) {
   return {};
 }
 
-std::vector<SpecPoint> SpecInstance::enumerate(std::string* why_none) {
+std::vector<SpecPoint> SpecInstance::enumerate(std::string* why_none, std::size_t limit) {
   std::vector<SpecPoint> out;
   std::map<std::string, std::size_t> reasons;
   const std::size_t dims = spec_.parameters.size();
   SpecPoint point(dims, 0);
-  bool more = true;
-  while (more) {
+  bool more = limit > 0;
+  while (more && out.size() < limit) {
     if (std::string why = violation(point); why.empty()) {
       out.push_back(point);
     } else if (why_none && out.empty() && (reasons.size() < 1000 || reasons.count(why))) {

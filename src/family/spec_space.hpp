@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,8 +62,9 @@ class SpecInstance {
   SpecLaunchSizes reference_launch(const SpecPoint& point);
   // Every configuration that can run, in the order of the parameters' values (the last
   // parameter varies fastest). When none can, `why_none` (if given) gets the reason that
-  // excluded the most configurations.
-  std::vector<SpecPoint> enumerate(std::string* why_none = nullptr);
+  // excluded the most configurations. At most `limit` of them: the first ones.
+  std::vector<SpecPoint> enumerate(std::string* why_none = nullptr,
+                                   std::size_t limit = std::numeric_limits<std::size_t>::max());
 
   // "block_size_x=16 read_only=global": the configuration's canonical text.
   std::string to_text(const SpecPoint& point) const;

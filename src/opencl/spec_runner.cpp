@@ -250,8 +250,8 @@ std::string SpecRunner::compare(const std::vector<unsigned char>& got,
 void SpecRunner::compute_reference() {
   const Verification kind = spec_.verification.kind;
   if (kind == Verification::kNone) return;
-  const auto valid = instance_.enumerate();
-  if (valid.empty()) return;  // nothing will run: nothing to compare with
+  const auto valid = instance_.enumerate(nullptr, 1);  // the first is the reference's sizes
+  if (valid.empty()) return;                           // nothing will run: nothing to compare with
   const SpecLaunchSizes launch = instance_.launch(valid.front());
   if (kind == Verification::kFile) {
     reference_ = std::vector<unsigned char>();
