@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
 
 #include "family/spec.hpp"
 #include "mmtune/device.hpp"
@@ -34,16 +35,15 @@ __kernel void big_reference(__global ulong* y, __global long* z, const int n) {
 }
 )cl";
 
-const char* const kBigSpec = R"(name = "big"
-source = "big.cl"
-kernel = "big"
-sizes = ["n"]
-[parameters]
-off = [0, 1]
-[launch]
-problem = ["n"]
-local = [8]
-[[arguments]]
+// A spec of kernel `name` in name.cl over one size n, one work-item per element.
+std::string one_dimensional(const std::string& name, const std::string& parameter,
+                            const std::string& rest) {
+  return "name = \"" + name + "\"\nsource = \"" + name + ".cl\"\nkernel = \"" + name +
+         "\"\nsizes = [\"n\"]\n[parameters]\n" + parameter +
+         "\n[launch]\nproblem = [\"n\"]\nlocal = [8]\n" + rest;
+}
+
+const char* const kBigArguments = R"([[arguments]]
 name = "y"
 type = "ulong"
 size = "n"
@@ -71,7 +71,7 @@ relative = 0
 TEST(SpecVerify, SixtyFourBitIntegersAreComparedExactly) {
   test::TempDir dir;
   std::ofstream(dir / "big.cl") << kBigSource;
-  std::ofstream(dir / "big.toml") << kBigSpec;
+  std::ofstream(dir / "big.toml") << one_dimensional("big", "off = [0, 1]", kBigArguments);
   const KernelSpec spec = parse_spec_file(dir / "big.toml");
   SpecRunner runner(test::pocl_device("pthread"), spec, {64});
   const Measurement right = runner.evaluate(runner.instance().parse("off=0"));
@@ -97,16 +97,7 @@ __kernel void pick(__global float* y, __global const float* x, const int n) {
 }
 )cl";
 
-const char* const kStrideSpec = R"(name = "pick"
-source = "pick.cl"
-kernel = "pick"
-sizes = ["n"]
-[parameters]
-w = [1, 2, 3]
-[launch]
-problem = ["n"]
-local = [8]
-[[arguments]]
+const char* const kPickArguments = R"([[arguments]]
 name = "y"
 type = "float"
 size = "n"
@@ -130,7 +121,7 @@ reference = "none"
 TEST(SpecInputs, InitialContentsAreHeldForOneSizePerArgument) {
   test::TempDir dir;
   std::ofstream(dir / "pick.cl") << kStrideSource;
-  std::ofstream(dir / "pick.toml") << kStrideSpec;
+  std::ofstream(dir / "pick.toml") << one_dimensional("pick", "w = [1, 2, 3]", kPickArguments);
   const KernelSpec spec = parse_spec_file(dir / "pick.toml");
   const std::size_t n = 4096;
   SpecRunner runner(test::pocl_device("pthread"), spec, {static_cast<long long>(n)});
