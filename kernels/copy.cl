@@ -146,12 +146,13 @@ __kernel void unpad_copy(const int rows, const int cols, const real beta,
 
 // C = beta * C for the rows x cols column-major matrix at c[c_offset] with leading dimension
 // ldc: the whole routine when k = 0 or alpha = 0 (BLAS: A and B are not read then); beta = 0
-// writes zeros without reading C.
+// writes zeros without reading C. Item get_global_id(2) of a batch lies stride_c elements on.
 __kernel void scale_c(const int rows, const int cols, const real beta, __global real* c,
-                      const int c_offset, const int ldc) {
+                      const int c_offset, const int ldc, const int stride_c) {
   const int i = get_global_id(0);
   const int j = get_global_id(1);
   if (i >= rows || j >= cols) return;
-  __global real* d = c + c_offset + j * ldc + i;
+  const int item = get_global_id(2);
+  __global real* d = c + c_offset + item * stride_c + j * ldc + i;
   *d = (beta != (real)0) ? beta * *d : (real)0;
 }

@@ -164,6 +164,68 @@ TEST(Batched, KInSlicesAddsEverySliceToC) {
   EXPECT_EQ(whole.main_launches, 1u);
 }
 
+// C = beta C (alpha = 0 or k = 0) of a whole batch is one launch, not one per item.
+TEST(Batched, ScalingABatchIsOneLaunch) {
+  const Device& dev = test::pocl_device("pthread");
+  cl::Context context(dev.device);
+  cl::CommandQueue queue(context, dev.device);
+  ProgramCache cache(context, dev.device, dev.info.key, "");
+  const KernelSources sources;
+  GemmRoutine routine(sources, cache, dev.info);
+  GemmProblem p = batch_of(5, 3, 4, 1000);
+  p.stride_c = p.c_span() + 2;  // gaps between the items stay as they are
+  const Operands o = random_operands(p, 4);
+  cl::Buffer a = test::upload(context, o.a, p.precision),
+             b = test::upload(context, o.b, p.precision);
+  for (auto [alpha, k] : {std::pair{0.0, 4}, std::pair{1.0, 0}}) {
+    p.alpha = alpha, p.k = std::size_t(k), p.beta = 2.0;
+    cl::Buffer c = test::upload(context, o.c, p.precision);
+    const RoutineEvents ev = routine.enqueue(queue, p, NaiveConfig{}, {&a}, {&b}, {&c});
+    cl::Event::waitForEvents(ev.events);
+    EXPECT_EQ(ev.events.size(), 1u);
+    const std::vector<double> got = test::download(queue, c, o.c.size(), p.precision);
+    for (std::size_t e = 0; e < got.size(); ++e) {
+      const bool in_item = e % p.stride_c < p.c_span();
+      ASSERT_EQ(got[e], in_item ? 2.0 * o.c[e] : o.c[e]) << "element " << e;
+    }
+  }
+}
+
+// Slices of k after the first add to C, reading it: a write-only C (beta = 0) is written by
+// the unpad copy from scratch instead, as OpenCL allows no kernel to read it.
+TEST(Batched, AWriteOnlyCIsNotReadBySlicesOfK) {
+  const Device& dev = test::pocl_device("pthread");
+  cl::Context context(dev.device);
+  cl::CommandQueue queue(context, dev.device);
+  ProgramCache cache(context, dev.device, dev.info.key, "");
+  const KernelSources sources;
+  GemmRoutine routine(sources, cache, dev.info);
+  TiledConfig sliced = wide(1);
+  sliced.KC = 512;
+  const GemmProblem p = batch_of(32, 32, 1100, 1);  // whole tiles: C could be written in place
+  const Operands o = random_operands(p, 8);
+  const Reference want = reference_gemm(p, o);
+  cl::Buffer a = test::upload(context, o.a, p.precision),
+             b = test::upload(context, o.b, p.precision);
+  ASSERT_TRUE(routine.prepare(sliced, p).ok);
+  std::size_t in_place = 0;
+  for (const cl_mem_flags flags : {CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY}) {
+    cl::Buffer c(context, flags, o.c.size() * sizeof(float));
+    const RoutineEvents ev = routine.enqueue(queue, p, sliced, {&a}, {&b}, {&c});
+    cl::Event::waitForEvents(ev.events);
+    EXPECT_EQ(ev.main_launches, 3u);
+    if (flags == CL_MEM_READ_WRITE) {
+      in_place = ev.events.size();
+      continue;
+    }
+    EXPECT_EQ(ev.events.size(), in_place + 1) << "no unpad copy after the slices";
+    const std::vector<double> got = test::download(queue, c, o.c.size(), p.precision);
+    for (std::size_t e = 0; e < got.size(); ++e) {
+      ASSERT_NEAR(got[e], want.c[e], 1e-3 * (1.0 + want.bound[e])) << "element " << e;
+    }
+  }
+}
+
 class BatchedGemm : public ::testing::Test {
  protected:
   const Device& dev = test::pocl_device("pthread");
@@ -244,9 +306,13 @@ TEST_F(BatchedGemm, BatchedCallsWithOwnOffsetsAndScalars) {
   GemmProblem batched = item;
   batched.batch = 2;
   EXPECT_THROW(gemm.batched(batched, {1.0}, {0.0}, a, {0}, b, {0}, c, {0}), UsageError);
-  // An offset past the buffer's end is caught before anything runs.
+  // An offset past the buffer's end is caught before anything runs, evenly spaced or not.
   EXPECT_THROW(gemm.batched(item, {1.0, 1.0}, {0.0, 0.0}, a, {0, 6 * sa}, b, {0, sb}, c, {0, sc}),
                UsageError);
+  EXPECT_THROW(gemm.batched(item, {1.0, 2.0}, {0.0, 0.0}, a, {0, 6 * sa}, b, {0, sb}, c, {0, sc}),
+               UsageError);
+  queue.finish();
+  EXPECT_EQ(download(c, o.c.size()), download(upload(o.c), o.c.size())) << "a refused call ran";
 }
 
 // Each item of a list is checked where it lies: many items sharing one wide A are not refused

@@ -343,6 +343,13 @@ TEST_F(SafeGemm, EveryMisuseIsAnMmtuneError) {
   accumulate.beta = 1.0;  // reads C
   EXPECT_THROW(gemm(accumulate, ok, ok, write_only), UsageError);
   gemm(p, read_only, read_only, write_only).wait();  // beta = 0: C is only written
+  // An image handed over as a buffer is not one.
+  if (dev.info.image_support) {
+    const cl::Image2D image(context, CL_MEM_READ_WRITE, cl::ImageFormat(CL_RGBA, CL_FLOAT), 16, 16);
+    const cl::Buffer disguised(image(), true);
+    EXPECT_THROW(gemm(p, disguised, ok, ok), UsageError);
+    EXPECT_THROW(gemm(p, ok, ok, disguised), UsageError);
+  }
 }
 
 // A matrix's size is its leading dimension times its other stored dimension: a long thin

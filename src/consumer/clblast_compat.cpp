@@ -87,9 +87,12 @@ struct Scalar<cl_half> {
   static double value(cl_half v) { return from_half(v); }
 };
 
-// The buffer's size in bytes, or nullopt when it is not a valid memory object.
+// The buffer's size in bytes; false when it is not a valid buffer (an image is not one).
 bool buffer_size(cl_mem buffer, std::size_t& bytes) {
+  cl_mem_object_type type = 0;
   return buffer &&
+         clGetMemObjectInfo(buffer, CL_MEM_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS &&
+         type == CL_MEM_OBJECT_BUFFER &&
          clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) == CL_SUCCESS;
 }
 

@@ -265,6 +265,11 @@ cl::Event Gemm::batched(const GemmProblem& problem, const std::vector<double>& a
     return impl_->run_locked(impl_->queue_, strided, a, b, c, a_offsets[0], b_offsets[0],
                              c_offsets[0], wait_for);
   }
+  // Every item is checked before the first runs: a refused call changes nothing.
+  for (std::size_t i = 0; i < count; ++i) {
+    item.alpha = alphas[i], item.beta = betas[i];
+    impl_->routine_.check(item, {&a, a_offsets[i]}, {&b, b_offsets[i]}, {&c, c_offsets[i]});
+  }
   cl::Event last;
   for (std::size_t i = 0; i < count; ++i) {
     item.alpha = alphas[i], item.beta = betas[i];

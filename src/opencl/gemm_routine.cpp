@@ -46,6 +46,10 @@ void set_args(cl::Kernel& k, cl_uint first, const T& v, const Rest&... rest) {
   set_args(k, first + 1, rest...);
 }
 
+bool write_only(const cl::Buffer& b) {
+  return (b.getInfo<CL_MEM_FLAGS>() & CL_MEM_WRITE_ONLY) != 0;
+}
+
 int i32(std::size_t v) {
   return static_cast<int>(v);
 }  // validate_call() and check_operand() guarantee the range
@@ -166,12 +170,17 @@ void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t 
   cl_context owner = nullptr;
   std::size_t have = 0;
   cl_mem_flags flags = 0;
-  if (clGetMemObjectInfo((*o.buffer)(), CL_MEM_CONTEXT, sizeof owner, &owner, nullptr) !=
+  cl_mem_object_type type = 0;
+  if (clGetMemObjectInfo((*o.buffer)(), CL_MEM_TYPE, sizeof type, &type, nullptr) != CL_SUCCESS ||
+      clGetMemObjectInfo((*o.buffer)(), CL_MEM_CONTEXT, sizeof owner, &owner, nullptr) !=
           CL_SUCCESS ||
       clGetMemObjectInfo((*o.buffer)(), CL_MEM_SIZE, sizeof have, &have, nullptr) != CL_SUCCESS ||
       clGetMemObjectInfo((*o.buffer)(), CL_MEM_FLAGS, sizeof flags, &flags, nullptr) !=
           CL_SUCCESS) {
     throw UsageError(std::string("buffer ") + name + " is not a valid OpenCL buffer");
+  }
+  if (type != CL_MEM_OBJECT_BUFFER) {  // an image or pipe handed over as a cl::Buffer
+    throw UsageError(std::string("buffer ") + name + " is an OpenCL image or pipe, not a buffer");
   }
   if (owner != cache_.context()()) {
     throw UsageError(std::string("buffer ") + name + " belongs to another OpenCL context");
@@ -201,25 +210,30 @@ void GemmRoutine::check_operand(const char* name, const Operand& o, std::size_t 
   }
 }
 
+void GemmRoutine::check(const GemmProblem& problem, Operand a, Operand b, Operand c) const {
+  validate_call(problem);
+  if (problem.m == 0 || problem.n == 0 || problem.batch == 0) return;
+  const std::size_t es = problem.element_size();
+  if (multiplies(problem)) {
+    check_operand("A", a, problem.a_batch_span(), es, Access::kRead);
+    check_operand("B", b, problem.b_batch_span(), es, Access::kRead);
+  }
+  check_operand("C", c, problem.c_batch_span(), es,
+                problem.beta == 0.0 ? Access::kWrite : Access::kReadWrite);
+}
+
 RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
                                    const KernelConfig& config, Operand a, Operand b, Operand c,
                                    const std::vector<cl::Event>& wait_for) {
-  validate_call(problem);
+  check(problem, a, b, c);
   if (!queue()) throw UsageError("the command queue is null");
-  const std::size_t es = problem.element_size();
-  if (problem.m != 0 && problem.n != 0 && problem.batch != 0) {
-    if (multiplies(problem)) {
-      check_operand("A", a, problem.a_batch_span(), es, Access::kRead);
-      check_operand("B", b, problem.b_batch_span(), es, Access::kRead);
-    }
-    check_operand("C", c, problem.c_batch_span(), es,
-                  problem.beta == 0.0 ? Access::kWrite : Access::kReadWrite);
-  }
   for (const auto& e : wait_for) {
     if (!e()) throw UsageError("the wait list holds a null event");
   }
   try {
-    if (problem.batch > 1 && !(multiplies(problem) && one_launch_batches(config, problem))) {
+    // Scaling C runs a batch in one launch too (batch 10^8 one launch per item took minutes
+    // and gigabytes of events).
+    if (problem.batch > 1 && multiplies(problem) && !one_launch_batches(config, problem)) {
       return launch_items(queue, problem, config, a, b, c, wait_for);
     }
     return launch(queue, problem, config, a, b, c, wait_for);
@@ -265,6 +279,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   if (cp.swapped) std::swap(a, b);
   // Every command waits for the one before it: out-of-order queues run them in sequence too.
   std::vector<cl::Event> first_wait = wait_for;
+  bool on_scratch = false;  // the commands use the scratch buffers
   const auto launch_one = [&](cl::Kernel& kern, cl::NDRange global, cl::NDRange local) {
     std::vector<cl::Event> after;
     if (!out.events.empty()) after.push_back(out.events.back());
@@ -272,6 +287,9 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
     out.events.emplace_back();
     queue.enqueueNDRangeKernel(kern, cl::NullRange, global, local, wait.empty() ? nullptr : &wait,
                                &out.events.back());
+    // After each command, not at the end: a call that fails half-way (a later allocation or
+    // enqueue) still makes the next call wait for what it enqueued.
+    if (on_scratch) scratch_busy_ = out.events.back(), scratch_queue_ = queue;
   };
   const auto launch_main = [&](cl::Kernel& kern, cl::NDRange global, cl::NDRange local) {
     out.main = out.events.size();
@@ -282,12 +300,17 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   };
   const int M = i32(cp.m), N = i32(cp.n), K = i32(cp.k);
 
+  const std::size_t items = problem.batch;
+  const auto grid = [items](std::size_t x, std::size_t y) {
+    return items > 1 ? cl::NDRange(x, y, items) : cl::NDRange(x, y);
+  };
   if (!multiplies(problem)) {  // C = beta C; A and B are not read
     CopyKernels& copies = this->copies(prec);
     set_args(copies.scale, 0, M, N);
     set_real(copies.scale, 2, problem.beta, prec);
-    set_args(copies.scale, 3, *c.buffer, i32(c.offset), i32(cp.ldc));
-    launch_one(copies.scale, cl::NDRange(cp.m, cp.n), cl::NullRange);
+    set_args(copies.scale, 3, *c.buffer, i32(c.offset), i32(cp.ldc),
+             i32(problem.stride_c_or_min()));
+    launch_one(copies.scale, grid(cp.m, cp.n), cl::NullRange);
     return out;
   }
 
@@ -298,10 +321,6 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
   // launch (launch() has one item where the batch does not run in one launch). One item is a
   // 2-D launch as ever: get_group_id(2) is 0 then.
   const bool batches = family.batches();
-  const std::size_t items = problem.batch;
-  const auto grid = [items](std::size_t x, std::size_t y) {
-    return items > 1 ? cl::NDRange(x, y, items) : cl::NDRange(x, y);
-  };
   const cl::NDRange global = grid(l.global[0], l.global[1]);
   const cl::NDRange local = !l.local[0] ? cl::NDRange(cl::NullRange)
                             : items > 1 ? cl::NDRange(l.local[0], l.local[1], 1)
@@ -339,6 +358,7 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
         if (scratch_queue_() != queue()) scratch_queue_.flush();
         first_wait.push_back(scratch_busy_);
       }
+      on_scratch = true;
       // Both operands are packed into panels (see gemm_tiled.cl): the copy costs O(n^2) and
       // spares the kernel a new page and cache set per k row, which caps large sizes on CPUs
       // (docs/kernels.md).
@@ -370,8 +390,11 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
       const int lda = i32(cp.lda), ldb = i32(cp.ldb);
       const int sia = cp.trans_a ? 1 : lda, sja = cp.trans_a ? lda : 1;
       const int sib = cp.trans_b ? ldb : 1, sjb = cp.trans_b ? 1 : ldb;
-      // A kernel that only stores C has beta C added by the unpad copy.
-      const bool c_direct = mp == cp.m && np == cp.n && (!l.stores_c_only || problem.beta == 0.0);
+      // A kernel that only stores C has beta C added by the unpad copy. Slices of k after the
+      // first add to C, reading it: a write-only C is written by the unpad copy then.
+      const bool sliced = !l.images && l.k_slice && l.k_slice < kp;
+      const bool c_direct = mp == cp.m && np == cp.n && (!l.stores_c_only || problem.beta == 0.0) &&
+                            !(sliced && write_only(*c.buffer));
       const cl::Buffer& cb = c_direct ? *c.buffer : scratch(2, np * mp * items * es);
       set_args(k, 0, i32(mp), i32(np), i32(kp));
       set_real(k, 3, problem.alpha, prec);
@@ -458,8 +481,6 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
                  i32(stride_c));
         launch_one(copies.unpad, grid(cp.m, cp.n), cl::NullRange);
       }
-      scratch_busy_ = out.events.back();
-      scratch_queue_ = queue;
       return out;
     }
     case KernelArguments::kBuffers:

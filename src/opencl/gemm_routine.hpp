@@ -86,6 +86,9 @@ class GemmRoutine {
   RoutineEvents enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
                         const KernelConfig& config, Operand a, Operand b, Operand c,
                         const std::vector<cl::Event>& wait_for = {});
+  // The checks of enqueue() alone, enqueueing nothing: a caller that runs several calls as
+  // one (a batch given as lists) checks them all before the first runs.
+  void check(const GemmProblem& problem, Operand a, Operand b, Operand c) const;
 
  private:
   // OpenCL build options of the main program for a configuration and problem.
