@@ -301,6 +301,19 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
                         "--save", "--told", "0.5"});
   EXPECT_EQ(r.exit_code, kExitUsage) << "the report's replays start from nothing";
+  // A chart that cannot be written stores no replay (the report below counts them); an export
+  // over the database itself is refused (it would destroy every result the tests below read).
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
+                        "--save", "--seeds", "2", "--svg", dir / "missing/curve.svg"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  for (const char* format : {"json", "header"}) {
+    r = test::run_mmtune({"export", "--db", db, "--format", format, "-o", db});
+    EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+    EXPECT_NE(r.err.find("is the database"), std::string::npos) << r.err;
+  }
+  std::filesystem::create_symlink(db, dir / "link.db");
+  r = test::run_mmtune({"export", "-o", dir / "link.db"}, {{"MMTUNE_DB", db}});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
 
   // Saved replays are the report's: a table and a chart per landscape. The latest replay of a
   // strategy with the same options replaces the earlier one; other options are another row.

@@ -140,29 +140,33 @@ TEST(ReadOnlyStoreSchema, ChangesLeftInTheWalOfAReadOnlyDirectoryAreNotHidden) {
 
 // Another program's SQLite file is not made an mmtune database by a reader or a tune, and an
 // empty file (a database truncated by a full disk, say) is said to be empty, not read as one.
+// Another program's SQLite file, whatever its user_version (which SQLite offers every program
+// and mmtune keeps its schema version in): older, current and newer than mmtune's.
 TEST(ForeignDatabase, IsRefusedAndLeftAsItWas) {
   test::TempDir dir;
-  const std::string foreign = dir / "notes.db";
-  {
-    sql::Database db(foreign, sql::OpenMode::kCreate);
-    db.exec("CREATE TABLE notes (x TEXT)");
-  }
-  const auto size = fs::file_size(foreign);
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"history", "--db", foreign},
-           {"--device", "pthread", "--n", "16", "--db", foreign, "--budget", "1"}}) {
-    const auto r = test::run_mmtune(args, {{"POCL_DEVICES", "pthread"}});
-    EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
-    EXPECT_NE(r.err.find("not an mmtune database"), std::string::npos) << r.err;
-  }
-  {
+  for (const int version : {0, 2, 5, 99}) {
+    const std::string foreign = dir / ("notes" + std::to_string(version) + ".db");
+    {
+      sql::Database db(foreign, sql::OpenMode::kCreate);
+      db.exec("CREATE TABLE notes (x TEXT)");
+      db.exec("PRAGMA user_version = " + std::to_string(version));
+    }
+    const auto size = fs::file_size(foreign);
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"history", "--db", foreign},
+             {"--device", "pthread", "--n", "16", "--db", foreign, "--budget", "1"}}) {
+      const auto r = test::run_mmtune(args, {{"POCL_DEVICES", "pthread"}});
+      EXPECT_EQ(r.exit_code, kExitUsage) << version << ": " << r.err;
+      EXPECT_NE(r.err.find("not an mmtune database"), std::string::npos) << r.err;
+    }
     sql::Database db(foreign, sql::OpenMode::kReadWrite);
     auto q = db.prepare("SELECT group_concat(name) FROM sqlite_master");
     ASSERT_TRUE(q.step());
     EXPECT_EQ(q.text(0), "notes");
+    EXPECT_EQ(db.schema_version(), version);
+    EXPECT_EQ(fs::file_size(foreign), size);
+    EXPECT_FALSE(fs::exists(foreign + "-wal")) << version;
   }
-  EXPECT_EQ(fs::file_size(foreign), size);
-  EXPECT_FALSE(fs::exists(foreign + "-wal"));
 
   const std::string empty = dir / "empty.db";
   { std::ofstream touch(empty); }

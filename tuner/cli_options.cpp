@@ -46,6 +46,19 @@ std::string database_path(const std::string& db) {
   return db.empty() ? Store::default_path() : db;
 }
 
+void refuse_database_as_output(const std::string& path, const std::string& db) {
+  const std::string database = database_path(db);
+  if (sql::is_postgres_url(database)) return;
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    if (std::filesystem::equivalent(path, database + suffix, ec)) {
+      throw UsageError("'" + path + "' is the database" +
+                       (*suffix ? std::string(" (its ") + (suffix + 1) + " file)" : std::string()) +
+                       ": writing there would destroy every stored result");
+    }
+  }
+}
+
 std::string existing_database_path(const std::string& db) {
   const std::string path = database_path(db);
   std::error_code ec;
@@ -151,13 +164,14 @@ KernelSources load_sources(const GlobalOptions& g) {
   return g.kernels_dir.empty() ? KernelSources() : KernelSources(g.kernels_dir);
 }
 
-void write_output(const std::string& path, const std::string& text) {
+void write_output(const std::string& path, const std::string& text, const std::string& db) {
   if (path.empty() || path == "-") {
     std::cout << text;
     std::cout.flush();
     if (!std::cout) throw Error("cannot write to standard output");
     return;
   }
+  refuse_database_as_output(path, db);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f << text;
   f.close();

@@ -77,8 +77,12 @@ void refuse_given(const CLI::App& app, std::initializer_list<const char*> option
 // other".
 void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> options);
 
-// Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot.
-void write_output(const std::string& path, const std::string& text);
+// UsageError when `path` is the database `db` (--db as given) or one of SQLite's files beside
+// it: an export over it would destroy every stored result.
+void refuse_database_as_output(const std::string& path, const std::string& db);
+// Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot,
+// or when `path` is the database (refuse_database_as_output).
+void write_output(const std::string& path, const std::string& text, const std::string& db);
 
 // --kernel: one searched family by name, or "all" of them; UsageError naming them otherwise.
 std::vector<KernelKind> searched_kernels(const std::string& name);

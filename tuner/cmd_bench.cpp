@@ -173,9 +173,14 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
 
 int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db_opt, bool json) {
   const std::string db = database_path(db_opt);
-  Store store(db);
+  // The device and its precision first: a refused command creates no database.
   const auto devices = list_devices();
   const Device& device = select_device(devices, dopt.device, dopt.platform);
+  if (!device.info.supports(static_cast<Precision>(precision))) {
+    throw NoDeviceError("device '" + device.info.name + "' has no fp" + std::to_string(precision) +
+                        " support");
+  }
+  Store store(db);
   const Roofline r = measure_roofline(device, store, static_cast<Precision>(precision));
   if (json) {
     std::cout << nlohmann::json{{"device", device.info.name},

@@ -51,7 +51,7 @@ int ExchangeCommands::run() const {
       const DeviceInfo d = find_stored_device(store, device);
       const auto j = format == "clblast" ? export_clblast(store, d.key, p)
                                          : export_kerneltuner(store, d.key, p, kernel);
-      write_output(out, j.dump(2) + "\n");
+      write_output(out, j.dump(2) + "\n", db);
       return kExitOk;
     }
     if (problem.given() || shape_stated(*export_cmd)) {
@@ -59,9 +59,9 @@ int ExchangeCommands::run() const {
     }
     const std::string key = device.empty() ? "" : find_stored_device(store, device).key;
     if (format == "header") {
-      write_output(out, export_header(store, key));
+      write_output(out, export_header(store, key), db);
     } else {
-      write_output(out, export_json(store, key).dump(2) + "\n");
+      write_output(out, export_json(store, key).dump(2) + "\n", db);
     }
     return kExitOk;
   }

@@ -160,6 +160,17 @@ int cmd_simulate(const SimulateOptions& o) {
       std::printf(" %28.1f %7zu/%zu\n", r.median, r.reached, r.runs.size());
     }
   }
+  // The chart before the replays are stored: a chart that cannot be written (exit 2) leaves
+  // the database as it was.
+  if (!o.svg.empty()) {
+    std::ostringstream told;
+    if (o.told > 0) told << ", told " << o.told;
+    write_output(o.svg,
+                 replay_curve_svg(o.kernel + " on " + device.name + " (" + std::to_string(o.seeds) +
+                                      " seeds" + told.str() + ")",
+                                  so.checkpoints, results),
+                 o.db);
+  }
   if (o.save) {
     std::string settings;
     for (const auto& [name, value] : so.settings) {
@@ -181,13 +192,6 @@ int cmd_simulate(const SimulateOptions& o) {
       rows::put_replay(store, row);
     }
     if (!o.json) std::printf("Stored %zu replay(s) for mmtune report\n", results.size());
-  }
-  if (!o.svg.empty()) {
-    std::ostringstream told;
-    if (o.told > 0) told << ", told " << o.told;
-    write_output(o.svg, replay_curve_svg(o.kernel + " on " + device.name + " (" +
-                                             std::to_string(o.seeds) + " seeds" + told.str() + ")",
-                                         so.checkpoints, results));
   }
   if (!o.json && random_expected) {
     std::printf("random sampling needs (N+1)/(k+1) = %.1f evaluations on average%s\n",

@@ -173,6 +173,12 @@ ALTER TABLE best_by_batch RENAME TO best;
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
+UsageError newer_schema(const std::string& path, int version) {
+  return UsageError("database '" + path + "' has schema version " + std::to_string(version) +
+                    ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +
+                    "); upgrade mmtune");
+}
+
 bool sqlite_cannot_read(const sql::Error& e) {
   const int primary = e.code() & 0xff;
   return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM;
@@ -336,11 +342,30 @@ Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
 }
 
 void Store::check_not_foreign(const std::string& path) {
-  if (db_.dialect() != sql::Dialect::kSqlite || db_.schema_version() != 0) return;
-  auto q = db_.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
-  if (q.step() && q.integer(0) > 0) {
-    throw UsageError("'" + path + "' is not an mmtune database (it holds other tables)");
+  if (db_.dialect() != sql::Dialect::kSqlite) return;
+  const auto count = [&](const char* query) {
+    auto q = db_.prepare(query);
+    return q.step() ? q.integer(0) : 0;
+  };
+  const std::int64_t tables =
+      count("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+  const int version = db_.schema_version();
+  if (version == 0) {  // new: only an empty file may become a database
+    if (tables > 0) {
+      throw UsageError("'" + path + "' is not an mmtune database (it holds other tables)");
+    }
+    return;
   }
+  // A schema version is any program's user_version: every mmtune schema has these tables.
+  const std::int64_t ours = count(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('devices', "
+      "'sessions', 'measurements', 'best')");
+  if (ours != 4 && (version <= kSchemaVersion || (ours == 0 && tables > 0))) {
+    throw UsageError("'" + path + "' is not an mmtune database (its schema version is " +
+                     std::to_string(version) + ", but it lacks mmtune's tables)");
+  }
+  // Refused before anything is written (the switch to WAL would change the file).
+  if (version > kSchemaVersion) throw newer_schema(path, version);
 }
 
 void Store::check_readable_schema(const std::string& path) {
@@ -351,11 +376,7 @@ void Store::check_readable_schema(const std::string& path) {
                      "' is empty: nothing is stored in it yet (tune, bench or import into it "
                      "first)");
   }
-  if (version > kSchemaVersion) {
-    throw UsageError("database '" + path + "' has schema version " + std::to_string(version) +
-                     ", newer than this mmtune understands (" + std::to_string(kSchemaVersion) +
-                     "); upgrade mmtune");
-  }
+  if (version > kSchemaVersion) throw newer_schema(path, version);
   if (version == kSchemaVersion) return;
   // An older schema is upgraded once by a writer; this connection then reads the new one.
   try {
@@ -379,11 +400,7 @@ void Store::migrate() {
   while (true) {
     sql::Transaction t(db_);
     const int version = db_.schema_version();
-    if (version > kSchemaVersion) {
-      throw UsageError("database '" + db_.path() + "' has schema version " +
-                       std::to_string(version) + ", newer than this mmtune understands (" +
-                       std::to_string(kSchemaVersion) + "); upgrade mmtune");
-    }
+    if (version > kSchemaVersion) throw newer_schema(db_.path(), version);
     if (version == kSchemaVersion) return;  // the transaction only read: rolling back is fine
     db_.exec(db_.ddl(kMigrations[version]));
     db_.set_schema_version(version + 1);
