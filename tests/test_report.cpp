@@ -391,6 +391,12 @@ TEST(ReportWrite, ABatchIsAProblemOfItsOwn) {
   EXPECT_NE(md.find("| 64x64x64 fp32 row NN batch 10 | tiled |"), std::string::npos) << md;
   // The parameters' influence is of one problem's measurements.
   EXPECT_EQ(md.find("From 4 Ok measurements"), std::string::npos) << md;
+  // The files that hold the numbers tell the two apart too.
+  const auto best = read_csv(slurp(options.out_dir + "/best.csv"));
+  ASSERT_EQ(best.size(), 3u);
+  const auto bc = columns(best[0]);
+  std::set<std::string> batches = {best[1][bc.at("batch")], best[2][bc.at("batch")]};
+  EXPECT_EQ(batches, (std::set<std::string>{"1", "10"}));
 }
 
 TEST(ReportWrite, EmptyDatabase) {

@@ -465,7 +465,8 @@ TEST(StrategyOptions, UnknownOrOutOfRangeSettingsAreUsageErrors) {
   std::map<std::string, double> settings;
   parse_strategy_setting("kappa=0.5", settings);
   EXPECT_EQ(settings.at("kappa"), 0.5);
-  for (const char* bad : {"kappa", "=1", "kappa=", "kappa=x", "kappa=1x", "kappa=nan"}) {
+  for (const char* bad : {"kappa", "=1", "kappa=", "kappa=x", "kappa=1x", "kappa=nan",
+                          "kappa=1e400", "kappa=1e-400"}) {
     EXPECT_THROW(parse_strategy_setting(bad, settings), UsageError) << bad;
   }
 }

@@ -42,7 +42,8 @@ std::vector<std::string> problem_fields(const GemmProblem& p) {
           std::to_string(int(p.precision)),
           p.layout == Layout::kRowMajor ? "row" : "col",
           p.trans_a ? "1" : "0",
-          p.trans_b ? "1" : "0"};
+          p.trans_b ? "1" : "0",
+          std::to_string(p.batch)};
 }
 
 std::vector<std::string> join(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -50,8 +51,8 @@ std::vector<std::string> join(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
-const std::vector<std::string> kProblemHead = {"m",      "n",       "k",      "precision",
-                                               "layout", "trans_a", "trans_b"};
+const std::vector<std::string> kProblemHead = {"m",      "n",       "k",       "precision",
+                                               "layout", "trans_a", "trans_b", "batch"};
 
 std::map<std::string, std::string> csv_files(const Data& d) {
   std::map<std::string, std::string> name_of;

@@ -138,7 +138,9 @@ void parse_strategy_setting(const std::string& pair, std::map<std::string, doubl
   double v = 0;
   const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
   const char* e = pair.data() + pair.size();
-  if (!b || eq == 0 || b == e || std::from_chars(b, e, v).ptr != e || !std::isfinite(v)) {
+  // Out of range (1e400, 1e-400) is refused too: from_chars leaves v at 0 then.
+  const auto parsed = b ? std::from_chars(b, e, v) : std::from_chars_result{};
+  if (!b || eq == 0 || b == e || parsed.ec != std::errc() || parsed.ptr != e || !std::isfinite(v)) {
     throw UsageError("strategy option '" + pair.substr(0, 80) + "' is not NAME=NUMBER");
   }
   settings[pair.substr(0, eq)] = v;
