@@ -431,10 +431,22 @@ TEST(Batched, LookupSkipsImageBestsForABatch) {
 TEST(BatchedCli, TuneBestAndBenchABatch) {
   test::TempDir dir;
   const std::string db = dir / "t.db";
-  const auto tuned =
-      test::run_mmtune({"--device", "pthread", "--n", "32", "--batch", "50", "--space", "quick",
-                        "--budget", "6", "--no-baselines", "--db", db, "-q"});
+  const auto tuned = test::run_mmtune({"--device", "pthread", "--n", "32", "--batch", "50",
+                                       "--space", "quick", "--budget", "6", "--db", db, "-q"});
   ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  // The baselines run item by item: their kernel-alone times are unknown, stored as NULL, not 0.
+  EXPECT_GT(test::count_rows(db,
+                             "SELECT COUNT(*) FROM measurements WHERE status = 'Ok' AND "
+                             "kernel_median_ms IS NULL AND kernel = 'naive'"),
+            0);
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM measurements WHERE kernel_median_ms = 0 "
+                             "OR kernel_gflops = 0 OR gflops = 0"),
+            0);
+  const auto naive = test::run_mmtune(
+      {"best", "--n", "32", "--batch", "50", "--kernel", "naive", "--db", db, "--json"});
+  ASSERT_EQ(naive.exit_code, 0) << naive.err;
+  EXPECT_TRUE(nlohmann::json::parse(naive.out).at("kernel_gflops").is_null()) << naive.out;
   EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM best WHERE batch = 50"),
             test::count_rows(db, "SELECT COUNT(*) FROM best"));
   const auto best = test::run_mmtune({"best", "--n", "32", "--batch", "50", "--db", db});

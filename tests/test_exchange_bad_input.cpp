@@ -125,6 +125,16 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   edited("unknown status", [](json& j) { j["measurements"][0]["status"] = "Great"; });
   edited("negative time", [](json& j) { j["measurements"][0]["median_ms"] = -1.0; });
   edited("timed without median", [](json& j) { j["measurements"][0]["median_ms"] = nullptr; });
+  // Figures no measurement can have, and times that would sort wrongly or run backwards.
+  edited("zero time", [](json& j) {
+    for (const char* key : {"median_ms", "min_ms", "max_ms"}) j["measurements"][0][key] = 0.0;
+  });
+  edited("min above median", [](json& j) { j["measurements"][0]["min_ms"] = 2.0; });
+  edited("impossible GFLOPS", [](json& j) { j["measurements"][0]["gflops"] = 1e12; });
+  edited("free-text time", [](json& j) { j["measurements"][0]["measured_at"] = "~~~~"; });
+  edited("local time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-01-01 00:00"; });
+  edited("session ends first",
+         [](json& j) { j["sessions"][0]["ended_at"] = "2023-12-31T23:59:59Z"; });
   edited("sample as text",
          [](json& j) { j["measurements"][0]["routine_ms"] = json::array({"1.0"}); });
   edited("unknown device", [](json& j) { j["measurements"][0]["device_key"] = "ffff"; });
@@ -156,6 +166,7 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   clblast("clblast parameter name with a newline and an escape",
           [](json& j) { j["results"][1]["parameters"]["X\n\x1b[31mINJECTED"] = 1; });
   clblast("clblast unknown parameter", [](json& j) { j["results"][1]["parameters"]["EVIL"] = 1; });
+  clblast("clblast time of a nanosecond", [](json& j) { j["results"][1]["time"] = 1e-6; });
   clblast("clblast renamed parameter", [](json& j) {
     j["results"][1]["parameters"].erase("MWG");
     j["results"][1]["parameters"]["-DMWG"] = 64;

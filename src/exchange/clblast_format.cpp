@@ -288,6 +288,7 @@ ImportData read_clblast_tuner_file(const json& j, const std::string& name,
     x.routine_ms = x.kernel_ms = {ms};
     x.median_ms = x.min_ms = x.max_ms = x.kernel_median_ms = ms;
     x.gflops = x.kernel_gflops = p.flops() / (ms * 1e6);
+    if (x.gflops > kMaxImportGflops) bad(where + ".time", "too short to be a measurement");
     x.max_error = std::numeric_limits<double>::quiet_NaN();  // not recorded by CLBlast
     m.measured_at = timestamp;
     data.measurements.push_back(std::move(m));

@@ -101,6 +101,12 @@ class Field {
     if (!j_.is_number_unsigned()) fail("expected a non-negative integer");
     return j_.get<std::uint64_t>();
   }
+  // A time as mmtune writes them: compared as text, so any other form would sort wrongly.
+  std::string timestamp() const {
+    std::string t = text(kTimestampMax);
+    if (!parse_utc(t)) fail("expected a UTC time like 2024-05-01T10:00:00Z");
+    return t;
+  }
   double number(double lo, double hi) const {
     if (!j_.is_number()) fail("expected a number");
     const double v = j_.get<double>();
@@ -301,8 +307,11 @@ ImportData read_mmtune_export(const json& j) {
     s.budget = std::size_t(f.at("budget").integer(0, std::int64_t(1) << 40));
     s.time_limit_s = f.at("time_limit_s").number(0.0, 1e9);
     s.problem = read_problem(f.at("problem"));
-    s.started_at = f.at("started_at").text(kTimestampMax);
-    if (const auto e = f.optional("ended_at")) s.ended_at = e->text(kTimestampMax);
+    s.started_at = f.at("started_at").timestamp();
+    if (const auto e = f.optional("ended_at")) {
+      s.ended_at = e->timestamp();
+      if (s.ended_at < s.started_at) e->fail("the session ends before it starts");
+    }
     s.outcome = f.at("outcome").text(kNameMax);
     if (const auto h = f.optional("host")) is.host = h->text(kNameMax);
     if (const auto v = f.optional("mmtune_version")) is.mmtune_version = v->text(kNameMax);
@@ -347,15 +356,23 @@ ImportData read_mmtune_export(const json& j) {
       x.median_ms = f.at("median_ms").number(0.0, kMaxMs);
       x.min_ms = f.at("min_ms").number(0.0, kMaxMs);
       x.max_ms = f.at("max_ms").number(0.0, kMaxMs);
-      x.kernel_median_ms = f.at("kernel_median_ms").number(0.0, kMaxMs);
-      x.gflops = f.at("gflops").number(0.0, 1e12);
-      x.kernel_gflops = f.at("kernel_gflops").number(0.0, 1e12);
+      if (!(0 < x.min_ms && x.min_ms <= x.median_ms && x.median_ms <= x.max_ms)) {
+        f.at("median_ms").fail("a run takes time, and min <= median <= max");
+      }
+      // Unknown figures are null (or 0, as files before NULLs wrote them).
+      const auto figure = [&](const char* key, double hi) {
+        const auto v = f.optional(key);
+        return v ? v->number(0.0, hi) : 0.0;
+      };
+      x.kernel_median_ms = figure("kernel_median_ms", kMaxMs);
+      x.gflops = figure("gflops", kMaxImportGflops);
+      x.kernel_gflops = figure("kernel_gflops", kMaxImportGflops);
       if (const auto g = f.optional("gbps")) x.gbps = g->number(0.0, 1e12);
     }
     if (const auto o = f.optional("other_load")) x.other_load = o->number(0.0, 1.0);
     x.max_error = std::numeric_limits<double>::quiet_NaN();
     if (const auto e = f.optional("max_error")) x.max_error = e->number(0.0, 1e300);
-    r.measured_at = f.at("measured_at").text(kTimestampMax);
+    r.measured_at = f.at("measured_at").timestamp();
     data.measurements.push_back(std::move(r));
   }
 
@@ -380,7 +397,7 @@ ImportData read_mmtune_export(const json& j) {
       f.at("measurement")
           .fail("not a timed Ok measurement of this best's device, kernel and problem");
     }
-    b.updated_at = f.at("updated_at").text(kTimestampMax);
+    b.updated_at = f.at("updated_at").timestamp();
     data.bests.push_back(std::move(b));
   }
   return data;

@@ -372,6 +372,7 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
       x.median_ms = x.min_ms = x.max_ms = x.kernel_median_ms = ms;
       // GEMM's FLOP count is known; a recorded kernel's is not (0: no figure).
       x.gflops = x.kernel_gflops = xgemm ? p.flops() / (ms * 1e6) : 0.0;
+      if (x.gflops > kMaxImportGflops) bad(where + ".time", "too short to be a measurement");
     }
     x.max_error = std::numeric_limits<double>::quiet_NaN();  // not recorded
     m.measured_at = timestamp;

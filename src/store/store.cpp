@@ -32,14 +32,6 @@ std::string host_name() {
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
 }
 
-// Seconds since the epoch of an ISO 8601 UTC time as now_utc() writes it.
-std::optional<std::time_t> parse_utc(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (!end || *end) return std::nullopt;
-  return timegm(&tm);
-}
-
 // When a process of this host started (Linux: /proc), to the second; nullopt when unknown.
 std::optional<std::time_t> process_start(std::int64_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -134,6 +126,13 @@ std::string now_utc() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::optional<std::time_t> parse_utc(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (!end || *end) return std::nullopt;
+  return timegm(&tm);
 }
 
 void Store::upsert_device(const DeviceInfo& d) {
@@ -301,13 +300,15 @@ std::int64_t Store::insert_measurement(const MeasurementRecord& m, bool update_b
       .bind(5, params_json(m.kernel, m.config));
   bind_problem(s, 6, m.problem);
   const bool timed = !r.routine_ms.empty();
-  // Unknown figures (a batch run item by item has no kernel-alone time) are NULL.
+  // Unknown figures are NULL: 0 says unknown for rates and kernel times (a batch run item by
+  // item has no kernel-alone time, a recorded kernel no flops).
   auto opt = [&](double v) {
     return timed && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
   };
+  auto known = [&](double v) { return v > 0 ? opt(v) : std::nullopt; };
   s.bind(14, to_string(r.status)).bind(15, r.message).bind(16, r.build_seconds);
   s.bind(17, opt(r.median_ms)).bind(18, opt(r.min_ms)).bind(19, opt(r.max_ms));
-  s.bind(20, opt(r.kernel_median_ms)).bind(21, opt(r.gflops)).bind(22, opt(r.kernel_gflops));
+  s.bind(20, known(r.kernel_median_ms)).bind(21, known(r.gflops)).bind(22, known(r.kernel_gflops));
   s.bind(23, std::isfinite(r.max_error) ? std::optional<double>(r.max_error) : std::nullopt);
   // Kernel times are unknown (NaN) for a batch run item by item: none are stored then.
   const bool kernel_known = std::all_of(r.kernel_ms.begin(), r.kernel_ms.end(),
