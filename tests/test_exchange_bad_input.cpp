@@ -61,6 +61,13 @@ TEST(ExchangeBadInput, TheValidSampleImports) {
   const ImportSummary s = import_text(store, valid_export().dump(), "sample");
   EXPECT_EQ(s.measurements_added, 2u);
   EXPECT_EQ(count(store, "best"), 1);
+  // A MeasurementError keeps the figure it was refused for (above any device's peak): what
+  // mmtune stored, it imports back.
+  json refused = valid_export();
+  refused["measurements"][0]["status"] = "MeasurementError";
+  refused["measurements"][0]["kernel_gflops"] = 5e7;
+  refused["measurements"][0]["measured_at"] = "2024-01-01T00:00:03Z";
+  EXPECT_EQ(import_text(store, refused.dump(), "refused").measurements_added, 1u);
 }
 
 TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
@@ -133,6 +140,9 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   edited("impossible GFLOPS", [](json& j) { j["measurements"][0]["gflops"] = 1e12; });
   edited("free-text time", [](json& j) { j["measurements"][0]["measured_at"] = "~~~~"; });
   edited("local time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-01-01 00:00"; });
+  edited("unpadded time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-5-1T0:0:0Z"; });
+  edited("no such day",
+         [](json& j) { j["measurements"][0]["measured_at"] = "2024-02-30T00:00:00Z"; });
   edited("session ends first",
          [](json& j) { j["sessions"][0]["ended_at"] = "2023-12-31T23:59:59Z"; });
   edited("sample as text",

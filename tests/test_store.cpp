@@ -159,6 +159,19 @@ TEST_P(StoreTest, MeasuredHintNamesAFewOfWhatADeviceHas) {
   EXPECT_EQ(rows::measured_hint(store, d.key, ""),
             "; its measurements are of 16x16x16 fp32 row NN, 32x32x32 fp32 row NN, 48x48x48 fp32 "
             "row NN, 64x64x64 fp32 row NN, 80x80x80 fp32 row NN, 96x96x96 fp32 row NN, ...");
+  // Only a recorded kernel's measurements: without --kernel the routine picks among mmtune's
+  // own kernels, so the hint names the kernel, not the problem that was asked for.
+  DeviceInfo recorded = d;
+  recorded.name += " recorded";
+  recorded.key = device_key(recorded.vendor, recorded.name, recorded.driver_version);
+  store.upsert_device(recorded);
+  MeasurementRecord k = sample_record(recorded, 1);
+  k.kernel = "kt:conv", k.config = "block=8";
+  store.add_measurement(k);
+  EXPECT_EQ(rows::measured_hint(store, recorded.key, ""),
+            "; it has measurements of kt:conv (name one with --kernel)");
+  EXPECT_EQ(rows::measured_hint(store, recorded.key, "kt:conv"),
+            "; its kt:conv measurements are of 64x64x64 fp32 row NN");
 }
 
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {

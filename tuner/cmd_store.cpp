@@ -92,6 +92,10 @@ int cmd_simulate(const SimulateOptions& o) {
     }
     problem = *most;
   }
+  // Refused before anything is replayed or written (the report's replays are single GEMMs).
+  if (o.save && problem.batch != 1) {
+    throw UsageError("replays of a batched problem are not stored: drop --save");
+  }
   // The replayed space is what was recorded: one point per distinct configuration.
   const auto records = store.measurements(device.key, problem, o.kernel);
   if (records.empty()) {

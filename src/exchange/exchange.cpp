@@ -356,7 +356,10 @@ ImportData read_mmtune_export(const json& j) {
       x.median_ms = f.at("median_ms").number(0.0, kMaxMs);
       x.min_ms = f.at("min_ms").number(0.0, kMaxMs);
       x.max_ms = f.at("max_ms").number(0.0, kMaxMs);
-      if (!(0 < x.min_ms && x.min_ms <= x.median_ms && x.median_ms <= x.max_ms)) {
+      // A result must be physically possible; a MeasurementError keeps the impossible figure
+      // it was refused for, and other statuses are no results.
+      const bool result = x.status == Status::kOk;
+      if (result && !(0 < x.min_ms && x.min_ms <= x.median_ms && x.median_ms <= x.max_ms)) {
         f.at("median_ms").fail("a run takes time, and min <= median <= max");
       }
       // Unknown figures are null (or 0, as files before NULLs wrote them).
@@ -364,9 +367,10 @@ ImportData read_mmtune_export(const json& j) {
         const auto v = f.optional(key);
         return v ? v->number(0.0, hi) : 0.0;
       };
+      const double max_gflops = result ? kMaxImportGflops : 1e300;
       x.kernel_median_ms = figure("kernel_median_ms", kMaxMs);
-      x.gflops = figure("gflops", kMaxImportGflops);
-      x.kernel_gflops = figure("kernel_gflops", kMaxImportGflops);
+      x.gflops = figure("gflops", max_gflops);
+      x.kernel_gflops = figure("kernel_gflops", max_gflops);
       if (const auto g = f.optional("gbps")) x.gbps = g->number(0.0, 1e12);
     }
     if (const auto o = f.optional("other_load")) x.other_load = o->number(0.0, 1.0);

@@ -37,7 +37,10 @@ void Report::implementations(Doc& doc) {
       const RoofRow* r = roof(dev.key, prec);
       std::map<std::size_t, std::map<std::string, const BenchRow*>> by_n;
       for (const BenchRow* b : rows) {
-        if (b->status == "Ok" && b->gflops && is_square(b->p)) by_n[b->p.n][b->subject] = b;
+        // Single GEMMs by size: a batch of the same n is another problem.
+        if (b->status == "Ok" && b->gflops && is_square(b->p) && b->p.batch == 1) {
+          by_n[b->p.n][b->subject] = b;
+        }
       }
       for (const auto& entry : by_n) {
         // Not a structured binding: a lambda below uses it (clang before 16 refuses that).

@@ -42,6 +42,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
                   (p.trans_a ? "T" : "N") + (p.trans_b ? "T" : "N") + ")";
       }
       if (!is_square(p)) series += " (non-square)";
+      if (p.batch != 1) series += " (batch " + std::to_string(p.batch) + ")";
       auto it =
           std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.name == series; });
       if (it == lines.end()) {

@@ -1,6 +1,7 @@
 #include "store/queries.hpp"
 
 #include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
 
 namespace mmtune::rows {
 
@@ -302,25 +303,36 @@ std::string measured_hint(Store& store, const std::string& device_key, const std
   q.bind(1, device_key);
   std::string kernels;
   std::size_t kernel_count = 0;
-  bool found = kernel.empty();
+  bool found = false;
+  // Without a kernel named, the routine picks among mmtune's own kernels: a recorded or user's
+  // kernel's problems would be a contradictory hint ("no result for P; its measurements are of
+  // P").
+  const auto wanted = [&](const std::string& name) {
+    return kernel.empty() ? parse_kernel_kind(name).has_value() : name == kernel;
+  };
   while (q.step()) {
     const std::string name = q.text(0);
-    found = found || name == kernel;
+    found = found || wanted(name);
     add(kernels, kernel_count, name);
   }
   if (kernels.empty()) return "; it has no measurements";
-  if (!found) return "; it has measurements of " + kernels;
-  const std::string of_kernel = kernel.empty() ? "" : " AND m.kernel = ?";
+  if (!found) {
+    return "; it has measurements of " + kernels +
+           (kernel.empty() ? " (name one with --kernel)" : "");
+  }
   auto p = store.db().prepare(
-      "SELECT DISTINCT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch "
-      "FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ?" +
-      of_kernel + " ORDER BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch");
+      "SELECT DISTINCT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch, "
+      "m.kernel FROM measurements m JOIN devices d ON d.id = m.device_id WHERE d.key = ? "
+      "ORDER BY m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch");
   p.bind(1, device_key);
-  if (!kernel.empty()) p.bind(2, kernel);
-  std::string problems;
+  std::string problems, last;
   std::size_t problem_count = 0;
-  while (p.step() && problem_count <= kListed)
-    add(problems, problem_count, describe(read_problem(p, 0)));
+  while (p.step() && problem_count <= kListed) {
+    if (!wanted(p.text(8))) continue;
+    const std::string problem = describe(read_problem(p, 0));
+    if (problem != last) add(problems, problem_count, problem);
+    last = problem;
+  }
   return "; its " + (kernel.empty() ? "" : kernel + " ") + "measurements are of " + problems;
 }
 

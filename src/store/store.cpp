@@ -119,22 +119,6 @@ GemmProblem read_problem(const sql::Statement& s, int first) {
   return p;
 }
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::optional<std::time_t> parse_utc(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (!end || *end) return std::nullopt;
-  return timegm(&tm);
-}
-
 void Store::upsert_device(const DeviceInfo& d) {
   auto s = db_.prepare(
       "INSERT INTO devices (key, vendor, name, driver_version, platform, platform_version, "

@@ -166,7 +166,7 @@ class Store {
 std::string placeholders(std::size_t n);
 
 std::string now_utc();  // ISO 8601, seconds
-// Seconds since the epoch of a time as now_utc() writes it; nullopt for any other text.
+// Seconds since the epoch of a time exactly as now_utc() writes it; nullopt for any other text.
 std::optional<std::time_t> parse_utc(const std::string& text);
 
 // The problem columns of every table (m, n, k, precision, layout, trans_a, trans_b), bound from
