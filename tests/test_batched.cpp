@@ -79,13 +79,19 @@ TEST(Batched, EveryFamilyMatchesTheReferenceItemByItem) {
   }
 }
 
-TEST(Batched, BothFamiliesRunABatchInOneLaunch) {
+// A routine on PoCL's pthread device, with its own queue.
+struct PthreadRoutine {
   const Device& dev = test::pocl_device("pthread");
-  cl::Context context(dev.device);
-  cl::CommandQueue queue(context, dev.device);
-  ProgramCache cache(context, dev.device, dev.info.key, "");
+  cl::Context context{dev.device};
+  cl::CommandQueue queue{context, dev.device};
+  ProgramCache cache{context, dev.device, dev.info.key, ""};
   const KernelSources sources;
-  GemmRoutine routine(sources, cache, dev.info);
+  GemmRoutine routine{sources, cache, dev.info};
+};
+
+TEST(Batched, BothFamiliesRunABatchInOneLaunch) {
+  PthreadRoutine r;
+  auto& [dev, context, queue, cache, sources, routine] = r;
   const GemmProblem p = batch_of(64, 64, 64, 5);
   const Operands o = random_operands(p, 3);
   const auto bytes = [&](const std::vector<double>& v) { return to_bytes(v, p.precision); };
@@ -166,12 +172,8 @@ TEST(Batched, KInSlicesAddsEverySliceToC) {
 
 // C = beta C (alpha = 0 or k = 0) of a whole batch is one launch, not one per item.
 TEST(Batched, ScalingABatchIsOneLaunch) {
-  const Device& dev = test::pocl_device("pthread");
-  cl::Context context(dev.device);
-  cl::CommandQueue queue(context, dev.device);
-  ProgramCache cache(context, dev.device, dev.info.key, "");
-  const KernelSources sources;
-  GemmRoutine routine(sources, cache, dev.info);
+  PthreadRoutine r;
+  auto& [dev, context, queue, cache, sources, routine] = r;
   GemmProblem p = batch_of(5, 3, 4, 1000);
   p.stride_c = p.c_span() + 2;  // gaps between the items stay as they are
   const Operands o = random_operands(p, 4);
@@ -194,12 +196,8 @@ TEST(Batched, ScalingABatchIsOneLaunch) {
 // Slices of k after the first add to C, reading it: a write-only C (beta = 0) is written by
 // the unpad copy from scratch instead, as OpenCL allows no kernel to read it.
 TEST(Batched, AWriteOnlyCIsNotReadBySlicesOfK) {
-  const Device& dev = test::pocl_device("pthread");
-  cl::Context context(dev.device);
-  cl::CommandQueue queue(context, dev.device);
-  ProgramCache cache(context, dev.device, dev.info.key, "");
-  const KernelSources sources;
-  GemmRoutine routine(sources, cache, dev.info);
+  PthreadRoutine r;
+  auto& [dev, context, queue, cache, sources, routine] = r;
   TiledConfig sliced = wide(1);
   sliced.KC = 512;
   const GemmProblem p = batch_of(32, 32, 1100, 1);  // whole tiles: C could be written in place
