@@ -280,6 +280,27 @@ TEST_F(ReadyGemm, IrregularShapesWithDefaultsAndTunedParameters) {
   check(tuned, p);
 }
 
+TEST_F(ReadyGemm, TheShapesHeldAreBounded) {
+  // A program that calls with ever new shapes (a growing sequence length) must not grow the
+  // per-shape cache without bound.
+  Gemm gemm(context, queue);
+  GemmProblem kept;
+  kept.m = kept.n = kept.k = 48;
+  check(gemm, kept);
+  for (std::size_t m = 1; m <= Gemm::kShapesHeld + 300; ++m) {
+    GemmProblem p;
+    p.m = m, p.n = 7, p.k = 5;
+    gemm.parameters(p);
+    if (m % 100 == 0) gemm.parameters(kept);
+  }
+  EXPECT_EQ(gemm.shapes_held(), Gemm::kShapesHeld);
+  GemmProblem first;  // dropped long ago: looked up again, and runs as before
+  first.m = 1, first.n = 7, first.k = 5;
+  check(gemm, first);
+  check(gemm, kept);
+  EXPECT_EQ(gemm.shapes_held(), Gemm::kShapesHeld);
+}
+
 TEST_F(ReadyGemm, ErrorsAreClearExceptions) {
   Gemm gemm(context, queue);
   GemmProblem p;

@@ -1,6 +1,7 @@
 #include "mmtune/gemm.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -85,6 +86,7 @@ struct Gemm::Impl {
   struct Ready {
     TunedParameters parameters;
     bool built = false;
+    std::uint64_t used = 0;  // when last asked for, in ready() calls
   };
   Ready& ready(const GemmProblem& problem);  // needs mutex_
   // NoDeviceError when the device lacks the problem's precision.
@@ -114,7 +116,8 @@ struct Gemm::Impl {
   using ShapeKey =
       std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool, bool, std::size_t>;
   std::map<ShapeKey, Ready> chosen_;
-  std::mutex mutex_;  // serialises calls: kernel arguments, scratch buffers, chosen_
+  std::uint64_t asked_ = 0;  // ready() calls so far
+  std::mutex mutex_;         // serialises calls: kernel arguments, scratch buffers, chosen_
 };
 
 Gemm::Gemm(const cl::Context& context, const cl::CommandQueue& queue,
@@ -140,11 +143,25 @@ Gemm::Impl::Ready& Gemm::Impl::ready(const GemmProblem& p) {
       p.trans_a, p.trans_b, p.batch};
   auto it = chosen_.find(key);
   if (it == chosen_.end()) {
+    // A program that calls with ever new shapes must not grow without bound: the shape used
+    // longest ago is dropped (a linear scan, only when a new shape comes; its kernels stay built
+    // in the routine, so coming back costs one lookup).
+    if (chosen_.size() >= Gemm::kShapesHeld) {
+      chosen_.erase(std::min_element(
+          chosen_.begin(), chosen_.end(),
+          [](const auto& a, const auto& b) { return a.second.used < b.second.used; }));
+    }
     Ready r;
     r.parameters = lookup_ ? lookup_->lookup(device_, p) : default_parameters(device_, p);
     it = chosen_.emplace(key, std::move(r)).first;
   }
+  it->second.used = ++asked_;
   return it->second;
+}
+
+std::size_t Gemm::shapes_held() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex_);
+  return impl_->chosen_.size();
 }
 
 TunedParameters Gemm::parameters(const GemmProblem& problem) {

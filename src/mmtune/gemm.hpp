@@ -73,6 +73,9 @@ class Gemm {
 
   // The parameters used for a problem (looked up once per shape, then cached).
   TunedParameters parameters(const GemmProblem& problem);
+  // Shapes whose parameters are cached: at most kShapesHeld, the least recently used dropped.
+  static constexpr std::size_t kShapesHeld = 1024;
+  std::size_t shapes_held() const;
   const DeviceInfo& device() const;
   const cl::Context& context() const;
 
