@@ -59,7 +59,7 @@ MeasurementRecord sample(const DeviceInfo& d, KernelKind kind, double ms) {
   r.problem.m = r.problem.n = r.problem.k = 64;
   r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = ms;
   r.result.routine_ms = r.result.kernel_ms = {ms};
-  r.result.gflops = r.result.kernel_gflops = 1.0;
+  r.result.gflops = r.result.kernel_gflops = r.problem.flops() / (ms * 1e6);
   return r;
 }
 

@@ -39,7 +39,7 @@ json valid_export() {
        "problem": {"m": 64, "n": 64, "k": 64, "precision": 32, "layout": "row",
                    "trans_a": false, "trans_b": false},
        "status": "Ok", "message": "", "build_s": 0.1, "median_ms": 1.0, "min_ms": 1.0,
-       "max_ms": 1.0, "kernel_median_ms": 1.0, "gflops": 0.5, "kernel_gflops": 0.5,
+       "max_ms": 1.0, "kernel_median_ms": 1.0, "gflops": 0.524288, "kernel_gflops": 0.524288,
        "max_error": null, "routine_ms": [1.0], "kernel_ms": [1.0],
        "measured_at": "2024-01-01T00:00:01Z"},
       {"session": null, "device_key": "00112233aabbccdd", "kernel": "tiled",
@@ -138,6 +138,10 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   });
   edited("min above median", [](json& j) { j["measurements"][0]["min_ms"] = 2.0; });
   edited("impossible GFLOPS", [](json& j) { j["measurements"][0]["gflops"] = 1e12; });
+  // 2 x 64^3 flops in 1 ms are 0.524288 GFLOPS, not 0.6 (nor 0.5, which the sample once said).
+  edited("GFLOPS not of its time", [](json& j) { j["measurements"][0]["gflops"] = 0.6; });
+  edited("kernel GFLOPS not of its time",
+         [](json& j) { j["measurements"][0]["kernel_gflops"] = 0.5; });
   edited("free-text time", [](json& j) { j["measurements"][0]["measured_at"] = "~~~~"; });
   edited("local time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-01-01 00:00"; });
   edited("unpadded time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-5-1T0:0:0Z"; });

@@ -34,7 +34,8 @@ MeasurementRecord sample_record(const DeviceInfo& d, int i) {
   r.problem.m = r.problem.n = r.problem.k = 64;
   r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = 1.0 + i;
   r.result.routine_ms = r.result.kernel_ms = {1.0 + i};
-  r.result.gflops = 1.0;
+  r.result.gflops = r.problem.flops() / (r.result.median_ms * 1e6);
+  r.result.kernel_gflops = r.result.gflops;
   return r;
 }
 

@@ -371,6 +371,23 @@ ImportData read_mmtune_export(const json& j) {
       x.kernel_median_ms = figure("kernel_median_ms", kMaxMs);
       x.gflops = figure("gflops", max_gflops);
       x.kernel_gflops = figure("kernel_gflops", max_gflops);
+      // A GEMM kernel's rate is its problem's flops over its time, as mmtune computes it (a
+      // user's kernel counts its own flops, a recorded one may have none): a rate that
+      // disagrees with the time is not a measurement.
+      if (result && (parse_kernel_kind(r.kernel) || r.kernel == kClblastKernel)) {
+        const auto agrees = [&](const char* key, double gflops, double ms) {
+          const double want = r.problem.flops() / (ms * 1e6);
+          if (gflops > 0 && ms > 0 && !(std::fabs(gflops - want) <= kRateTolerance * want)) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          "%.6g GFLOPS is not this problem's %.6g GFLOPS at %.6g ms", gflops, want,
+                          ms);
+            f.at(key).fail(buf);
+          }
+        };
+        agrees("gflops", x.gflops, x.median_ms);
+        agrees("kernel_gflops", x.kernel_gflops, x.kernel_median_ms);
+      }
       if (const auto g = f.optional("gbps")) x.gbps = g->number(0.0, 1e12);
     }
     if (const auto o = f.optional("other_load")) x.other_load = o->number(0.0, 1.0);
