@@ -316,6 +316,19 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   std::filesystem::create_symlink(db, dir / "link.db");
   r = test::run_mmtune({"export", "-o", dir / "link.db"}, {{"MMTUNE_DB", db}});
   EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  // A report into the database's own directory must not write over a database it reads.
+  std::filesystem::create_directories(dir / "rep");
+  std::filesystem::copy_file(db, dir / "rep/report.md");
+  const auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string before = bytes(dir / "rep/report.md");
+  r = test::run_mmtune({"report", "--db", dir / "rep/report.md", "--out", dir / "rep"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("is the database"), std::string::npos) << r.err;
+  EXPECT_EQ(bytes(dir / "rep/report.md"), before);
+  EXPECT_FALSE(std::filesystem::exists(dir / "rep/report.html")) << "nothing is written";
 
   // Saved replays are the report's: a table and a chart per landscape. The latest replay of a
   // strategy with the same options replaces the earlier one; other options are another row.

@@ -49,6 +49,7 @@ int ReportCommand::run() const {
   ReportOptions options;
   options.out_dir = out;
   options.devices = devices;
+  options.refuse_target = [&](const std::string& path) { refuse_database_as_output(path, db); };
   const ReportSummary s = write_report(store, options);
   std::printf("Report of %zu device(s), %zu chart(s):\n", s.devices, s.charts);
   for (const auto& f : s.files) std::printf("  %s\n", f.c_str());

@@ -254,16 +254,19 @@ ReportSummary write_report(Store& store, const ReportOptions& options) {
     throw UsageError("cannot create report directory '" + (out / "charts").string() +
                      "': " + ec.message());
   }
+  std::vector<std::pair<std::string, std::string>> files{{"report.html", doc.html("mmtune report")},
+                                                         {"report.md", doc.markdown()}};
+  for (auto& f : csv_files(report.data())) files.emplace_back(f);
+  for (auto& f : doc.chart_files()) files.emplace_back(f);
+  if (options.refuse_target) {
+    for (const auto& f : files) options.refuse_target((out / f.first).string());
+  }
   ReportSummary sum;
   sum.devices = report.data().devices.size();
-  const auto put = [&](const std::string& name, const std::string& text) {
+  for (const auto& [name, text] : files) {
     write_file(out / name, text);
     sum.files.push_back((out / name).string());
-  };
-  put("report.html", doc.html("mmtune report"));
-  put("report.md", doc.markdown());
-  for (const auto& [name, text] : csv_files(report.data())) put(name, text);
-  for (const auto& [name, text] : doc.chart_files()) put(name, text);
+  }
   sum.charts = doc.chart_files().size();
   return sum;
 }

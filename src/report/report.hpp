@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ struct ReportOptions {
   std::string out_dir = "mmtune-report";  // created when missing
   // Devices to report: each a stored key or a case-insensitive part of a stored name; empty: all.
   std::vector<std::string> devices;
+  // Throws for a path the report must not write over (the database it reads); called for every
+  // file before the first is written.
+  std::function<void(const std::string& path)> refuse_target;
 };
 
 struct ReportSummary {
