@@ -295,11 +295,20 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   const auto told = nlohmann::json::parse(r.out);
   EXPECT_EQ(told[0]["told"], 2887);
   EXPECT_NEAR(told[0]["random_expected_evaluations"].get<double>(), 2890.0 / 3.0, 1e-9);
-  for (const char* bad : {"1.5", "-0.5", "half"}) {
+  for (const char* bad : {"1.5", "-0.5", "half", "nan"}) {
     r = test::run_mmtune(
         {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--told", bad});
     EXPECT_EQ(r.exit_code, kExitUsage) << bad;
+    EXPECT_EQ(r.out, "") << bad << ": a refusal prints no half table";
   }
+  // Replayed in a tune's batches; such replays are not the report's.
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--strategy",
+                        "annealing", "--seeds", "2", "--batch", "8", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)[0]["seeds"], 2);
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
+                        "--save", "--batch", "2"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
                         "--save", "--told", "0.5"});
   EXPECT_EQ(r.exit_code, kExitUsage) << "the report's replays start from nothing";

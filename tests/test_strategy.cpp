@@ -421,7 +421,7 @@ std::vector<std::size_t> proposals(const std::string& name, const StrategyOption
 TEST(StrategyOptions, DefaultsAreTheStrategyAndEachOptionChangesIt) {
   // Changed values that every search below reaches within 120 proposals.
   const std::map<std::string, std::map<std::string, double>> changed = {
-      {"annealing", {{"start_temperature", 2.0}, {"end_temperature", 1.0}, {"horizon", 5}}},
+      {"annealing", {{"start_temperature", 2.0}, {"end_temperature", 1.0}}},
       {"genetic", {{"tournament", 1}, {"mutation", 1.0}, {"population", 8}}},
       {"model",
        {{"trees", 2},
@@ -433,8 +433,7 @@ TEST(StrategyOptions, DefaultsAreTheStrategyAndEachOptionChangesIt) {
   const std::string help = describe_strategy_options();
   for (const auto& name : strategy_names()) {
     EXPECT_NE(help.find(name + ": "), std::string::npos) << help;
-    // Annealing plans over its horizon only without a budget.
-    const std::size_t budget = name == "annealing" ? 0 : 100;
+    const std::size_t budget = 100;
     const auto plain = proposals(name, {7, budget, {}});
     const auto it = changed.find(name);
     if (it == changed.end()) {  // exhaustive and random have no options

@@ -78,6 +78,7 @@ int cmd_simulate(const SimulateOptions& o) {
   if (o.save && !o.curve) throw UsageError("--save needs --curve");
   // The report's replays are searches from nothing; a warm start is another experiment.
   if (o.save && o.told > 0) throw UsageError("--save stores replays without --told");
+  if (o.save && o.batch > 1) throw UsageError("--save stores replays asked one at a time");
   Store store(existing_database_path(o.db),
               o.save ? Store::Access::kReadWrite : Store::Access::kReadOnly);
   const DeviceInfo device = find_stored_device(store, o.device);
@@ -105,20 +106,29 @@ int cmd_simulate(const SimulateOptions& o) {
   const Landscape landscape = load_landscape(o.kernel, records);
   const SearchSpace& space = landscape.table.space;
   const auto& times = landscape.table.times;
-  if (space.size() < 2)
-    throw UsageError("too few recorded configurations to replay for " + describe(problem));
   SimulationOptions so;
   if (o.landscape) {
     print_landscape_shape(landscape_shape(space, times, so.tolerance), so.tolerance, o.kernel,
                           describe(problem), device.name, o.json);
     return kExitOk;
   }
+  if (space.size() < 2)
+    throw UsageError("too few recorded configurations to replay for " + describe(problem));
   for (const auto& pair : o.strategy_options) parse_strategy_setting(pair, so.settings);
   so.budget = o.budget;
   so.seeds = o.seeds;
   so.told = o.told;
+  so.batch = o.batch;
   if (o.curve) so.checkpoints = kCurveCheckpoints;
   if (!o.svg.empty() && !o.curve) throw UsageError("--svg needs --curve");
+  // Everything that can refuse the replay is checked before the table starts: a refusal prints
+  // one line, never half a table.
+  if (!(o.told >= 0 && o.told <= 1)) throw UsageError("--told must be within 0 and 1");
+  if (std::none_of(times.begin(), times.end(), [](const auto& t) { return t.has_value(); })) {
+    throw UsageError("no recorded " + o.kernel + " configuration of " + describe(problem) +
+                     " ran successfully: there is no best to search for");
+  }
+  for (const auto& name : strategies) make_strategy(name, space, {1, o.budget, so.settings});
   nlohmann::json out = nlohmann::json::array();
   if (!o.json) {
     std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
@@ -126,9 +136,9 @@ int cmd_simulate(const SimulateOptions& o) {
                 o.budget, o.seeds);
     if (o.told > 0) {
       std::printf(
-          "Each run is first told a random %g of the recorded results outside 5 %% of "
+          "Each run is first told a random %.3g %% of the recorded results outside 5 %% of "
           "the best; only its own proposals count\n",
-          o.told);
+          100 * o.told);
     }
     if (o.curve) std::printf("%-12s fraction of the optimum after N evaluations\n", "");
     std::printf("%-12s", "strategy");
@@ -375,12 +385,19 @@ void StoreCommands::add(CLI::App& app) {
                    "proposals count")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  simulate
+      ->add_option("--batch", sim.batch,
+                   "proposals asked for at once and told together, as a tune asks for twice its "
+                   "parallel builds")
+      ->check(cli::positive_integer())
+      ->capture_default_str();
   simulate->add_flag("--json", sim.json, "print JSON");
   simulate->add_option("--svg", sim.svg, "with --curve: write the curves as an SVG chart to FILE");
   simulate->add_flag("--curve", sim.curve,
                      "also the mean fraction of the optimum after 25, 50, 100, 200 and 400 "
                      "evaluations (every run then spends the larger of 400 and --budget; the "
-                     "median evaluations still count only those within --budget)");
+                     "strategies still plan for --budget and the median evaluations count only "
+                     "those within it)");
   simulate->add_flag("--landscape", sim.landscape,
                      "describe the recorded landscape instead of replaying: its points within 5 % "
                      "of the best, its local minima, and from how many points steepest descent "

@@ -17,6 +17,7 @@ struct SimulateOptions {
   std::string svg;    // --curve as a chart
   bool save = false;  // --curve into the database
   std::size_t budget = 100, seeds = 20;
+  std::size_t batch = 1;   // proposals asked for at once
   double told = 0;         // share of the results outside the target told to each run first
   bool landscape = false;  // describe the landscape's shape instead of replaying
   ProblemOptions problem;

@@ -66,6 +66,7 @@ struct StrategyOption {
   double value;  // the default
   double min, max;
   const char* help;
+  bool integer = false;  // a count: a fraction is refused, not truncated
 };
 
 struct StrategyOptions {

@@ -2,7 +2,9 @@
 // is a relative slowdown (T = 0.05 accepts a 5 % slower point with probability 1/e) and does not
 // depend on the problem's scale. The temperature falls geometrically over the budget; a walk
 // restarts from a random point when every neighbour of its current point was proposed or when it
-// has not improved for a while.
+// has not improved for a while. A batch holds one start point, or at most the unvisited
+// neighbours of the current point: the walk moves on only once their results are in (a restart
+// in the same batch would throw them away).
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -21,8 +23,8 @@ using strategies::uniform_real;
 constexpr StrategyOption kOptions[] = {
     {"start_temperature", 0.05, 1e-6, 10, "temperature at the start (a relative slowdown)"},
     {"end_temperature", 0.002, 1e-6, 10, "temperature when the budget is spent"},
-    {"horizon", 1000, 1, 1e9, "evaluations to cool over when no budget is given"},
 };
+constexpr std::size_t kHorizon = 1000;  // evaluations to cool over when no budget is given
 
 class Annealing : public Strategy {
  public:
@@ -30,9 +32,7 @@ class Annealing : public Strategy {
       : space_(space),
         rng_(options.seed),
         proposed_(space.size()),
-        horizon_(options.budget ? options.budget
-                                : std::min(space.size(), std::size_t(option_value(kOptions, options,
-                                                                                  "horizon")))),
+        horizon_(options.budget ? options.budget : std::min(space.size(), kHorizon)),
         start_temperature_(option_value(kOptions, options, "start_temperature")),
         end_temperature_(option_value(kOptions, options, "end_temperature")),
         patience_(4 * space.dimensions() + 8) {}
@@ -43,6 +43,7 @@ class Annealing : public Strategy {
     bool moves_known = false;
     while (out.size() < n && proposed_.remaining() > 0) {
       if (!current_) {
+        if (!out.empty()) break;  // one start at a time: the walk begins from its result
         propose(*proposed_.random_unvisited(rng_), out);
         continue;
       }
@@ -51,6 +52,7 @@ class Annealing : public Strategy {
         moves_known = true;
       }
       if (moves.empty() || stale_ >= patience_) {
+        if (!out.empty()) break;  // this walk's results first: they may move it
         restart();
         continue;
       }

@@ -33,13 +33,14 @@ constexpr std::size_t kMaxBins = 256;  // parameters with more values are binned
 // The search.
 constexpr std::size_t kMinInitial = 8;
 constexpr StrategyOption kOptions[] = {
-    {"trees", 24, 1, 1000, "regression trees in the forest"},
+    {"trees", 24, 1, 1000, "regression trees in the forest", true},
     {"initial_fraction", 0.02, 0, 1, "share of the budget sampled at random before the model"},
     {"random_fraction", 0.12, 0, 1, "share of proposals drawn at random (exploration)"},
     {"kappa", 0.3, 0, 100, "weight of the trees' spread in a candidate's score (exploration)"},
     {"products", 0, 0, 1,
      "1: also learn from the product of each pair of parameters with 3+ positive values "
-     "(e.g. work-group size x work per item)"},
+     "(e.g. work-group size x work per item)",
+     true},
 };
 constexpr std::size_t kMaxCandidates = 20000;  // scored per ask in large spaces
 constexpr std::size_t kTopPoints = 5;          // whose unvisited neighbours are always scored

@@ -127,7 +127,8 @@ std::string describe_strategy_options() {
     out += std::string(e->name) + ": " + e->help + "\n";
     for (const auto& o : e->options) {
       out += "  " + std::string(o.name) + "=" + format_number(o.value) + "  [" +
-             format_number(o.min) + ", " + format_number(o.max) + "] " + o.help + "\n";
+             format_number(o.min) + ", " + format_number(o.max) + "]" +
+             (o.integer ? " integer " : " ") + o.help + "\n";
     }
   }
   return out;
@@ -174,13 +175,22 @@ void check_strategy_settings(const std::string& name,
       throw UsageError("strategy option " + key + "=" + format_number(value) + " is outside [" +
                        format_number(it->min) + ", " + format_number(it->max) + "]");
     }
+    if (it->integer && value != std::floor(value)) {
+      throw UsageError("strategy option " + key + "=" + format_number(value) +
+                       " is not a whole number");
+    }
   }
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space,
                                         const StrategyOptions& options) {
   check_strategy_settings(name, options.settings);
-  return info(name).make(space, options);
+  // A budget beyond the space is the space: strategies that scale with the budget (the model's
+  // random start, annealing's cooling, genetic's population) would otherwise plan for points
+  // that do not exist.
+  StrategyOptions capped = options;
+  capped.budget = std::min(options.budget, space.size());
+  return info(name).make(space, capped);
 }
 
 }  // namespace mmtune

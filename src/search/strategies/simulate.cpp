@@ -67,7 +67,8 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
   std::vector<double> counts;  // per run, for the median
   for (std::size_t s = 0; s < options.seeds; ++s) {
     SimulationRun run{options.first_seed + s, std::nullopt};
-    const auto search = make_strategy(strategy, space, {run.seed, horizon, options.settings});
+    // The strategy plans for the budget; checkpoints past it only watch it go on.
+    const auto search = make_strategy(strategy, space, {run.seed, result.budget, options.settings});
     if (result.told > 0) search->seed(told_results(outside, result.told, times, run.seed));
     std::size_t spent = 0;
     std::optional<double> found;  // the best time so far
