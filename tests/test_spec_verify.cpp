@@ -87,6 +87,54 @@ TEST(SpecVerify, SixtyFourBitIntegersAreComparedExactly) {
       << wrong.message;
 }
 
+TEST(SpecVerify, IntegersAreExactUnlessTheSpecStatesATolerance) {
+  // The default tolerances (1e-5 + 1e-4 |ref|) are for floating point: at 2^53 they let any
+  // integer kernel off by up to 9e11 pass.
+  test::TempDir dir;
+  std::string arguments = kBigArguments;
+  arguments = arguments.substr(0, arguments.find("absolute = 0"));
+  std::ofstream(dir / "big.cl") << kBigSource;
+  std::ofstream(dir / "big.toml") << one_dimensional("big", "off = [0, 1]", arguments);
+  const KernelSpec exact = parse_spec_file(dir / "big.toml");
+  SpecRunner runner(test::pocl_device("pthread"), exact, {64});
+  EXPECT_EQ(runner.evaluate(runner.instance().parse("off=0")).status, Status::kOk);
+  EXPECT_EQ(runner.evaluate(runner.instance().parse("off=1")).status, Status::kWrongResult);
+  // A stated tolerance applies as stated.
+  std::ofstream(dir / "big.toml") << one_dimensional("big", "off = [0, 1]",
+                                                     arguments + "absolute = 1\nrelative = 0\n");
+  const KernelSpec stated = parse_spec_file(dir / "big.toml");
+  SpecRunner tolerant(test::pocl_device("pthread"), stated, {64});
+  EXPECT_EQ(tolerant.evaluate(tolerant.instance().parse("off=1")).status, Status::kOk);
+}
+
+TEST(SpecVerify, EqualInfinitiesAgree) {
+  test::TempDir dir;
+  std::ofstream(dir / "inf.cl") << R"cl(
+#ifndef s
+#define s 1  // the infinity's scale: any positive one is the same infinity
+#endif
+__kernel void inf(__global float* y, const int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = s * INFINITY;
+}
+)cl";
+  std::ofstream(dir / "inf.toml") << one_dimensional("inf", "s = [1, 2]", R"([[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "int"
+value = "n"
+)");
+  const KernelSpec spec = parse_spec_file(dir / "inf.toml");
+  SpecRunner runner(test::pocl_device("pthread"), spec, {64});
+  const Measurement m = runner.evaluate(runner.instance().parse("s=2"));
+  EXPECT_EQ(m.status, Status::kOk) << m.message;  // inf - inf is NaN, yet inf is inf
+}
+
 // y[i] = x[i * w]: x is sized by the parameter w, y is not.
 const char* const kStrideSource = R"cl(
 #ifndef w

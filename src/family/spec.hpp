@@ -68,6 +68,7 @@ struct SpecVerification {
   std::vector<SpecExpr> global{}, local{};  // its launch (over sizes only); local may be empty
   std::filesystem::path file{};             // kFile: the outputs' expected bytes, in order
   double absolute = 1e-5, relative = 1e-4;  // |x - ref| <= absolute + relative * |ref|
+  bool tolerance_stated = false;  // integer outputs are compared exactly unless the spec says
   std::string where;
 };
 

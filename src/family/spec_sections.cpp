@@ -195,6 +195,7 @@ SpecVerification read_verification(const Reader& r, const toml::table& t) {
   }
   if (const toml::node* a = t.get("absolute")) v.absolute = r.number(*a, "verification.absolute");
   if (const toml::node* a = t.get("relative")) v.relative = r.number(*a, "verification.relative");
+  v.tolerance_stated = t.get("absolute") || t.get("relative");
   if (v.absolute < 0 || v.relative < 0) {
     r.fail(t.source(), "verification", "tolerances cannot be negative");
   }
