@@ -135,6 +135,42 @@ value = "n"
   EXPECT_EQ(m.status, Status::kOk) << m.message;  // inf - inf is NaN, yet inf is inf
 }
 
+TEST(SpecVerify, AWritePastABuffersEndIsAWrongResult) {
+  // Work-items rounded up to the work-group size write past n unless the kernel checks; such a
+  // kernel gave the right outputs and passed (and corrupted whatever lay beyond on a GPU).
+  test::TempDir dir;
+  std::ofstream(dir / "tail.cl") << R"cl(
+#ifndef checked
+#define checked 1  // 0: the tail of the last work-group writes past n
+#endif
+__kernel void tail(__global float* y, const int n) {
+  const int i = get_global_id(0);
+  if (!checked || i < n) y[i] = 2.0f * i;
+}
+)cl";
+  std::ofstream(dir / "tail.toml") << one_dimensional("tail", "checked = [1, 0]", R"([[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "int"
+value = "n"
+)");
+  const KernelSpec spec = parse_spec_file(dir / "tail.toml");
+  for (const char* device : {"pthread", "llvmpipe"}) {
+    SpecRunner runner(test::device_named(device), spec, {61});  // 64 work-items for 61
+    EXPECT_EQ(runner.evaluate(runner.instance().parse("checked=1")).status, Status::kOk) << device;
+    const Measurement m = runner.evaluate(runner.instance().parse("checked=0"));
+    EXPECT_EQ(m.status, Status::kWrongResult) << device;
+    EXPECT_NE(m.message.find("wrote past the end of y (61 elements), 0 bytes beyond it"),
+              std::string::npos)
+        << device << ": " << m.message;
+  }
+}
+
 // y[i] = x[i * w]: x is sized by the parameter w, y is not.
 const char* const kStrideSource = R"cl(
 #ifndef w

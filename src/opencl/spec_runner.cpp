@@ -182,6 +182,16 @@ std::string SpecRunner::options(const SpecLaunchSizes& launch) const {
   return o;
 }
 
+// Bytes past each buffer's end, filled with kGuardByte: a kernel that writes there (a tail of
+// work-items past n, a row too long) is caught after its first run instead of passing, or
+// corrupting its neighbour. Writes further out, and reads, stay undetected.
+constexpr std::size_t kGuardBytes = 64 * 1024;
+constexpr unsigned char kGuardByte = 0xa5;
+
+std::size_t guard_bytes(std::size_t bytes, std::uint64_t max_alloc) {
+  return bytes + kGuardBytes <= max_alloc ? kGuardBytes : 0;
+}
+
 std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSizes& launch) {
   std::vector<cl::Buffer> buffers(spec_.arguments.size());
   for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
@@ -189,8 +199,15 @@ std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSiz
     const cl_uint index = cl_uint(i);
     if (a.kind == ArgumentKind::kBuffer) {
       const auto& bytes = initial(i, launch.argument_sizes[i]);
-      buffers[i] = cl::Buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
-                              const_cast<unsigned char*>(bytes.data()));
+      const std::size_t guard = guard_bytes(bytes.size(), device_.max_alloc_bytes);
+      buffers[i] = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes.size() + guard);
+      if (!bytes.empty()) {
+        queue_.enqueueWriteBuffer(buffers[i], CL_TRUE, 0, bytes.size(), bytes.data());
+      }
+      if (guard) {
+        static const std::vector<unsigned char> pattern(kGuardBytes, kGuardByte);
+        queue_.enqueueWriteBuffer(buffers[i], CL_TRUE, bytes.size(), guard, pattern.data());
+      }
       kernel.setArg(index, buffers[i]);
     } else if (a.kind == ArgumentKind::kLocal) {
       kernel.setArg(index, cl::Local(std::size_t(launch.argument_sizes[i]) * type_bytes(a.type)));
@@ -215,6 +232,28 @@ std::vector<unsigned char> SpecRunner::read_outputs(const std::vector<cl::Buffer
     queue_.enqueueReadBuffer(buffers[i], CL_TRUE, 0, bytes, out.data() + at);
   }
   return out;
+}
+
+std::string SpecRunner::overrun(const std::vector<cl::Buffer>& buffers,
+                                const SpecLaunchSizes& launch) {
+  std::vector<unsigned char> zone;
+  for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
+    const SpecArgument& a = spec_.arguments[i];
+    if (a.kind != ArgumentKind::kBuffer) continue;
+    const std::size_t bytes = std::size_t(launch.argument_sizes[i]) * type_bytes(a.type);
+    const std::size_t guard = guard_bytes(bytes, device_.max_alloc_bytes);
+    if (!guard) continue;
+    zone.resize(guard);
+    queue_.enqueueReadBuffer(buffers[i], CL_TRUE, bytes, guard, zone.data());
+    const auto it =
+        std::find_if(zone.begin(), zone.end(), [](unsigned char c) { return c != kGuardByte; });
+    if (it != zone.end()) {
+      return "the kernel wrote past the end of " + a.name + " (" +
+             std::to_string(launch.argument_sizes[i]) + " elements), " +
+             std::to_string(std::size_t(it - zone.begin())) + " bytes beyond it";
+    }
+  }
+  return "";
 }
 
 std::string SpecRunner::compare(const std::vector<unsigned char>& got,
@@ -361,6 +400,9 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
       return busy;
     };
     const double first_ms = run_once(false);
+    if (std::string why = overrun(buffers, launch); !why.empty()) {
+      return fail(Status::kWrongResult, why);
+    }
     if (spec_.verification.kind != Verification::kNone) {
       const auto v0 = Clock::now();
       const auto got = read_outputs(buffers, launch);

@@ -58,6 +58,8 @@ class SpecRunner {
   // The output buffers' contents, concatenated in argument order.
   std::vector<unsigned char> read_outputs(const std::vector<cl::Buffer>& buffers,
                                           const SpecLaunchSizes& launch);
+  // The first buffer whose guard zone past its end the kernel wrote, as a message; "" if none.
+  std::string overrun(const std::vector<cl::Buffer>& buffers, const SpecLaunchSizes& launch);
   // Compares outputs with the reference as the outputs' element types; "" when they agree.
   std::string compare(const std::vector<unsigned char>& got, const SpecLaunchSizes& launch,
                       double& max_error) const;
