@@ -8,6 +8,7 @@
 
 #include "family/spec.hpp"
 #include "mmtune/device.hpp"
+#include "mmtune/error.hpp"
 #include "opencl/spec_runner.hpp"
 #include "test_support.hpp"
 
@@ -168,6 +169,48 @@ value = "n"
     EXPECT_NE(m.message.find("wrote past the end of y (61 elements), 0 bytes beyond it"),
               std::string::npos)
         << device << ": " << m.message;
+  }
+}
+
+TEST(SpecVerify, ValuesOutsideTheirTypeAreRefusedNotWrapped) {
+  // n = 40000 as a short wrapped to a negative n: kernel and reference both wrote nothing and
+  // "agreed".
+  test::TempDir dir;
+  std::ofstream(dir / "s.cl") << R"cl(
+__kernel void s(__global float* y, const short n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = 1.0f;
+}
+)cl";
+  const std::string arguments = R"([[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "short"
+value = "n"
+)";
+  std::ofstream(dir / "s.toml") << one_dimensional("s", "u = [1]", arguments);
+  const KernelSpec spec = parse_spec_file(dir / "s.toml");
+  SpecRunner small(test::pocl_device("pthread"), spec, {32000});
+  EXPECT_EQ(small.evaluate(small.instance().parse("u=1")).status, Status::kOk);
+  SpecRunner big(test::pocl_device("pthread"), spec, {40000});
+  const Measurement m = big.evaluate(big.instance().parse("u=1"));
+  EXPECT_NE(m.status, Status::kOk);
+  EXPECT_NE(m.message.find("n = 40000 is outside short's range"), std::string::npos) << m.message;
+  // A buffer's constant initial value must be one of its type's values.
+  std::string uchar = arguments;
+  uchar.replace(uchar.find("type = \"float\""), 14, "type = \"uchar\"\ninit = 300");
+  std::ofstream(dir / "s.toml") << one_dimensional("s", "u = [1]", uchar);
+  try {
+    parse_spec_file(dir / "s.toml");
+    ADD_FAILURE() << "init = 300 accepted for a uchar buffer";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("300 is outside uchar's range"), std::string::npos)
+        << e.what();
   }
 }
 

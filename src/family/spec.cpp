@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -53,6 +55,54 @@ const char* to_string(SpecType t) {
       return "double";
   }
   return "?";
+}
+
+std::string unrepresentable(SpecType t, double v) {
+  const auto range = [&](double lo, double hi) -> std::string {
+    if (v != std::floor(v))
+      return "is not a whole number, as " + std::string(to_string(t)) + " needs";
+    if (v < lo || v > hi) return "is outside " + std::string(to_string(t)) + "'s range";
+    return "";
+  };
+  std::string why;
+  switch (t) {
+    case SpecType::kChar:
+      why = range(-128, 127);
+      break;
+    case SpecType::kUchar:
+      why = range(0, 255);
+      break;
+    case SpecType::kShort:
+      why = range(-32768, 32767);
+      break;
+    case SpecType::kUshort:
+      why = range(0, 65535);
+      break;
+    case SpecType::kInt:
+      why = range(-2147483648.0, 2147483647.0);
+      break;
+    case SpecType::kUint:
+      why = range(0, 4294967295.0);
+      break;
+    case SpecType::kLong:  // doubles near 2^63 are 2^10 apart: the largest below 2^63 fits
+      why = range(-0x1p63, std::nextafter(0x1p63, 0.0));
+      break;
+    case SpecType::kUlong:
+      why = range(0, std::nextafter(0x1p64, 0.0));
+      break;
+    case SpecType::kFloat:
+      if (!(std::fabs(v) <= double(std::numeric_limits<float>::max())))
+        why = "is outside float's range";
+      break;
+    case SpecType::kDouble:
+      if (!std::isfinite(v)) why = "is not finite";
+      break;
+  }
+  if (why.empty()) return why;
+  std::ostringstream out;
+  out.precision(17);
+  out << v << ' ' << why;
+  return out.str();
 }
 
 const std::vector<std::string>& spec_device_names() {

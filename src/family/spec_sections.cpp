@@ -136,6 +136,9 @@ SpecArgument read_argument(const Reader& r, const toml::table& t, const std::str
       } else {
         a.init = BufferInit::kConstant;
         a.constant = r.number(*init, key + ".init");
+        if (std::string why = unrepresentable(a.type, a.constant); !why.empty()) {
+          r.fail(init->source(), key + ".init", why);
+        }
       }
     }
     if (const toml::node* s = t.get("seed")) {

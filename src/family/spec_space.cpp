@@ -252,6 +252,15 @@ std::string SpecInstance::violation(const SpecPoint& point) {
                std::to_string(device_->max_alloc_bytes) + " bytes)";
       }
     }
+    // Converted regardless, 40000 as a short wrapped to a negative n, and kernel and reference
+    // agreed on doing nothing.
+    for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
+      const auto& a = spec_.arguments[i];
+      if (a.kind != ArgumentKind::kScalar) continue;
+      if (std::string why = unrepresentable(a.type, l.scalars[i]); !why.empty()) {
+        return a.name + " = " + why;
+      }
+    }
     // Each buffer fits, but all of them at once must too (and the host keeps a copy of each).
     if (device_->global_mem_bytes > 0 && total_bytes > double(device_->global_mem_bytes)) {
       return "the buffers' " + std::to_string((long long)total_bytes) +
