@@ -214,6 +214,45 @@ value = "n"
   }
 }
 
+TEST(SpecVerify, AReferenceKernelBuildsWithTheParametersDefined) {
+  // Kernel Tuner's sources have no #ifndef defaults: the tuner always defines the parameters,
+  // and a reference kernel in the same file does not compile without them.
+  test::TempDir dir;
+  std::ofstream(dir / "kt.cl") << R"cl(
+__kernel __attribute__((reqd_work_group_size(block_size_x, 1, 1)))
+void kt(__global float* y, const int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = 3.0f * i;
+}
+__kernel void kt_reference(__global float* y, const int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = 3.0f * i;
+}
+)cl";
+  std::ofstream(dir / "kt.toml") << "name = \"kt\"\nsource = \"kt.cl\"\nkernel = \"kt\"\n"
+                                    "sizes = [\"n\"]\n[parameters]\nblock_size_x = [8, 16]\n"
+                                    "[launch]\nproblem = [\"n\"]\nlocal = [\"block_size_x\"]\n"
+                                 << R"([[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "int"
+value = "n"
+[verification]
+reference = "kernel"
+kernel = "kt_reference"
+global = ["n"]
+)";
+  const KernelSpec spec = parse_spec_file(dir / "kt.toml");
+  SpecRunner runner(test::pocl_device("pthread"), spec, {64});
+  const Measurement m = runner.evaluate(runner.instance().parse("block_size_x=16"));
+  EXPECT_EQ(m.status, Status::kOk) << m.message;
+}
+
 // y[i] = x[i * w]: x is sized by the parameter w, y is not.
 const char* const kStrideSource = R"cl(
 #ifndef w

@@ -195,15 +195,10 @@ SpecLaunchSizes SpecInstance::launch(const SpecPoint& point) {
 }
 
 SpecLaunchSizes SpecInstance::reference_launch(const SpecPoint& point) {
-  SpecLaunchSizes l = launch(point);  // the arguments' sizes and scalars
-  l.defines.clear();
-  for (std::size_t i = 0; i < defines_.size(); ++i) {
-    const auto& uses = defines_[i].uses();
-    if (std::any_of(uses.begin(), uses.end(), [&](std::size_t u) { return u >= first_parameter_; }))
-      continue;
-    l.defines.emplace_back(spec_.defines[i].first,
-                           std::to_string(defines_[i].evaluate_integer(-kMaxSize)));
-  }
+  // The arguments' sizes and scalars, and every define of `point`: sources written for a tuner
+  // that always defines the parameters (Kernel Tuner's, without #ifndef defaults) do not compile
+  // without them, though the reference kernel ignores them.
+  SpecLaunchSizes l = launch(point);
   l.global = sizes_of(reference_global_);
   l.local = sizes_of(reference_local_);
   for (std::size_t d = 0; d < l.local.size(); ++d) {

@@ -57,8 +57,8 @@ class SpecInstance {
   // Its launch; throws EvaluationError as violation() would report.
   SpecLaunchSizes launch(const SpecPoint& point);
   // The launch of the verification's reference kernel: its global (and local, empty: the
-  // implementation chooses) sizes, the [defines] that use no parameter, and the arguments'
-  // sizes for the parameters of `point` (the outputs must not depend on them).
+  // implementation chooses) sizes, and the defines and arguments' sizes of `point` (the
+  // outputs must not depend on the parameters).
   SpecLaunchSizes reference_launch(const SpecPoint& point);
   // Every configuration that can run, in the order of the parameters' values (the last
   // parameter varies fastest). When none can, `why_none` (if given) gets the reason that
