@@ -253,6 +253,32 @@ global = ["n"]
   EXPECT_EQ(m.status, Status::kOk) << m.message;
 }
 
+TEST(SpecVerify, AVerifiedOutputIsNotSizedByAParameter) {
+  // Padded to the work-group, y had 4096 bytes at w = 64 and the reference's 4000: every
+  // configuration but the reference's was a WrongResult.
+  test::TempDir dir;
+  const std::string arguments = R"([[arguments]]
+name = "y"
+type = "float"
+size = "ceil_div(n, w) * w"
+output = true
+)";
+  std::ofstream(dir / "pad.cl") << "__kernel void pad(__global float* y) { y[0] = 1.0f; }\n";
+  std::ofstream(dir / "pad.toml") << one_dimensional("pad", "w = [1, 64]", arguments);
+  try {
+    parse_spec_file(dir / "pad.toml");
+    ADD_FAILURE() << "an output sized by a parameter was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("a verified output's size may use the sizes"),
+              std::string::npos)
+        << e.what();
+  }
+  // Unverified, nothing is compared.
+  std::ofstream(dir / "pad.toml") << one_dimensional(
+      "pad", "w = [1, 64]", arguments + "[verification]\nreference = \"none\"\n");
+  EXPECT_NO_THROW(parse_spec_file(dir / "pad.toml"));
+}
+
 // y[i] = x[i * w]: x is sized by the parameter w, y is not.
 const char* const kStrideSource = R"cl(
 #ifndef w

@@ -75,6 +75,16 @@ void check_names_and_expressions(const Reader& r, const toml::table& root, const
   }
   for (const auto& a : s.arguments) {
     compile(a.kind == ArgumentKind::kScalar ? a.value : a.size, wide);
+    // The reference's outputs have one size per problem: an output sized by a parameter would
+    // be a WrongResult in every configuration but the reference's.
+    if (a.output && s.verification.kind != Verification::kNone) {
+      try {
+        Expression(a.size.text, narrow);
+      } catch (const ExpressionError&) {
+        throw UsageError(a.size.where + ": '" + a.size.text +
+                         "': a verified output's size may use the sizes, not the parameters");
+      }
+    }
   }
   // The reference runs once per problem: no parameters.
   for (const auto* list : {&s.verification.global, &s.verification.local}) {
