@@ -3,6 +3,7 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm.hpp"
+#include "mmtune/spec_lookup.hpp"
 #include "opencl/host_data.hpp"
 #include "opencl/reference.hpp"
 #include "store/store.hpp"
@@ -232,6 +233,36 @@ TEST(Lookup, ASkinnyCsTileShrinksToItsShortSideWithItsWorkItems) {
   const auto strided = narrower_variant(best, p);
   ASSERT_TRUE(strided);
   EXPECT_EQ(*strided->as<TiledConfig>(), want);
+}
+
+TEST(SpecLookup, OnlyTheVersionTunedLastIsUsed) {
+  // A spec edited after a tune (tile = [8, 16] instead of [64]) is another version. The old
+  // version's exact sizes must not win over the new version's nearest: -Dtile=64 is a value
+  // the current spec no longer lists.
+  test::TempDir dir;
+  const DeviceInfo dev = test::pocl_device("pthread").info;
+  {
+    Store store(dir / "t.db");
+    store.upsert_device(dev);
+    const auto put = [&](const char* kernel, const char* config, std::size_t n, const char* when) {
+      MeasurementRecord r;
+      r.device_key = dev.key, r.kernel = kernel, r.config = config;
+      r.problem.m = n, r.problem.n = 64, r.problem.k = 1;
+      r.result.median_ms = r.result.min_ms = r.result.max_ms = 1.0;
+      r.result.routine_ms = r.result.kernel_ms = {1.0};
+      store.add_measurement(r);
+      auto q = store.db().prepare("UPDATE best SET updated_at = ? WHERE kernel = ?");
+      q.bind(1, std::string(when)).bind(2, std::string(kernel));
+      q.run();
+    };
+    put("spec:transpose:7d34aa", "tile=64", 96, "2026-01-01T00:00:00Z");
+    put("spec:transpose:b5cfbb", "tile=8", 128, "2026-02-01T00:00:00Z");
+  }
+  const auto t = best_defines(dir / "t.db", "transpose", dev, {96, 64});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->kernel, "spec:transpose:b5cfbb");
+  EXPECT_EQ(t->build_options(), "-Dtile=8");
+  EXPECT_EQ(t->source, LookupSource::kNearestShape);
 }
 
 class ReadyGemm : public ::testing::Test {

@@ -49,13 +49,25 @@ std::optional<TunedDefines> best_defines(const std::string& db_path, const std::
   // This device before similar ones, then the nearest sizes, then the most recent tune.
   int chosen_relation = 0;
   double chosen_distance = 0;
-  for (const auto& b : rows::spec_bests(store, spec_name)) {
-    const int relation = b.key == device.key ? 2
-                         : ((b.platform.empty() || b.platform == device.platform_name) &&
-                            b.vendor == device.vendor && b.type == device.type)
-                             ? 1
-                             : 0;
-    if (relation == 0) continue;
+  const auto relation_of = [&](const rows::SpecBest& b) {
+    return b.key == device.key ? 2
+           : ((b.platform.empty() || b.platform == device.platform_name) &&
+              b.vendor == device.vendor && b.type == device.type)
+               ? 1
+               : 0;
+  };
+  const auto bests = rows::spec_bests(store, spec_name);
+  // Only the version of the spec (its sources' hash) tuned last: an edited spec may no longer
+  // list the values an older version's bests hold.
+  std::string version, version_updated;
+  for (const auto& b : bests) {
+    if (relation_of(b) > 0 && b.updated_at >= version_updated) {
+      version = b.kernel, version_updated = b.updated_at;
+    }
+  }
+  for (const auto& b : bests) {
+    const int relation = relation_of(b);
+    if (relation == 0 || b.kernel != version) continue;
     const double got[3] = {std::log2(double(b.p.m)), std::log2(double(b.p.n)),
                            std::log2(double(b.p.k))};
     double distance = 0;
