@@ -7,6 +7,7 @@
 #include <string>
 
 #include "family/spec.hpp"
+#include "family/spec_space.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/spec_runner.hpp"
@@ -277,6 +278,25 @@ output = true
   std::ofstream(dir / "pad.toml") << one_dimensional(
       "pad", "w = [1, 64]", arguments + "[verification]\nreference = \"none\"\n");
   EXPECT_NO_THROW(parse_spec_file(dir / "pad.toml"));
+}
+
+TEST(SpecVerify, AMetricIsACount) {
+  // A negative flops expression was stored as a negative GFLOPS figure.
+  test::TempDir dir;
+  std::ofstream(dir / "m.cl") << "__kernel void m(__global float* y) { y[0] = 1.0f; }\n";
+  std::ofstream(dir / "m.toml") << one_dimensional("m", "u = [1]", R"([[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[metrics]
+flops = "1000 - n"
+)");
+  const KernelSpec spec = parse_spec_file(dir / "m.toml");
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  EXPECT_EQ(spec_metric(spec, spec.flops, {10}, d), 990.0);
+  EXPECT_THROW(spec_metric(spec, spec.flops, {2000}, d), UsageError);
+  EXPECT_THROW(spec_metric(spec, spec.flops, {1000}, d), UsageError);
 }
 
 // y[i] = x[i * w]: x is sized by the parameter w, y is not.

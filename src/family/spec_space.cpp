@@ -1,9 +1,11 @@
 #include "family/spec_space.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "mmtune/error.hpp"
 
@@ -58,11 +60,20 @@ std::optional<double> spec_metric(const KernelSpec& spec, const std::optional<Sp
   }
   const auto values = spec_device_values(device);
   for (std::size_t i = 0; i < values.size(); ++i) scope.set(spec.sizes.size() + i, values[i]);
+  double v = 0;
   try {
-    return Expression(metric->text, scope).evaluate();
+    v = Expression(metric->text, scope).evaluate();
   } catch (const EvaluationError& e) {
     throw UsageError(metric->where + ": " + e.what());
   }
+  // A count of operations or bytes: a negative one would be stored as a negative rate.
+  if (!(v > 0 && std::isfinite(v))) {
+    std::ostringstream out;
+    out << metric->where << ": '" << metric->text << "' is " << v
+        << " for these sizes, not a count";
+    throw UsageError(out.str());
+  }
+  return v;
 }
 
 SpecInstance::SpecInstance(const KernelSpec& spec, const std::vector<long long>& sizes,
