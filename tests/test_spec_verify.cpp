@@ -299,6 +299,37 @@ flops = "1000 - n"
   EXPECT_THROW(spec_metric(spec, spec.flops, {1000}, d), UsageError);
 }
 
+TEST(SpecTuneValues, ValuesBeyondIntAreSearchedAsRunTakesThem) {
+  // run took scale = 3000000000; tune refused it as "too large to search over".
+  test::TempDir dir;
+  std::ofstream(dir / "v.cl") << R"cl(
+__kernel void v(__global float* y, const int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = (float)(scale % 7L);
+}
+)cl";
+  std::ofstream(dir / "v.toml") << one_dimensional("v", "scale = [1, 3000000000, 5]",
+                                                   R"([[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "int"
+value = "n"
+[verification]
+reference = "none"
+)");
+  const auto r = test::run_mmtune({"tune", "--spec", dir / "v.toml", "--size", "64", "--device",
+                                   "pthread", "--db", dir / "v.db", "--budget", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::count_rows(dir / "v.db",
+                             "SELECT COUNT(DISTINCT config) FROM measurements WHERE status = 'Ok'"),
+            3);
+}
+
 // y[i] = x[i * w]: x is sized by the parameter w, y is not.
 const char* const kStrideSource = R"cl(
 #ifndef w

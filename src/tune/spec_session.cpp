@@ -22,16 +22,25 @@ double seconds_since(Clock::time_point t) {
 }
 
 // A configuration as the strategies see it: numbers as themselves (their order and distances
-// mean something), strings as their position in the spec's list.
+// mean something), strings as their position in the spec's list. A parameter with a value
+// beyond int (the strategies' points) is searched by its values' order: run takes such values,
+// so tune must too.
 std::vector<int> search_point(const KernelSpec& spec, const SpecPoint& p) {
   std::vector<int> out;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const auto& param = spec.parameters[i];
-    const long long v = param.numeric() ? param.values[p[i]] : static_cast<long long>(p[i]);
-    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
-      throw UsageError(param.where + ": " + std::to_string(v) + " is too large to search over");
+    if (!param.numeric()) {
+      out.push_back(int(p[i]));
+      continue;
     }
-    out.push_back(int(v));
+    const auto [lo, hi] = std::minmax_element(param.values.begin(), param.values.end());
+    const long long v = param.values[p[i]];
+    if (*lo >= std::numeric_limits<int>::min() && *hi <= std::numeric_limits<int>::max()) {
+      out.push_back(int(v));
+    } else {  // its rank among the values (at most kMaxValues of them)
+      out.push_back(int(std::count_if(param.values.begin(), param.values.end(),
+                                      [&](long long w) { return w < v; })));
+    }
   }
   return out;
 }
