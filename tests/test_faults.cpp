@@ -351,8 +351,9 @@ TEST(FaultsCli, AnotherKernelsSlowEvaluationsStartOnlyWhereTheyFitTheTimeLimit) 
     GTEST_SKIP() << "start-up took " << j["seconds"]["startup"] << " s";
   }
   // The confirmation and the baselines keep to their shares; a batch of three stopped runs
-  // started at the search's end would take 15 s.
-  EXPECT_LE(j["seconds"]["total"].get<double>(), limit_s + 5) << r.err;
+  // started at the search's end would take 15 s. 8 s of slack: with the suite's other heavy
+  // test beside it on two cores, a tune that kept its shares ended at 35.4 s.
+  EXPECT_LE(j["seconds"]["total"].get<double>(), limit_s + 8) << r.err;
 }
 
 }  // namespace

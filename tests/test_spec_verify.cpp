@@ -46,6 +46,19 @@ std::string one_dimensional(const std::string& name, const std::string& paramete
          "\n[launch]\nproblem = [\"n\"]\nlocal = [8]\n" + rest;
 }
 
+// A float output y of n elements and n as an int scalar: the arguments most tests need.
+const std::string kYAndN = R"([[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "int"
+value = "n"
+)";
+
 const char* const kBigArguments = R"([[arguments]]
 name = "y"
 type = "ulong"
@@ -120,17 +133,7 @@ __kernel void inf(__global float* y, const int n) {
   if (i < n) y[i] = s * INFINITY;
 }
 )cl";
-  std::ofstream(dir / "inf.toml") << one_dimensional("inf", "s = [1, 2]", R"([[arguments]]
-name = "y"
-type = "float"
-size = "n"
-output = true
-[[arguments]]
-name = "n"
-kind = "scalar"
-type = "int"
-value = "n"
-)");
+  std::ofstream(dir / "inf.toml") << one_dimensional("inf", "s = [1, 2]", kYAndN);
   const KernelSpec spec = parse_spec_file(dir / "inf.toml");
   SpecRunner runner(test::pocl_device("pthread"), spec, {64});
   const Measurement m = runner.evaluate(runner.instance().parse("s=2"));
@@ -150,17 +153,7 @@ __kernel void tail(__global float* y, const int n) {
   if (!checked || i < n) y[i] = 2.0f * i;
 }
 )cl";
-  std::ofstream(dir / "tail.toml") << one_dimensional("tail", "checked = [1, 0]", R"([[arguments]]
-name = "y"
-type = "float"
-size = "n"
-output = true
-[[arguments]]
-name = "n"
-kind = "scalar"
-type = "int"
-value = "n"
-)");
+  std::ofstream(dir / "tail.toml") << one_dimensional("tail", "checked = [1, 0]", kYAndN);
   const KernelSpec spec = parse_spec_file(dir / "tail.toml");
   for (const char* device : {"pthread", "llvmpipe"}) {
     SpecRunner runner(test::device_named(device), spec, {61});  // 64 work-items for 61
@@ -233,17 +226,7 @@ __kernel void kt_reference(__global float* y, const int n) {
   std::ofstream(dir / "kt.toml") << "name = \"kt\"\nsource = \"kt.cl\"\nkernel = \"kt\"\n"
                                     "sizes = [\"n\"]\n[parameters]\nblock_size_x = [8, 16]\n"
                                     "[launch]\nproblem = [\"n\"]\nlocal = [\"block_size_x\"]\n"
-                                 << R"([[arguments]]
-name = "y"
-type = "float"
-size = "n"
-output = true
-[[arguments]]
-name = "n"
-kind = "scalar"
-type = "int"
-value = "n"
-[verification]
+                                 << kYAndN + R"([verification]
 reference = "kernel"
 kernel = "kt_reference"
 global = ["n"]
@@ -309,17 +292,7 @@ __kernel void v(__global float* y, const int n) {
 }
 )cl";
   std::ofstream(dir / "v.toml") << one_dimensional("v", "scale = [1, 3000000000, 5]",
-                                                   R"([[arguments]]
-name = "y"
-type = "float"
-size = "n"
-output = true
-[[arguments]]
-name = "n"
-kind = "scalar"
-type = "int"
-value = "n"
-[verification]
+                                                   kYAndN + R"([verification]
 reference = "none"
 )");
   const auto r = test::run_mmtune({"tune", "--spec", dir / "v.toml", "--size", "64", "--device",
