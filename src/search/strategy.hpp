@@ -49,7 +49,8 @@ struct Observation {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  // Up to n candidates not proposed before; fewer (or none) when the strategy has nothing left.
+  // Up to n candidates not proposed before; fewer when it waits for the results of those it
+  // proposed (annealing's walk), none only when it has nothing left.
   virtual std::vector<std::size_t> ask(std::size_t n) = 0;
   // Results of proposed candidates, in any order and possibly in several calls.
   virtual void tell(const std::vector<Observation>& results) = 0;

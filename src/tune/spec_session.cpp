@@ -21,23 +21,33 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// Per parameter, whether its values are searched by their order rather than as themselves: a
+// value beyond int (the strategies' points). run takes such values, so tune must too.
+std::vector<bool> searched_by_order(const KernelSpec& spec) {
+  std::vector<bool> out;
+  for (const auto& param : spec.parameters) {
+    out.push_back(
+        param.numeric() && std::any_of(param.values.begin(), param.values.end(), [](long long v) {
+          return v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max();
+        }));
+  }
+  return out;
+}
+
 // A configuration as the strategies see it: numbers as themselves (their order and distances
-// mean something), strings as their position in the spec's list. A parameter with a value
-// beyond int (the strategies' points) is searched by its values' order: run takes such values,
-// so tune must too.
-std::vector<int> search_point(const KernelSpec& spec, const SpecPoint& p) {
+// mean something), strings as their position in the spec's list, numbers beyond int by their
+// rank among the parameter's values.
+std::vector<int> search_point(const KernelSpec& spec, const std::vector<bool>& by_order,
+                              const SpecPoint& p) {
   std::vector<int> out;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const auto& param = spec.parameters[i];
     if (!param.numeric()) {
       out.push_back(int(p[i]));
-      continue;
-    }
-    const auto [lo, hi] = std::minmax_element(param.values.begin(), param.values.end());
-    const long long v = param.values[p[i]];
-    if (*lo >= std::numeric_limits<int>::min() && *hi <= std::numeric_limits<int>::max()) {
-      out.push_back(int(v));
-    } else {  // its rank among the values (at most kMaxValues of them)
+    } else if (!by_order[i]) {
+      out.push_back(int(param.values[p[i]]));
+    } else {  // at most kMaxValues of them
+      const long long v = param.values[p[i]];
       out.push_back(int(std::count_if(param.values.begin(), param.values.end(),
                                       [&](long long w) { return w < v; })));
     }
@@ -71,8 +81,9 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   out.space = valid.size();
   std::vector<std::vector<int>> points;
   std::vector<std::string> texts;
+  const std::vector<bool> by_order = searched_by_order(spec);
   for (const auto& p : valid) {
-    points.push_back(search_point(spec, p));
+    points.push_back(search_point(spec, by_order, p));
     texts.push_back(instance.to_text(p));
   }
   std::vector<std::string> names;
