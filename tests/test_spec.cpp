@@ -226,6 +226,13 @@ TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
   many += "]";
   expect("use_padding = [0, 1]", "use_padding = [0, 1]\nmany_a = " + many + "\nmany_b = " + many,
          "parameters: their value lists make .* configurations, more than 10000000");
+  // Parameters x expressions is the parse's cost: a hostile spec ran for minutes in gigabytes.
+  std::string params = "use_padding = [0, 1]";
+  for (int i = 0; i < 64; ++i) params += "\np" + std::to_string(i) + " = [1]";
+  expect("use_padding = [0, 1]", params, "parameters: 69 parameters, more than 64");
+  std::string constraints = "constraints = [\"1 > 0\"";
+  for (int i = 0; i < 256; ++i) constraints += ", \"1 > 0\"";
+  expect("constraints = [", constraints + ",", "constraints: more than 256");
   EXPECT_THROW(parse_spec_file(dir / "nothing.toml"), UsageError);
 }
 

@@ -142,11 +142,17 @@ KernelSpec read_spec(const toml::table& root, const fs::path& path) {
   read_parameters(r, r.table(required("parameters"), "parameters"), s);
   if (const toml::node* c = root.get("constraints")) {
     const auto& a = r.array(*c, "constraints");
+    if (a.size() > kMaxExpressions) {
+      r.fail(c->source(), "constraints", "more than " + std::to_string(kMaxExpressions));
+    }
     for (std::size_t i = 0; i < a.size(); ++i) {
       s.constraints.push_back(r.expr(*a.get(i), "constraints[" + std::to_string(i) + "]"));
     }
   }
   if (const toml::node* d = root.get("defines")) {
+    if (r.table(*d, "defines").size() > kMaxExpressions) {
+      r.fail(d->source(), "defines", "more than " + std::to_string(kMaxExpressions));
+    }
     for (auto&& [k, v] : r.table(*d, "defines")) {
       const std::string key = "defines." + std::string(k.str());
       if (!is_identifier(std::string(k.str()))) r.fail(k.source(), key, "not an identifier");
@@ -156,6 +162,9 @@ KernelSpec read_spec(const toml::table& root, const fs::path& path) {
   s.launch = read_launch(r, r.table(required("launch"), "launch"));
   const auto& args = r.array(required("arguments"), "arguments");
   if (args.empty()) r.fail(args.source(), "arguments", "the kernel takes no arguments?");
+  if (args.size() > kMaxExpressions) {
+    r.fail(args.source(), "arguments", "more than " + std::to_string(kMaxExpressions));
+  }
   std::set<std::string> arg_names;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string key = "arguments[" + std::to_string(i) + "]";

@@ -22,6 +22,10 @@ SpecType parse_type(const Reader& r, const toml::node& n, const std::string& key
 }
 
 void read_parameters(const Reader& r, const toml::table& t, KernelSpec& spec) {
+  if (t.size() > kMaxParameters) {
+    r.fail(t.source(), "parameters",
+           std::to_string(t.size()) + " parameters, more than " + std::to_string(kMaxParameters));
+  }
   for (auto&& [k, v] : t) {
     const std::string key = "parameters." + std::string(k.str());
     const std::string name(k.str());
