@@ -121,47 +121,6 @@ std::vector<std::size_t> run(const std::string& name, const Table& t, std::uint6
   return seen;
 }
 
-// ---- SearchSpace ----------------------------------------------------------------------------
-
-TEST(SearchSpace, FindsPointsAndListsSortedValues) {
-  const SearchSpace s({"X", "Y"}, {{4, 0}, {1, 0}, {2, 1}, {4, 1}});
-  EXPECT_EQ(s.size(), 4u);
-  EXPECT_EQ(s.dimensions(), 2u);
-  EXPECT_EQ(s.values(0), (std::vector<int>{1, 2, 4}));
-  EXPECT_EQ(s.values(1), (std::vector<int>{0, 1}));
-  EXPECT_EQ(s.find({2, 1}), std::optional<std::size_t>(2));
-  EXPECT_EQ(s.find({4, 0}), std::optional<std::size_t>(0));
-  EXPECT_FALSE(s.find({2, 0}));
-  EXPECT_FALSE(s.find({4}));
-  EXPECT_FALSE(s.find({4, 0, 0}));
-}
-
-TEST(SearchSpace, NeighboursStepOneValueOfOneParameter) {
-  // A 3x3 grid of (1|2|4) x (8|16|32) without (2, 16).
-  std::vector<std::vector<int>> pts;
-  for (int x : {1, 2, 4}) {
-    for (int y : {8, 16, 32}) {
-      if (x != 2 || y != 16) pts.push_back({x, y});
-    }
-  }
-  const SearchSpace s({"X", "Y"}, pts);
-  auto around = [&](int x, int y) {
-    std::set<std::vector<int>> out;
-    for (auto j : s.neighbours(*s.find({x, y}))) out.insert(s.point(j));
-    return out;
-  };
-  EXPECT_EQ(around(1, 8), (std::set<std::vector<int>>{{2, 8}, {1, 16}}));
-  EXPECT_EQ(around(2, 8), (std::set<std::vector<int>>{{1, 8}, {4, 8}}));    // (2, 16) is missing
-  EXPECT_EQ(around(4, 16), (std::set<std::vector<int>>{{4, 8}, {4, 32}}));  // no jump to (1, 16)
-  EXPECT_EQ(around(2, 32), (std::set<std::vector<int>>{{1, 32}, {4, 32}}));
-}
-
-TEST(SearchSpace, RejectsMalformedPoints) {
-  EXPECT_THROW(SearchSpace({"X"}, {{1}, {1}}), std::invalid_argument);
-  EXPECT_THROW(SearchSpace({"X", "Y"}, {{1, 2}, {3}}), std::invalid_argument);
-  EXPECT_EQ(SearchSpace({"X"}, {}).size(), 0u);
-}
-
 // ---- registry -------------------------------------------------------------------------------
 
 TEST(StrategyRegistry, ListsEveryStrategyAndTheDefault) {
@@ -381,7 +340,7 @@ TEST(Simulation, ModelIgnoresParametersOfOneValue) {
   names.push_back("PINNED");
   std::vector<std::vector<int>> points;
   for (std::size_t i = 0; i < t.space.size(); ++i) {
-    points.push_back(t.space.point(i));
+    points.emplace_back(t.space.point(i).begin(), t.space.point(i).end());
     points.back().push_back(7);
   }
   const SearchSpace pinned(names, std::move(points));

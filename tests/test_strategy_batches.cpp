@@ -37,7 +37,7 @@ TEST(Annealing, BatchesLargerThanTheNeighbourhoodStillDescend) {
   // the walk became random sampling (1024 points: the optimum within 300 evaluations in about a
   // quarter of the runs). Descending, it needs at most 32 starts + 4 per step of 62.
   const Grid g = grid();
-  const std::size_t optimum = *g.space.find({20, 9});
+  const std::size_t optimum = *g.space.find(std::vector<int>{20, 9});
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const auto s = make_strategy("annealing", g.space, {seed, 300});
     std::size_t spent = 0;

@@ -26,6 +26,61 @@ bool uses_device(const Expression& e, std::size_t first_device, std::size_t devi
   });
 }
 
+// Why launch `l` cannot run on `device`: a work-group, local memory or buffers beyond its
+// limits; empty when it can.
+std::string beyond_device(const KernelSpec& spec, const DeviceInfo& device,
+                          const SpecLaunchSizes& l) {
+  std::size_t threads = 1;
+  for (std::size_t d = 0; d < l.local.size(); ++d) {
+    threads *= l.local[d];
+    if (d < device.max_work_item_sizes.size() && l.local[d] > device.max_work_item_sizes[d]) {
+      return "local size " + std::to_string(l.local[d]) + " in dimension " + std::to_string(d) +
+             " exceeds the device's " + std::to_string(device.max_work_item_sizes[d]);
+    }
+  }
+  if (threads > device.max_work_group_size) {
+    return "work-group of " + std::to_string(threads) + " exceeds the device's " +
+           std::to_string(device.max_work_group_size);
+  }
+  if (l.local_bytes > device.local_mem_bytes) {
+    return std::to_string(l.local_bytes) + " bytes of local memory exceed the device's " +
+           std::to_string(device.local_mem_bytes);
+  }
+  double total_bytes = 0;
+  for (std::size_t i = 0; i < spec.arguments.size(); ++i) {
+    const auto& a = spec.arguments[i];
+    if (a.kind != ArgumentKind::kBuffer) continue;
+    const double bytes = double(l.argument_sizes[i]) * double(type_bytes(a.type));
+    total_bytes += bytes;
+    if (bytes > double(device.max_alloc_bytes)) {
+      return a.size.where + ": buffer " + a.name + " of " + std::to_string(l.argument_sizes[i]) +
+             " elements (" + std::to_string((long long)bytes) +
+             " bytes) exceeds the device's largest allocation (" +
+             std::to_string(device.max_alloc_bytes) + " bytes)";
+    }
+  }
+  // Each buffer fits, but all of them at once must too (and the host keeps a copy of each).
+  if (device.global_mem_bytes > 0 && total_bytes > double(device.global_mem_bytes)) {
+    return "the buffers' " + std::to_string((long long)total_bytes) +
+           " bytes together exceed the device's global memory (" +
+           std::to_string(device.global_mem_bytes) + " bytes)";
+  }
+  return {};
+}
+
+// Converted regardless, 40000 as a short wrapped to a negative n, and kernel and reference
+// agreed on doing nothing.
+std::string scalar_outside_type(const KernelSpec& spec, const SpecLaunchSizes& l) {
+  for (std::size_t i = 0; i < spec.arguments.size(); ++i) {
+    const auto& a = spec.arguments[i];
+    if (a.kind != ArgumentKind::kScalar) continue;
+    if (std::string why = unrepresentable(a.type, l.scalars[i]); !why.empty()) {
+      return a.name + " = " + why;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::vector<double> spec_device_values(const DeviceInfo& d) {
@@ -121,6 +176,17 @@ SpecInstance::SpecInstance(const KernelSpec& spec, const std::vector<long long>&
     arguments_.push_back(std::make_unique<Expression>(
         a.kind == ArgumentKind::kScalar ? a.value.text : a.size.text, *scope_));
   }
+  const auto device_named = [&](const Expression& e) {
+    return uses_device(e, spec.sizes.size(), dev.size());
+  };
+  const auto any_device_named = [&](const std::vector<Expression>& list) {
+    return std::any_of(list.begin(), list.end(), device_named);
+  };
+  launch_uses_device_ = any_device_named(defines_) || any_device_named(problem_) ||
+                        any_device_named(global_) || any_device_named(local_) ||
+                        std::any_of(grid_div_.begin(), grid_div_.end(), any_device_named) ||
+                        std::any_of(arguments_.begin(), arguments_.end(),
+                                    [&](const auto& e) { return device_named(*e); });
 }
 
 SpecInstance::~SpecInstance() = default;
@@ -227,68 +293,31 @@ std::string SpecInstance::violation(const SpecPoint& point) {
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
       if (!constraints_[i].evaluate_condition()) return "constraint " + constraint_text_[i];
     }
-    if (!device_) return {};
+    // Without a device, what can be computed still is: a launch whose global size is not a
+    // multiple of its local size is no configuration on any device.
+    if (!device_ && launch_uses_device_) return {};
     const SpecLaunchSizes l = launch(point);
-    std::size_t threads = 1;
-    for (std::size_t d = 0; d < l.local.size(); ++d) {
-      threads *= l.local[d];
-      if (d < device_->max_work_item_sizes.size() && l.local[d] > device_->max_work_item_sizes[d]) {
-        return "local size " + std::to_string(l.local[d]) + " in dimension " + std::to_string(d) +
-               " exceeds the device's " + std::to_string(device_->max_work_item_sizes[d]);
-      }
+    if (device_) {
+      if (std::string why = beyond_device(spec_, *device_, l); !why.empty()) return why;
     }
-    if (threads > device_->max_work_group_size) {
-      return "work-group of " + std::to_string(threads) + " exceeds the device's " +
-             std::to_string(device_->max_work_group_size);
-    }
-    if (l.local_bytes > device_->local_mem_bytes) {
-      return std::to_string(l.local_bytes) + " bytes of local memory exceed the device's " +
-             std::to_string(device_->local_mem_bytes);
-    }
-    double total_bytes = 0;
-    for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
-      const auto& a = spec_.arguments[i];
-      if (a.kind != ArgumentKind::kBuffer) continue;
-      const double bytes = double(l.argument_sizes[i]) * double(type_bytes(a.type));
-      total_bytes += bytes;
-      if (bytes > double(device_->max_alloc_bytes)) {
-        return a.size.where + ": buffer " + a.name + " of " + std::to_string(l.argument_sizes[i]) +
-               " elements (" + std::to_string((long long)bytes) +
-               " bytes) exceeds the device's largest allocation (" +
-               std::to_string(device_->max_alloc_bytes) + " bytes)";
-      }
-    }
-    // Converted regardless, 40000 as a short wrapped to a negative n, and kernel and reference
-    // agreed on doing nothing.
-    for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
-      const auto& a = spec_.arguments[i];
-      if (a.kind != ArgumentKind::kScalar) continue;
-      if (std::string why = unrepresentable(a.type, l.scalars[i]); !why.empty()) {
-        return a.name + " = " + why;
-      }
-    }
-    // Each buffer fits, but all of them at once must too (and the host keeps a copy of each).
-    if (device_->global_mem_bytes > 0 && total_bytes > double(device_->global_mem_bytes)) {
-      return "the buffers' " + std::to_string((long long)total_bytes) +
-             " bytes together exceed the device's global memory (" +
-             std::to_string(device_->global_mem_bytes) + " bytes)";
-    }
+    return scalar_outside_type(spec_, l);
   } catch (const EvaluationError& e) {
     return e.what();
   }
-  return {};
 }
 
-std::vector<SpecPoint> SpecInstance::enumerate(std::string* why_none, std::size_t limit) {
-  std::vector<SpecPoint> out;
+std::size_t SpecInstance::for_each_valid(const std::function<bool(const SpecPoint&)>& visit,
+                                         std::string* why_none) {
+  std::size_t count = 0;
   std::map<std::string, std::size_t> reasons;
   const std::size_t dims = spec_.parameters.size();
   SpecPoint point(dims, 0);
-  bool more = limit > 0;
-  while (more && out.size() < limit) {
+  bool more = true;
+  while (more) {
     if (std::string why = violation(point); why.empty()) {
-      out.push_back(point);
-    } else if (why_none && out.empty() && (reasons.size() < 1000 || reasons.count(why))) {
+      ++count;
+      if (!visit(point)) break;
+    } else if (why_none && count == 0 && (reasons.size() < 1000 || reasons.count(why))) {
       ++reasons[why];  // bounded: reasons that name numbers differ per configuration
     }
     more = false;
@@ -300,11 +329,23 @@ std::vector<SpecPoint> SpecInstance::enumerate(std::string* why_none, std::size_
       }
     }
   }
-  if (why_none && out.empty()) {
+  if (why_none && count == 0) {
     const auto most = std::max_element(reasons.begin(), reasons.end(),
                                        [](auto& a, auto& b) { return a.second < b.second; });
     *why_none = most == reasons.end() ? std::string("the space is empty") : most->first;
   }
+  return count;
+}
+
+std::vector<SpecPoint> SpecInstance::enumerate(std::string* why_none, std::size_t limit) {
+  std::vector<SpecPoint> out;
+  if (limit == 0) return out;
+  for_each_valid(
+      [&](const SpecPoint& p) {
+        out.push_back(p);
+        return out.size() < limit;
+      },
+      why_none);
   return out;
 }
 

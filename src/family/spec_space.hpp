@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -65,6 +66,10 @@ class SpecInstance {
   // excluded the most configurations. At most `limit` of them: the first ones.
   std::vector<SpecPoint> enumerate(std::string* why_none = nullptr,
                                    std::size_t limit = std::numeric_limits<std::size_t>::max());
+  // The same one at a time, without holding them: visit(point) until it returns false. Returns
+  // how many configurations it visited.
+  std::size_t for_each_valid(const std::function<bool(const SpecPoint&)>& visit,
+                             std::string* why_none = nullptr);
 
   // "block_size_x=16 read_only=global": the configuration's canonical text.
   std::string to_text(const SpecPoint& point) const;
@@ -80,6 +85,7 @@ class SpecInstance {
   std::unique_ptr<Scope> scope_;
   std::size_t first_parameter_ = 0;  // the parameters' slots in the scope
   const DeviceInfo* device_;
+  bool launch_uses_device_ = false;  // a launch expression names a device limit
   std::vector<Expression> constraints_, defines_, problem_, global_, local_;
   std::vector<Expression> reference_global_, reference_local_;
   std::vector<std::vector<Expression>> grid_div_;

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <set>
+#include <map>
+#include <optional>
+#include <span>
 
 #include "family/spec_space.hpp"
 #include "mmtune/error.hpp"
@@ -21,39 +23,46 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Per parameter, whether its values are searched by their order rather than as themselves: a
-// value beyond int (the strategies' points). run takes such values, so tune must too.
-std::vector<bool> searched_by_order(const KernelSpec& spec) {
-  std::vector<bool> out;
-  for (const auto& param : spec.parameters) {
-    out.push_back(
-        param.numeric() && std::any_of(param.values.begin(), param.values.end(), [](long long v) {
-          return v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max();
-        }));
-  }
-  return out;
-}
-
-// A configuration as the strategies see it: numbers as themselves (their order and distances
-// mean something), strings as their position in the spec's list, numbers beyond int by their
-// rank among the parameter's values.
-std::vector<int> search_point(const KernelSpec& spec, const std::vector<bool>& by_order,
-                              const SpecPoint& p) {
-  std::vector<int> out;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const auto& param = spec.parameters[i];
-    if (!param.numeric()) {
-      out.push_back(int(p[i]));
-    } else if (!by_order[i]) {
-      out.push_back(int(param.values[p[i]]));
-    } else {  // at most kMaxValues of them
-      const long long v = param.values[p[i]];
-      out.push_back(int(std::count_if(param.values.begin(), param.values.end(),
-                                      [&](long long w) { return w < v; })));
+// A configuration as the strategies see it, and back: numbers as themselves (their order and
+// distances mean something), strings as their position in the spec's list, and the numbers of
+// a parameter with a value beyond int by their rank among its values (run takes such values, so
+// tune must too).
+class SearchValues {
+ public:
+  explicit SearchValues(const KernelSpec& spec) {
+    for (const auto& param : spec.parameters) {
+      const auto& v = param.values;
+      const bool by_order =
+          param.numeric() && std::any_of(v.begin(), v.end(), [](long long x) {
+            return x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max();
+          });
+      auto& out = of_.emplace_back();
+      for (std::size_t j = 0; j < param.size(); ++j) {
+        if (!param.numeric()) {
+          out.push_back(int(j));
+        } else if (!by_order) {
+          out.push_back(int(v[j]));
+        } else {  // at most kMaxValues of them
+          out.push_back(
+              int(std::count_if(v.begin(), v.end(), [&](long long w) { return w < v[j]; })));
+        }
+      }
     }
   }
-  return out;
-}
+  void append(const SpecPoint& p, std::vector<int>& out) const {
+    for (std::size_t d = 0; d < p.size(); ++d) out.push_back(of_[d][p[d]]);
+  }
+  SpecPoint point(std::span<const int> q) const {
+    SpecPoint p;
+    for (std::size_t d = 0; d < q.size(); ++d) {
+      p.push_back(std::size_t(std::find(of_[d].begin(), of_[d].end(), q[d]) - of_[d].begin()));
+    }
+    return p;
+  }
+
+ private:
+  std::vector<std::vector<int>> of_;  // per parameter, per value: the strategies' number
+};
 
 }  // namespace
 
@@ -72,23 +81,41 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   SpecTuneSummary out;
   out.kernel = spec_kernel_name(spec);
   SpecInstance instance(spec, r.sizes, &device.info);
+  // The valid configurations only as the strategies' points: a space of 10^7 is held in
+  // 4 x parameters + 8 to 16 bytes per configuration.
+  const SearchValues search_values(spec);
+  std::vector<int> values;  // reserved: doubling would hold twice the space for a moment
+  const std::size_t dims = std::max<std::size_t>(spec.parameters.size(), 1);
+  if (instance.product() < (std::size_t(1) << 40) / dims) {  // at most 10^7 after parse
+    values.reserve(instance.product() * dims);
+  }
   std::string why_none;
-  const std::vector<SpecPoint> valid = instance.enumerate(&why_none);
-  if (valid.empty()) {
+  out.space = instance.for_each_valid(
+      [&](const SpecPoint& p) {
+        search_values.append(p, values);
+        return true;
+      },
+      &why_none);
+  if (out.space == 0) {
     throw UsageError("no configuration of " + spec.path.string() + " can run on " +
                      device.info.name + " for these sizes: " + why_none);
   }
-  out.space = valid.size();
-  std::vector<std::vector<int>> points;
-  std::vector<std::string> texts;
-  const std::vector<bool> by_order = searched_by_order(spec);
-  for (const auto& p : valid) {
-    points.push_back(search_point(spec, by_order, p));
-    texts.push_back(instance.to_text(p));
-  }
   std::vector<std::string> names;
   for (const auto& p : spec.parameters) names.push_back(p.name);
-  const SearchSpace space(names, points);
+  const SearchSpace space = SearchSpace::end_to_end(names, std::move(values));
+  const auto text_of = [&](std::size_t i) {
+    return instance.to_text(search_values.point(space.point(i)));
+  };
+  // A stored configuration's index in the space, if it is one of its valid configurations.
+  const auto index_of = [&](const std::string& text) -> std::optional<std::size_t> {
+    std::vector<int> q;
+    try {
+      search_values.append(instance.parse(text), q);
+    } catch (const UsageError&) {  // a value the spec no longer lists
+      return std::nullopt;
+    }
+    return space.find(q);
+  };
   const std::string strategy_name = r.strategy.empty() ? default_strategy() : r.strategy;
   StrategyOptions so;
   so.seed = r.seed;
@@ -111,17 +138,19 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   session.problem = problem;
   out.session_id = store.begin_session(session);
 
-  // What the store already knows of this landscape is told to the strategy, not measured again.
-  std::map<std::string, std::size_t> index_of;
-  for (std::size_t i = 0; i < texts.size(); ++i) index_of[texts[i]] = i;
-  std::set<std::size_t> known;
+  // What the store already knows of this landscape is told to the strategy, not measured again:
+  // per configuration its fastest time, as a replay keeps it (nothing only when none was timed).
   if (!r.fresh) {
-    std::vector<Observation> seen;
+    std::map<std::size_t, std::optional<double>> fastest;
     for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-      const auto it = index_of.find(m.config);
-      if (it == index_of.end() || !known.insert(it->second).second) continue;
-      seen.push_back({it->second, observed_time(m.result)});
+      const auto i = index_of(m.config);
+      if (!i) continue;
+      const auto t = observed_time(m.result);
+      auto [it, first] = fastest.emplace(*i, t);
+      if (!first && t && (!it->second || *t < *it->second)) it->second = t;
     }
+    std::vector<Observation> seen;
+    for (const auto& [i, t] : fastest) seen.push_back({i, t});
     strategy->seed(seen);
     out.reused = seen.size();
   }
@@ -181,10 +210,10 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
     if (std::isfinite(best_ms)) timing.early_stop_ms = 3.0 * best_ms;
     const RunLimits limits = run_limits(best_ms);
     const auto results =
-        evaluator.evaluate(std::vector<Evaluator::Item>{{out.kernel, texts[ask[0]]}}, timing,
+        evaluator.evaluate(std::vector<Evaluator::Item>{{out.kernel, text_of(ask[0])}}, timing,
                            limits.run_s, &stop, limits.slow_first_run_s);
     if (!results[0]) break;  // interrupted mid-variant
-    store_result(texts[ask[0]], *results[0]);
+    store_result(text_of(ask[0]), *results[0]);
     const auto t = observed_time(*results[0]);
     if (t && results[0]->status == Status::kOk) best_ms = std::min(best_ms, *t);
     strategy->tell({Observation{ask[0], t}});
@@ -195,7 +224,7 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   std::vector<std::pair<double, std::string>> ranked;
   std::map<std::string, double> fastest;
   for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-    if (m.result.status != Status::kOk || !index_of.count(m.config)) continue;
+    if (m.result.status != Status::kOk || !index_of(m.config)) continue;
     auto [it, fresh_entry] = fastest.emplace(m.config, m.result.median_ms);
     if (!fresh_entry) it->second = std::min(it->second, m.result.median_ms);
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -168,15 +169,14 @@ struct Features {
 
 Features make_features(const SearchSpace& space, bool products) {
   const std::size_t dims = space.dimensions();
-  std::vector<std::vector<std::int64_t>> columns;  // per feature, its value at every point
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::vector<std::pair<std::size_t, std::size_t>> features;  // a parameter, or a pair's product
   for (std::size_t d = 0; d < dims; ++d) {
     // A parameter with one value cannot split a tree: as a feature it would only take turns
     // in the trees' random feature choices (a landscape recorded elsewhere has several).
     // (The last is kept when all are such: the forest needs one feature.)
-    if (space.values(d).size() < 2 && !(columns.empty() && d + 1 == dims)) continue;
-    std::vector<std::int64_t> c(space.size());
-    for (std::size_t i = 0; i < space.size(); ++i) c[i] = space.point(i)[d];
-    columns.push_back(std::move(c));
+    if (space.values(d).size() < 2 && !(features.empty() && d + 1 == dims)) continue;
+    features.emplace_back(d, kNone);
   }
   if (products) {
     const auto ordinal = [&](std::size_t d) {
@@ -184,26 +184,28 @@ Features make_features(const SearchSpace& space, bool products) {
     };
     for (std::size_t a = 0; a < dims; ++a) {
       for (std::size_t b = a + 1; b < dims; ++b) {
-        if (!ordinal(a) || !ordinal(b)) continue;
-        std::vector<std::int64_t> c(space.size());
-        for (std::size_t i = 0; i < space.size(); ++i) {
-          c[i] = std::int64_t(space.point(i)[a]) * space.point(i)[b];
-        }
-        columns.push_back(std::move(c));
+        if (ordinal(a) && ordinal(b)) features.emplace_back(a, b);
       }
     }
   }
   Features f;
-  f.bins.resize(space.size() * columns.size());
-  for (std::size_t j = 0; j < columns.size(); ++j) {
-    std::vector<std::int64_t> v = columns[j];
+  f.bins.resize(space.size() * features.size());
+  // One feature's values at a time: a spec's space of 10^7 points would hold 80 MB per feature.
+  std::vector<std::int64_t> column(space.size());
+  for (std::size_t j = 0; j < features.size(); ++j) {
+    const auto [a, b] = features[j];
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      const auto p = space.point(i);
+      column[i] = b == kNone ? p[a] : std::int64_t(p[a]) * p[b];
+    }
+    std::vector<std::int64_t> v = column;
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     f.counts.push_back(std::min(kMaxBins, v.size()));
     for (std::size_t i = 0; i < space.size(); ++i) {
       const auto rank =
-          static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), columns[j][i]) - v.begin());
-      f.bins[i * columns.size() + j] = static_cast<Bin>(rank * f.counts[j] / v.size());
+          static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), column[i]) - v.begin());
+      f.bins[i * features.size() + j] = static_cast<Bin>(rank * f.counts[j] / v.size());
     }
   }
   return f;

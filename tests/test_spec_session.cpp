@@ -1,0 +1,138 @@
+// A spec tune's session: what it is told of the store, and a space of millions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "family/spec.hpp"
+#include "mmtune/device.hpp"
+#include "search/strategy.hpp"
+#include "store/store.hpp"
+#include "test_support.hpp"
+#include "tune/spec_session.hpp"
+
+namespace mmtune {
+namespace {
+
+// y[i] = i for n elements; p only names the configuration.
+void write_spec(const test::TempDir& dir, const std::string& parameters) {
+  std::ofstream(dir / "s.cl") << R"cl(
+__kernel void s(__global float* y, const int n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = (float)i;
+}
+)cl";
+  std::ofstream(dir / "s.toml") << R"(name = "s"
+source = "s.cl"
+kernel = "s"
+sizes = ["n"]
+[parameters]
+)" + parameters + R"(
+[launch]
+problem = ["n"]
+local = [8]
+[[arguments]]
+name = "y"
+type = "float"
+size = "n"
+output = true
+[[arguments]]
+name = "n"
+kind = "scalar"
+type = "int"
+value = "n"
+[verification]
+reference = "none"
+)";
+}
+
+MeasurementRecord stored(const KernelSpec& spec, const DeviceInfo& d, const std::string& config,
+                         Status status, double ms) {
+  MeasurementRecord r;
+  r.device_key = d.key;
+  r.kernel = spec_kernel_name(spec);
+  r.config = config;
+  r.problem = spec_problem({64});
+  r.result.status = status;
+  if (ms > 0) {
+    r.result.median_ms = r.result.min_ms = r.result.max_ms = r.result.kernel_median_ms = ms;
+    r.result.routine_ms = r.result.kernel_ms = {ms};
+  }
+  return r;
+}
+
+TEST(SpecSession, AConfigurationIsToldAsItsFastestStoredResultNotItsFirst) {
+  // p=10 first timed out (a busy machine), then ran. Told as its first row, it looked failed
+  // and annealing started at random; told its run, annealing walks on from it.
+  test::TempDir dir;
+  write_spec(dir, "p = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]");
+  const KernelSpec spec = parse_spec_file(dir / "s.toml");
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  for (const char* seed : {"1", "2", "3", "4", "5"}) {
+    const std::string db = dir / ("s" + std::string(seed) + ".db");
+    {
+      Store store(db);
+      store.upsert_device(d);
+      store.add_measurement(stored(spec, d, "p=10", Status::kTimeout, 0));
+      store.add_measurement(stored(spec, d, "p=10", Status::kOk, 0.01));
+    }
+    // The budget counts the known configuration: one new one is measured.
+    const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
+                                     "pthread", "--db", db, "--strategy", "annealing", "--seed",
+                                     seed, "--budget", "2", "--finalists", "0"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(test::count_rows(db, "SELECT COUNT(DISTINCT config) FROM measurements"), 2);
+    EXPECT_EQ(test::count_rows(db,
+                               "SELECT COUNT(*) FROM measurements WHERE config NOT IN "
+                               "('p=9', 'p=10', 'p=11')"),
+              0)
+        << "seed " << seed << ": not a neighbour of p=10";
+  }
+}
+
+TEST(SpecSession, ASpaceOfMillionsIsSearched) {
+  // 2,000,000 valid configurations: the space is held as the strategies' numbers only.
+  test::TempDir dir;
+  std::string a = "a = [0", b = "b = [0";
+  for (int i = 1; i < 1000; ++i) a += ", " + std::to_string(i);
+  for (int i = 1; i < 2000; ++i) b += ", " + std::to_string(i);
+  write_spec(dir, a + "]\n" + b + "]");
+  const auto r =
+      test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device", "pthread",
+                        "--db", dir / "s.db", "--budget", "3", "--finalists", "0", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["configurations"], 2000000);
+  EXPECT_EQ(j["evaluations"], 3);
+}
+
+TEST(SpecSession, WithoutADeviceALaunchThatCannotBeMadeIsNoConfiguration) {
+  // global 64 is no multiple of a work-group of 24, and n = 40000 is no short, on any device;
+  // space without --device counted both valid.
+  test::TempDir dir;
+  write_spec(dir, "wg = [8, 24]");
+  std::ifstream in(dir / "s.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string launch = "problem = [\"n\"]\nlocal = [8]";
+  text.replace(text.find(launch), launch.size(), "global = [\"n\"]\nlocal = [\"wg\"]");
+  std::ofstream(dir / "s.toml") << text;
+  auto r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "64", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["configurations"], 2);
+  EXPECT_EQ(j["valid"], 1) << r.out;
+  const std::string int_type = "type = \"int\"";
+  text.replace(text.find(int_type), int_type.size(), "type = \"short\"");
+  std::ofstream(dir / "s.toml") << text;
+  r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "40000", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["valid"], 0) << r.out;
+}
+
+}  // namespace
+}  // namespace mmtune
