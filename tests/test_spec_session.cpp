@@ -134,5 +134,28 @@ TEST(SpecSession, WithoutADeviceALaunchThatCannotBeMadeIsNoConfiguration) {
   EXPECT_EQ(j["valid"], 0) << r.out;
 }
 
+TEST(SpecSession, SizesUpTo2To53AreWholeNumbers) {
+  // n = 2^53 was refused as "not a whole number" (the bound was 9e15): the reason is the buffer.
+  test::TempDir dir;
+  write_spec(dir, "p = [1]");
+  auto r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "9007199254740992",
+                             "--device", "pthread", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string reasons = nlohmann::json::parse(r.out)["excluded"].dump();
+  EXPECT_NE(reasons.find("largest allocation"), std::string::npos) << reasons;
+  EXPECT_EQ(reasons.find("whole number"), std::string::npos) << reasons;
+  // Beyond 2^53 a double skips integers: said so.
+  std::ifstream in(dir / "s.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("size = \"n\""), 10, "size = \"2 * n\"");
+  std::ofstream(dir / "s.toml") << text;
+  r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "9007199254740992", "--device",
+                        "pthread", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  reasons = nlohmann::json::parse(r.out)["excluded"].dump();
+  EXPECT_NE(reasons.find("is beyond #^#, where doubles skip integers"), std::string::npos)
+      << reasons;  // the JSON counts reasons with their numbers as #
+}
+
 }  // namespace
 }  // namespace mmtune

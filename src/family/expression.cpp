@@ -3,6 +3,7 @@
 #include <muParser.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace mmtune {
@@ -106,8 +107,15 @@ double Expression::evaluate() const {
 
 long long Expression::evaluate_integer(long long minimum) const {
   const double v = evaluate();
-  if (v != std::floor(v) || std::fabs(v) > 9.0e15) {
+  if (v != std::floor(v)) {
     throw EvaluationError("'" + text_ + "' = " + std::to_string(v) + " is not a whole number");
+  }
+  // Sizes go up to 2^53, the last integer from which every smaller one is a double.
+  if (std::fabs(v) > 9007199254740992.0) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    throw EvaluationError("'" + text_ + "' = " + buf +
+                          " is beyond 2^53, where doubles skip integers");
   }
   const auto i = static_cast<long long>(v);
   if (i < minimum) {
