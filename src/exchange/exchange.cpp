@@ -319,8 +319,9 @@ ImportData read_mmtune_export(const json& j) {
       // disagrees with the time is not a measurement.
       if (result && (parse_kernel_kind(r.kernel) || r.kernel == kClblastKernel)) {
         const auto agrees = [&](const char* key, double gflops, double ms) {
+          if (!(gflops > 0 && ms > 0)) return;  // a rate or time not recorded
           const double want = r.problem.flops() / (ms * 1e6);
-          if (gflops > 0 && ms > 0 && !(std::fabs(gflops - want) <= kRateTolerance * want)) {
+          if (!(std::fabs(gflops - want) <= kRateTolerance * want)) {
             char buf[160];
             std::snprintf(buf, sizeof buf,
                           "%.6g GFLOPS is not this problem's %.6g GFLOPS at %.6g ms", gflops, want,
