@@ -11,6 +11,7 @@
 #include "family/spec.hpp"
 #include "mmtune/device.hpp"
 #include "search/strategy.hpp"
+#include "spec_fixture.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
 #include "tune/spec_session.hpp"
@@ -18,7 +19,7 @@
 namespace mmtune {
 namespace {
 
-// y[i] = i for n elements; p only names the configuration.
+// y[i] = i for n elements; the parameters only name the configuration.
 void write_spec(const test::TempDir& dir, const std::string& parameters) {
   std::ofstream(dir / "s.cl") << R"cl(
 __kernel void s(__global float* y, const int n) {
@@ -26,28 +27,8 @@ __kernel void s(__global float* y, const int n) {
   if (i < n) y[i] = (float)i;
 }
 )cl";
-  std::ofstream(dir / "s.toml") << R"(name = "s"
-source = "s.cl"
-kernel = "s"
-sizes = ["n"]
-[parameters]
-)" + parameters + R"(
-[launch]
-problem = ["n"]
-local = [8]
-[[arguments]]
-name = "y"
-type = "float"
-size = "n"
-output = true
-[[arguments]]
-name = "n"
-kind = "scalar"
-type = "int"
-value = "n"
-[verification]
-reference = "none"
-)";
+  std::ofstream(dir / "s.toml") << spec_test::one_dimensional(
+      "s", parameters, spec_test::kYAndN + "[verification]\nreference = \"none\"\n");
 }
 
 MeasurementRecord stored(const KernelSpec& spec, const DeviceInfo& d, const std::string& config,

@@ -11,10 +11,14 @@
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/spec_runner.hpp"
+#include "spec_fixture.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
 namespace {
+
+using spec_test::kYAndN;
+using spec_test::one_dimensional;
 
 // ulong outputs above 2^53, where doubles are 2 apart: 2^53 + 4i + 1 (the bug) and 2^53 + 4i
 // are the same double.
@@ -37,27 +41,6 @@ __kernel void big_reference(__global ulong* y, __global long* z, const int n) {
   }
 }
 )cl";
-
-// A spec of kernel `name` in name.cl over one size n, one work-item per element.
-std::string one_dimensional(const std::string& name, const std::string& parameter,
-                            const std::string& rest) {
-  return "name = \"" + name + "\"\nsource = \"" + name + ".cl\"\nkernel = \"" + name +
-         "\"\nsizes = [\"n\"]\n[parameters]\n" + parameter +
-         "\n[launch]\nproblem = [\"n\"]\nlocal = [8]\n" + rest;
-}
-
-// A float output y of n elements and n as an int scalar: the arguments most tests need.
-const std::string kYAndN = R"([[arguments]]
-name = "y"
-type = "float"
-size = "n"
-output = true
-[[arguments]]
-name = "n"
-kind = "scalar"
-type = "int"
-value = "n"
-)";
 
 const char* const kBigArguments = R"([[arguments]]
 name = "y"
