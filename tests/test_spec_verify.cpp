@@ -167,17 +167,9 @@ __kernel void s(__global float* y, const short n) {
   if (i < n) y[i] = 1.0f;
 }
 )cl";
-  const std::string arguments = R"([[arguments]]
-name = "y"
-type = "float"
-size = "n"
-output = true
-[[arguments]]
-name = "n"
-kind = "scalar"
-type = "short"
-value = "n"
-)";
+  std::string arguments = kYAndN;
+  const std::string int_type = "type = \"int\"";
+  arguments.replace(arguments.find(int_type), int_type.size(), "type = \"short\"");
   std::ofstream(dir / "s.toml") << one_dimensional("s", "u = [1]", arguments);
   const KernelSpec spec = parse_spec_file(dir / "s.toml");
   SpecRunner small(test::pocl_device("pthread"), spec, {32000});
