@@ -75,6 +75,34 @@ TEST(SpecSession, AConfigurationIsToldAsItsFastestStoredResultNotItsFirst) {
   }
 }
 
+TEST(SpecSession, AConfigurationStoredUnderAnotherTextIsTheSameConfiguration) {
+  // "b=1  a=1" (an import, written by hand) is a=1 b=1: told to the strategy, not measured again
+  // in the search, and one finalist (the only one: its time stops the others early) measured in
+  // three rounds under its canonical text.
+  test::TempDir dir;
+  write_spec(dir, "a = [1, 2]\nb = [1, 2]");
+  const KernelSpec spec = parse_spec_file(dir / "s.toml");
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  {
+    Store store(dir / "s.db");
+    store.upsert_device(d);
+    store.add_measurement(stored(spec, d, "b=1  a=1", Status::kOk, 1e-6));
+  }
+  const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
+                                   "pthread", "--db", dir / "s.db", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["reused"], 1);
+  EXPECT_EQ(test::count_rows(dir / "s.db",
+                             "SELECT COUNT(*) FROM measurements WHERE config = "
+                             "'b=1  a=1'"),
+            1);
+  EXPECT_EQ(test::count_rows(dir / "s.db",
+                             "SELECT COUNT(*) FROM measurements WHERE config = "
+                             "'a=1 b=1'"),
+            3);
+}
+
 TEST(SpecSession, ASpaceOfMillionsIsSearched) {
   // 2,000,000 valid configurations: the space is held as the strategies' numbers only.
   test::TempDir dir;
@@ -115,26 +143,27 @@ TEST(SpecSession, WithoutADeviceALaunchThatCannotBeMadeIsNoConfiguration) {
   EXPECT_EQ(j["valid"], 0) << r.out;
 }
 
-TEST(SpecSession, SizesUpTo2To53AreWholeNumbers) {
-  // n = 2^53 was refused as "not a whole number" (the bound was 9e15): the reason is the buffer.
+TEST(SpecSession, SizesBelow2To53AreWholeNumbers) {
+  // n = 2^53 - 1 was refused as "not a whole number" (the bound was 9e15): the reason is the
+  // buffer.
   test::TempDir dir;
   write_spec(dir, "p = [1]");
-  auto r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "9007199254740992",
+  auto r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "9007199254740991",
                              "--device", "pthread", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string reasons = nlohmann::json::parse(r.out)["excluded"].dump();
   EXPECT_NE(reasons.find("largest allocation"), std::string::npos) << reasons;
   EXPECT_EQ(reasons.find("whole number"), std::string::npos) << reasons;
-  // Beyond 2^53 a double skips integers: said so.
+  // From 2^53 on a double skips integers: said so.
   std::ifstream in(dir / "s.toml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text.replace(text.find("size = \"n\""), 10, "size = \"2 * n\"");
   std::ofstream(dir / "s.toml") << text;
-  r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "9007199254740992", "--device",
+  r = test::run_mmtune({"space", "--spec", dir / "s.toml", "--size", "9007199254740991", "--device",
                         "pthread", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   reasons = nlohmann::json::parse(r.out)["excluded"].dump();
-  EXPECT_NE(reasons.find("is beyond #^#, where doubles skip integers"), std::string::npos)
+  EXPECT_NE(reasons.find("is not below #^#, where doubles skip integers"), std::string::npos)
       << reasons;  // the JSON counts reasons with their numbers as #
 }
 

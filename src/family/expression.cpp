@@ -110,12 +110,12 @@ long long Expression::evaluate_integer(long long minimum) const {
   if (v != std::floor(v)) {
     throw EvaluationError("'" + text_ + "' = " + std::to_string(v) + " is not a whole number");
   }
-  // Sizes go up to 2^53, the last integer from which every smaller one is a double.
-  if (std::fabs(v) > 9007199254740992.0) {
+  // Below 2^53 every integer is a double; 2^53 itself may be 2^53 + 1 rounded.
+  if (std::fabs(v) >= 9007199254740992.0) {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.17g", v);
     throw EvaluationError("'" + text_ + "' = " + buf +
-                          " is beyond 2^53, where doubles skip integers");
+                          " is not below 2^53, where doubles skip integers");
   }
   const auto i = static_cast<long long>(v);
   if (i < minimum) {

@@ -12,7 +12,7 @@
 namespace mmtune {
 namespace {
 
-constexpr long long kMaxSize = 1LL << 53;
+constexpr long long kMaxSize = (1LL << 53) - 1;  // below 2^53 every integer is a double
 
 std::vector<Expression> compile(const std::vector<SpecExpr>& list, Scope& scope) {
   std::vector<Expression> out;

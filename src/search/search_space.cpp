@@ -53,7 +53,7 @@ void SearchSpace::build_index() {
   // Slots hold index + 1 in 32 bits; at most half of them are used, so probes stay short.
   if (size_ >= std::numeric_limits<std::uint32_t>::max() / 2) {
     throw std::invalid_argument("search space of " + std::to_string(size_) +
-                                " points: at most 2^31 are supported");
+                                " points: at most 2^31 - 2 are supported");
   }
   std::size_t slots = 2;
   while (slots < 2 * size_) slots *= 2;

@@ -84,11 +84,7 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   // The valid configurations only as the strategies' points: a space of 10^7 is held in
   // 4 x parameters + 8 to 16 bytes per configuration.
   const SearchValues search_values(spec);
-  std::vector<int> values;  // reserved: doubling would hold twice the space for a moment
-  const std::size_t dims = std::max<std::size_t>(spec.parameters.size(), 1);
-  if (instance.product() < (std::size_t(1) << 40) / dims) {  // at most 10^7 after parse
-    values.reserve(instance.product() * dims);
-  }
+  std::vector<int> values;
   std::string why_none;
   out.space = instance.for_each_valid(
       [&](const SpecPoint& p) {
@@ -96,6 +92,7 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
         return true;
       },
       &why_none);
+  values.shrink_to_fit();  // growth left up to half of it unused, for the whole tune
   if (out.space == 0) {
     throw UsageError("no configuration of " + spec.path.string() + " can run on " +
                      device.info.name + " for these sizes: " + why_none);
@@ -141,16 +138,19 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   // What the store already knows of this landscape is told to the strategy, not measured again:
   // per configuration its fastest time, as a replay keeps it (nothing only when none was timed).
   if (!r.fresh) {
-    std::map<std::size_t, std::optional<double>> fastest;
+    std::vector<Observation> seen;  // in the order they were first stored
+    std::map<std::size_t, std::size_t> position;
     for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
       const auto i = index_of(m.config);
       if (!i) continue;
       const auto t = observed_time(m.result);
-      auto [it, first] = fastest.emplace(*i, t);
-      if (!first && t && (!it->second || *t < *it->second)) it->second = t;
+      const auto [it, first] = position.emplace(*i, seen.size());
+      if (first) {
+        seen.push_back({*i, t});
+      } else if (auto& known = seen[it->second].time; t && (!known || *t < *known)) {
+        known = t;
+      }
     }
-    std::vector<Observation> seen;
-    for (const auto& [i, t] : fastest) seen.push_back({i, t});
     strategy->seed(seen);
     out.reused = seen.size();
   }
@@ -221,21 +221,25 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   }
 
   // The confirmation: the fastest few, the stored best and the default, side by side in rounds.
-  std::vector<std::pair<double, std::string>> ranked;
-  std::map<std::string, double> fastest;
+  // By index: a configuration stored under another text (an import) is still one finalist.
+  std::vector<std::pair<double, std::size_t>> ranked;
+  std::map<std::size_t, double> fastest;
   for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-    if (m.result.status != Status::kOk || !index_of(m.config)) continue;
-    auto [it, fresh_entry] = fastest.emplace(m.config, m.result.median_ms);
+    const auto i = m.result.status == Status::kOk ? index_of(m.config) : std::nullopt;
+    if (!i) continue;
+    auto [it, fresh_entry] = fastest.emplace(*i, m.result.median_ms);
     if (!fresh_entry) it->second = std::min(it->second, m.result.median_ms);
   }
-  for (const auto& [text, ms] : fastest) ranked.emplace_back(ms, text);
+  for (const auto& [i, ms] : fastest) ranked.emplace_back(ms, i);
   std::sort(ranked.begin(), ranked.end());
   std::vector<std::string> finalists;
   for (std::size_t i = 0; i < ranked.size() && i < r.finalists; ++i) {
-    finalists.push_back(ranked[i].second);
+    finalists.push_back(text_of(ranked[i].second));
   }
-  if (const auto b = store.best(device.info.key, problem, out.kernel))
-    finalists.push_back(b->config);
+  if (const auto b = store.best(device.info.key, problem, out.kernel)) {
+    const auto i = index_of(b->config);
+    finalists.push_back(i ? text_of(*i) : b->config);
+  }
   std::string default_text;
   if (!spec.default_config.empty()) {
     default_text = instance.to_text(instance.parse(spec.default_config));
