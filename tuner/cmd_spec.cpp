@@ -88,23 +88,15 @@ int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
   // Counted by the first reason a configuration fails, like a tune's ExceedsLimits statuses.
   std::size_t valid = 0, total = 0;
   std::map<std::string, std::size_t> reasons;
-  SpecPoint point(spec.parameters.size(), 0);
-  for (bool more = true; more; ++total) {
-    const std::string why = instance.violation(point);
+  instance.for_each([&](const SpecPoint&, const std::string& why) {
+    ++total;
     if (why.empty()) {
       ++valid;
     } else {
       ++reasons[why.rfind("constraint ", 0) == 0 ? why : without_numbers(why)];
     }
-    more = false;
-    for (std::size_t d = spec.parameters.size(); d-- > 0;) {
-      if (++point[d] < spec.parameters[d].size()) {
-        more = true;
-        break;
-      }
-      point[d] = 0;
-    }
-  }
+    return true;
+  });
   if (json) {
     nlohmann::json params = nlohmann::json::array();
     for (const auto& p : spec.parameters) {

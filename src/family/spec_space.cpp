@@ -306,20 +306,12 @@ std::string SpecInstance::violation(const SpecPoint& point) {
   }
 }
 
-std::size_t SpecInstance::for_each_valid(const std::function<bool(const SpecPoint&)>& visit,
-                                         std::string* why_none) {
-  std::size_t count = 0;
-  std::map<std::string, std::size_t> reasons;
+void SpecInstance::for_each(
+    const std::function<bool(const SpecPoint&, const std::string&)>& visit) {
   const std::size_t dims = spec_.parameters.size();
   SpecPoint point(dims, 0);
-  bool more = true;
-  while (more) {
-    if (std::string why = violation(point); why.empty()) {
-      ++count;
-      if (!visit(point)) break;
-    } else if (why_none && count == 0 && (reasons.size() < 1000 || reasons.count(why))) {
-      ++reasons[why];  // bounded: reasons that name numbers differ per configuration
-    }
+  for (bool more = true; more;) {
+    if (!visit(point, violation(point))) return;
     more = false;
     for (std::size_t d = dims; d > 0 && !more; --d) {
       if (++point[d - 1] < spec_.parameters[d - 1].size()) {
@@ -329,6 +321,22 @@ std::size_t SpecInstance::for_each_valid(const std::function<bool(const SpecPoin
       }
     }
   }
+}
+
+std::size_t SpecInstance::for_each_valid(const std::function<bool(const SpecPoint&)>& visit,
+                                         std::string* why_none) {
+  std::size_t count = 0;
+  std::map<std::string, std::size_t> reasons;
+  for_each([&](const SpecPoint& point, const std::string& why) {
+    if (why.empty()) {
+      ++count;
+      return visit(point);
+    }
+    if (why_none && count == 0 && (reasons.size() < 1000 || reasons.count(why))) {
+      ++reasons[why];  // bounded: reasons that name numbers differ per configuration
+    }
+    return true;
+  });
   if (why_none && count == 0) {
     const auto most = std::max_element(reasons.begin(), reasons.end(),
                                        [](auto& a, auto& b) { return a.second < b.second; });

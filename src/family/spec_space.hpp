@@ -66,8 +66,11 @@ class SpecInstance {
   // excluded the most configurations. At most `limit` of them: the first ones.
   std::vector<SpecPoint> enumerate(std::string* why_none = nullptr,
                                    std::size_t limit = std::numeric_limits<std::size_t>::max());
-  // The same one at a time, without holding them: visit(point) until it returns false. Returns
-  // how many configurations it visited.
+  // Every configuration, valid or not, in that order: visit(point, violation(point)) until it
+  // returns false.
+  void for_each(const std::function<bool(const SpecPoint&, const std::string&)>& visit);
+  // The valid ones one at a time, without holding them: visit(point) until it returns false.
+  // Returns how many configurations it visited.
   std::size_t for_each_valid(const std::function<bool(const SpecPoint&)>& visit,
                              std::string* why_none = nullptr);
 

@@ -1,3 +1,6 @@
+// A spec tune in four steps that read straight through: the valid configurations become a
+// search space (SpecSpace), the store's rows of this landscape are read once (KnownResults, kept
+// up to date as the session stores), the strategy searches, and the fastest few are confirmed.
 #include "tune/spec_session.hpp"
 
 #include <algorithm>
@@ -64,182 +67,234 @@ class SearchValues {
   std::vector<std::vector<int>> of_;  // per parameter, per value: the strategies' number
 };
 
-}  // namespace
-
-GemmProblem spec_problem(const std::vector<long long>& sizes) {
-  GemmProblem p;
-  p.m = sizes.size() > 0 ? std::size_t(sizes[0]) : 1;
-  p.n = sizes.size() > 1 ? std::size_t(sizes[1]) : 1;
-  p.k = sizes.size() > 2 ? std::size_t(sizes[2]) : 1;
-  return p;
-}
-
-SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& spec,
-                          const SpecTuneRequest& r, const TuneEnvironment& env,
-                          const std::atomic<bool>& stop) {
-  const auto start = Clock::now();
-  SpecTuneSummary out;
-  out.kernel = spec_kernel_name(spec);
-  SpecInstance instance(spec, r.sizes, &device.info);
-  // The valid configurations only as the strategies' points: a space of 10^7 is held in
-  // 4 x parameters + 8 to 16 bytes per configuration.
-  const SearchValues search_values(spec);
-  std::vector<int> values;
-  std::string why_none;
-  out.space = instance.for_each_valid(
-      [&](const SpecPoint& p) {
-        search_values.append(p, values);
-        return true;
-      },
-      &why_none);
-  values.shrink_to_fit();  // growth left up to half of it unused, for the whole tune
-  if (out.space == 0) {
-    throw UsageError("no configuration of " + spec.path.string() + " can run on " +
-                     device.info.name + " for these sizes: " + why_none);
-  }
+std::vector<std::string> parameter_names(const KernelSpec& spec) {
   std::vector<std::string> names;
   for (const auto& p : spec.parameters) names.push_back(p.name);
-  const SearchSpace space = SearchSpace::end_to_end(names, std::move(values));
-  const auto text_of = [&](std::size_t i) {
-    return instance.to_text(search_values.point(space.point(i)));
-  };
-  // A stored configuration's index in the space, if it is one of its valid configurations.
-  const auto index_of = [&](const std::string& text) -> std::optional<std::size_t> {
+  return names;
+}
+
+// The valid configurations of a spec on a device, held only as the strategies' points: a space
+// of 10^7 takes 4 x parameters + 8 to 16 bytes per configuration. Texts are made on demand.
+class SpecSpace {
+ public:
+  SpecSpace(const KernelSpec& spec, const std::vector<long long>& sizes, const DeviceInfo& device)
+      : instance_(spec, sizes, &device), values_(spec), space_(build(spec, device)) {}
+
+  SpecInstance& instance() { return instance_; }
+  const SearchSpace& space() const { return space_; }
+  std::string text(std::size_t i) const {
+    return instance_.to_text(values_.point(space_.point(i)));
+  }
+  // A stored configuration's index, if it is one of the valid configurations: by value, so
+  // that a text written otherwise (an import) is still the same configuration.
+  std::optional<std::size_t> index(const std::string& text) const {
     std::vector<int> q;
     try {
-      search_values.append(instance.parse(text), q);
+      values_.append(instance_.parse(text), q);
     } catch (const UsageError&) {  // a value the spec no longer lists
       return std::nullopt;
     }
-    return space.find(q);
-  };
-  const std::string strategy_name = r.strategy.empty() ? default_strategy() : r.strategy;
-  StrategyOptions so;
-  so.seed = r.seed;
-  so.budget = r.budget;
-  so.settings = r.strategy_settings;
-  const auto strategy = make_strategy(strategy_name, space, so);
+    return space_.find(q);
+  }
 
-  const GemmProblem problem = spec_problem(r.sizes);
-  store.upsert_device(device.info);
-  store.close_abandoned_sessions();
-  SessionRecord session;
-  session.device_key = device.info.key;
-  session.command_line = r.command_line;
-  session.strategy = strategy_name;
-  session.kernels = out.kernel;
-  session.space = "spec";
-  session.seed = r.seed;
-  session.budget = r.budget;
-  session.time_limit_s = r.time_limit_s;
-  session.problem = problem;
-  out.session_id = store.begin_session(session);
+ private:
+  SearchSpace build(const KernelSpec& spec, const DeviceInfo& device) {
+    std::vector<int> values;
+    std::string why_none;
+    const std::size_t count = instance_.for_each_valid(
+        [&](const SpecPoint& p) {
+          values_.append(p, values);
+          return true;
+        },
+        &why_none);
+    if (count == 0) {
+      throw UsageError("no configuration of " + spec.path.string() + " can run on " + device.name +
+                       " for these sizes: " + why_none);
+    }
+    values.shrink_to_fit();  // growth left up to half of it unused, for the whole tune
+    return SearchSpace::end_to_end(parameter_names(spec), std::move(values));
+  }
 
-  // What the store already knows of this landscape is told to the strategy, not measured again:
-  // per configuration its fastest time, as a replay keeps it (nothing only when none was timed).
-  if (!r.fresh) {
-    std::vector<Observation> seen;  // in the order they were first stored
+  SpecInstance instance_;
+  SearchValues values_;
+  SearchSpace space_;
+};
+
+// Every stored row of this landscape, read once at the start and extended by each result the
+// session stores, with the index of its configuration in the space (none: not a valid one now).
+// Rows another process stores meanwhile are not seen, except the best at the end.
+class KnownResults {
+ public:
+  KnownResults(std::vector<MeasurementRecord> rows, const SpecSpace& space)
+      : rows_(std::move(rows)) {
+    for (const auto& m : rows_) index_.push_back(space.index(m.config));
+  }
+  void add(const MeasurementRecord& m, std::optional<std::size_t> index) {
+    rows_.push_back(m);
+    index_.push_back(index);
+  }
+  std::size_t size() const { return rows_.size(); }
+
+  // Per configuration its fastest observed time (nothing only when none was timed), in the
+  // order they were first stored: what a replay would know.
+  std::vector<Observation> observations() const {
+    std::vector<Observation> seen;
     std::map<std::size_t, std::size_t> position;
-    for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-      const auto i = index_of(m.config);
-      if (!i) continue;
-      const auto t = observed_time(m.result);
-      const auto [it, first] = position.emplace(*i, seen.size());
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      if (!index_[r]) continue;
+      const auto t = observed_time(rows_[r].result);
+      const auto [it, first] = position.emplace(*index_[r], seen.size());
       if (first) {
-        seen.push_back({*i, t});
+        seen.push_back({*index_[r], t});
       } else if (auto& known = seen[it->second].time; t && (!known || *t < *known)) {
         known = t;
       }
     }
-    strategy->seed(seen);
-    out.reused = seen.size();
+    return seen;
+  }
+  // The fastest successful time of any configuration stored, valid now or not.
+  double best_ms() const {
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& m : rows_) {
+      if (const auto t = observed_time(m.result); t && m.result.status == Status::kOk) {
+        best = std::min(best, *t);
+      }
+    }
+    return best;
+  }
+  // The indices of the n configurations with the fastest successful runs, fastest first.
+  std::vector<std::size_t> fastest(std::size_t n) const {
+    std::map<std::size_t, double> ms;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      if (!index_[r] || rows_[r].result.status != Status::kOk) continue;
+      const auto [it, first] = ms.emplace(*index_[r], rows_[r].result.median_ms);
+      if (!first) it->second = std::min(it->second, rows_[r].result.median_ms);
+    }
+    std::vector<std::pair<double, std::size_t>> ranked;
+    for (const auto& [i, t] : ms) ranked.emplace_back(t, i);
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < ranked.size() && k < n; ++k) out.push_back(ranked[k].second);
+    return out;
+  }
+  std::optional<MeasurementRecord> row(std::int64_t id) const {
+    for (const auto& m : rows_) {
+      if (m.id == id) return m;
+    }
+    return std::nullopt;
   }
 
+ private:
+  std::vector<MeasurementRecord> rows_;
+  std::vector<std::optional<std::size_t>> index_;
+};
+
+EvaluatorOptions evaluator_options(const Device& device, const KernelSpec& spec,
+                                   const SpecTuneRequest& r, const TuneEnvironment& env) {
   EvaluatorOptions eo;
   eo.worker_argv = env.worker_argv;
   eo.device_index = device.info.index;
   eo.device_key = device.info.key;
   eo.program_dir = env.program_dir;
-  eo.problem = problem;
+  eo.problem = spec_problem(r.sizes);
   eo.spec_path = std::filesystem::absolute(spec.path).string();
   eo.spec_sizes = r.sizes;
   eo.parallel_builds = env.parallel_builds;
   eo.build_limit_s = env.build_limit_s;
   eo.first_run_extra_s = env.first_run_extra_s;
-  Evaluator evaluator(eo);
+  return eo;
+}
 
-  const auto store_result = [&](const std::string& text, const Measurement& m) {
+// One session's measuring: each result is stored, counted and becomes known.
+class SpecMeasurer {
+ public:
+  SpecMeasurer(const Device& device, Store& store, KnownResults& known, const KernelSpec& spec,
+               const SpecTuneRequest& r, const TuneEnvironment& env, SpecTuneSummary& out)
+      : device_(device),
+        store_(store),
+        known_(known),
+        problem_(spec_problem(r.sizes)),
+        evaluator_(evaluator_options(device, spec, r, env)),
+        out_(out) {}
+
+  // index: the configuration's in the space, if it is one. Nothing when interrupted
+  // mid-variant.
+  std::optional<MeasurementRecord> measure(const std::string& text,
+                                           std::optional<std::size_t> index,
+                                           const TimingOptions& timing, double run_s,
+                                           const std::atomic<bool>& stop,
+                                           double slow_first_run_s = 0) {
+    const auto res = evaluator_.evaluate(std::vector<Evaluator::Item>{{out_.kernel, text}}, timing,
+                                         run_s, &stop, slow_first_run_s);
+    if (!res[0]) return std::nullopt;
     MeasurementRecord rec;
-    rec.session_id = out.session_id;
-    rec.device_key = device.info.key;
-    rec.kernel = out.kernel;
+    rec.session_id = out_.session_id;
+    rec.device_key = device_.info.key;
+    rec.kernel = out_.kernel;
     rec.config = text;
-    rec.problem = problem;
-    rec.result = m;
-    rec.id = store.add_measurement(rec);
-    ++out.evaluations;
-    ++out.by_status[m.status];
+    rec.problem = problem_;
+    rec.result = *res[0];
+    rec.id = store_.add_measurement(rec);
+    known_.add(rec, index);
+    ++out_.evaluations;
+    ++out_.by_status[rec.result.status];
     return rec;
-  };
+  }
+  std::size_t restarts() const { return evaluator_.restarts(); }
 
-  // The search: the confirmation gets the last tenth of a time limit.
-  const double search_limit = r.time_limit_s > 0 ? 0.9 * r.time_limit_s : 0.0;
+ private:
+  const Device& device_;
+  Store& store_;
+  KnownResults& known_;
+  GemmProblem problem_;
+  Evaluator evaluator_;
+  SpecTuneSummary& out_;
+};
+
+// The search: one configuration at a time, each told to the strategy as it is stored.
+// best_ms: the fastest time known before it (infinity: none).
+TuneOutcome search(Strategy& strategy, const SpecSpace& space, SpecMeasurer& measurer,
+                   const SpecTuneRequest& r, std::size_t done, double best_ms,
+                   Clock::time_point start, const std::atomic<bool>& stop) {
+  // The confirmation gets the last tenth of a time limit.
   const Interrupted interrupted(stop);
-  const TimeLimit time_limit(search_limit);
+  const TimeLimit time_limit(r.time_limit_s > 0 ? 0.9 * r.time_limit_s : 0.0);
   const Budget budget(r.budget);
   const StopCondition* const conditions[] = {&interrupted, &time_limit, &budget};
-  double best_ms = std::numeric_limits<double>::infinity();
-  for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-    if (const auto t = observed_time(m.result); t && m.result.status == Status::kOk) {
-      best_ms = std::min(best_ms, *t);
-    }
-  }
-  TuneOutcome outcome = TuneOutcome::kCompleted;
-  std::size_t done = out.reused;  // as in the GEMM session: known results count against the budget
   while (true) {
     const SearchState state{seconds_since(start), done};
     const auto hit = std::find_if(std::begin(conditions), std::end(conditions),
                                   [&](const StopCondition* c) { return c->reached(state); });
-    if (hit != std::end(conditions)) {
-      outcome = (*hit)->outcome();
-      break;
-    }
-    const std::vector<std::size_t> ask = strategy->ask(1);
-    if (ask.empty()) break;  // the space is exhausted
+    if (hit != std::end(conditions)) return (*hit)->outcome();
+    const std::vector<std::size_t> ask = strategy.ask(1);
+    if (ask.empty()) return TuneOutcome::kCompleted;  // the space is exhausted
     TimingOptions timing;
     if (std::isfinite(best_ms)) timing.early_stop_ms = 3.0 * best_ms;
     const RunLimits limits = run_limits(best_ms);
-    const auto results =
-        evaluator.evaluate(std::vector<Evaluator::Item>{{out.kernel, text_of(ask[0])}}, timing,
-                           limits.run_s, &stop, limits.slow_first_run_s);
-    if (!results[0]) break;  // interrupted mid-variant
-    store_result(text_of(ask[0]), *results[0]);
-    const auto t = observed_time(*results[0]);
-    if (t && results[0]->status == Status::kOk) best_ms = std::min(best_ms, *t);
-    strategy->tell({Observation{ask[0], t}});
+    const auto rec = measurer.measure(space.text(ask[0]), ask[0], timing, limits.run_s, stop,
+                                      limits.slow_first_run_s);
+    if (!rec) return TuneOutcome::kInterrupted;  // mid-variant
+    const auto t = observed_time(rec->result);
+    if (t && rec->result.status == Status::kOk) best_ms = std::min(best_ms, *t);
+    strategy.tell({Observation{ask[0], t}});
     ++done;
   }
+}
 
-  // The confirmation: the fastest few, the stored best and the default, side by side in rounds.
-  // By index: a configuration stored under another text (an import) is still one finalist.
-  std::vector<std::pair<double, std::size_t>> ranked;
-  std::map<std::size_t, double> fastest;
-  for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-    const auto i = m.result.status == Status::kOk ? index_of(m.config) : std::nullopt;
-    if (!i) continue;
-    auto [it, fresh_entry] = fastest.emplace(*i, m.result.median_ms);
-    if (!fresh_entry) it->second = std::min(it->second, m.result.median_ms);
-  }
-  for (const auto& [i, ms] : fastest) ranked.emplace_back(ms, i);
-  std::sort(ranked.begin(), ranked.end());
+// The confirmation: the fastest few, the stored best and the default, side by side in rounds;
+// the fastest median round becomes the best. By index: a configuration stored under another
+// text (an import) is still one finalist, measured under its canonical text.
+void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer, Store& store,
+             const Device& device, const KernelSpec& spec, const SpecTuneRequest& r,
+             const std::atomic<bool>& stop, SpecTuneSummary& out) {
+  const GemmProblem problem = spec_problem(r.sizes);
   std::vector<std::string> finalists;
-  for (std::size_t i = 0; i < ranked.size() && i < r.finalists; ++i) {
-    finalists.push_back(text_of(ranked[i].second));
-  }
+  for (const std::size_t i : known.fastest(r.finalists)) finalists.push_back(space.text(i));
   if (const auto b = store.best(device.info.key, problem, out.kernel)) {
-    const auto i = index_of(b->config);
-    finalists.push_back(i ? text_of(*i) : b->config);
+    const auto i = space.index(b->config);
+    finalists.push_back(i ? space.text(*i) : b->config);
   }
+  SpecInstance& instance = space.instance();
   std::string default_text;
   if (!spec.default_config.empty()) {
     default_text = instance.to_text(instance.parse(spec.default_config));
@@ -249,18 +304,16 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   }
   std::sort(finalists.begin(), finalists.end());
   finalists.erase(std::unique(finalists.begin(), finalists.end()), finalists.end());
+  if (r.finalists == 0 || r.confirm_rounds == 0 || finalists.empty()) return;
+
   std::map<std::string, std::vector<MeasurementRecord>> rounds;
-  if (r.finalists > 0 && r.confirm_rounds > 0 && !finalists.empty() && !stop) {
-    for (std::size_t round = 0; round < r.confirm_rounds && !stop; ++round) {
-      // Each round starts one finalist later: none is always measured first (or last).
-      for (std::size_t i = 0; i < finalists.size(); ++i) {
-        const std::string& text = finalists[(i + round) % finalists.size()];
-        const auto res = evaluator.evaluate(std::vector<Evaluator::Item>{{out.kernel, text}},
-                                            TimingOptions{}, 60.0, &stop);
-        if (!res[0]) break;
-        const auto rec = store_result(text, *res[0]);
-        if (res[0]->status == Status::kOk) rounds[text].push_back(rec);
-      }
+  for (std::size_t round = 0; round < r.confirm_rounds && !stop; ++round) {
+    // Each round starts one finalist later: none is always measured first (or last).
+    for (std::size_t i = 0; i < finalists.size(); ++i) {
+      const std::string& text = finalists[(i + round) % finalists.size()];
+      const auto rec = measurer.measure(text, space.index(text), TimingOptions{}, 60.0, stop);
+      if (!rec) break;
+      if (rec->result.status == Status::kOk) rounds[text].push_back(*rec);
     }
   }
   // Each finalist's median round; a finalist that failed a round is out.
@@ -277,13 +330,71 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
     if (!winner || it->result.median_ms < winner->result.median_ms) winner = *it;
   }
   if (winner) store.set_best(*winner);
+}
+
+}  // namespace
+
+GemmProblem spec_problem(const std::vector<long long>& sizes) {
+  GemmProblem p;
+  p.m = sizes.size() > 0 ? std::size_t(sizes[0]) : 1;
+  p.n = sizes.size() > 1 ? std::size_t(sizes[1]) : 1;
+  p.k = sizes.size() > 2 ? std::size_t(sizes[2]) : 1;
+  return p;
+}
+
+SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& spec,
+                          const SpecTuneRequest& r, const TuneEnvironment& env,
+                          const std::atomic<bool>& stop) {
+  const auto start = Clock::now();
+  SpecTuneSummary out;
+  out.kernel = spec_kernel_name(spec);
+  SpecSpace space(spec, r.sizes, device.info);
+  out.space = space.space().size();
+  const std::string strategy_name = r.strategy.empty() ? default_strategy() : r.strategy;
+  StrategyOptions so;
+  so.seed = r.seed;
+  so.budget = r.budget;
+  so.settings = r.strategy_settings;
+  const auto strategy = make_strategy(strategy_name, space.space(), so);
+
+  const GemmProblem problem = spec_problem(r.sizes);
+  store.upsert_device(device.info);
+  store.close_abandoned_sessions();
+  SessionRecord session;
+  session.device_key = device.info.key;
+  session.command_line = r.command_line;
+  session.strategy = strategy_name;
+  session.kernels = out.kernel;
+  session.space = "spec";
+  session.seed = r.seed;
+  session.budget = r.budget;
+  session.time_limit_s = r.time_limit_s;
+  session.problem = problem;
+  out.session_id = store.begin_session(session);
+
+  // What the store already knows of this landscape is told to the strategy, not measured again.
+  KnownResults known(store.measurements(device.info.key, problem, out.kernel), space);
+  if (!r.fresh) {
+    const auto seen = known.observations();
+    strategy->seed(seen);
+    out.reused = seen.size();
+  }
+  SpecMeasurer measurer(device, store, known, spec, r, env, out);
+  // As in the GEMM session, known results count against the budget.
+  const TuneOutcome outcome =
+      search(*strategy, space, measurer, r, out.reused, known.best_ms(), start, stop);
+  if (!stop) confirm(space, known, measurer, store, device, spec, r, stop, out);
+
   if (const auto b = store.best(device.info.key, problem, out.kernel)) {
-    for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-      if (m.id == b->measurement_id) out.best = m;
+    out.best = known.row(b->measurement_id);
+    if (!out.best) {  // stored by another process meanwhile
+      for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
+        if (m.id == b->measurement_id) out.best = m;
+      }
     }
   }
   out.outcome = stop ? TuneOutcome::kInterrupted : outcome;
-  out.worker_restarts = evaluator.restarts();
+  out.worker_restarts = measurer.restarts();
   store.end_session(out.session_id, to_string(out.outcome));
   out.total_s = seconds_since(start);
   return out;
