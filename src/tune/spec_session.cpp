@@ -1,6 +1,6 @@
-// A spec tune in four steps that read straight through: the valid configurations become a
-// search space (SpecSpace), the store's rows of this landscape are read once (KnownResults, kept
-// up to date as the session stores), the strategy searches, and the fastest few are confirmed.
+// A spec tune in steps that read straight through: the valid configurations become a search
+// space (SpecSpace), the store's rows of this landscape are read once for the search
+// (KnownResults), the strategy searches, and the fastest few are confirmed.
 #include "tune/spec_session.hpp"
 
 #include <algorithm>
@@ -79,6 +79,8 @@ class SpecSpace {
  public:
   SpecSpace(const KernelSpec& spec, const std::vector<long long>& sizes, const DeviceInfo& device)
       : instance_(spec, sizes, &device), values_(spec), space_(build(spec, device)) {}
+  // The instance keeps a reference to the spec: a temporary would dangle.
+  SpecSpace(KernelSpec&&, const std::vector<long long>&, const DeviceInfo&) = delete;
 
   SpecInstance& instance() { return instance_; }
   const SearchSpace& space() const { return space_; }
@@ -120,21 +122,15 @@ class SpecSpace {
   SearchSpace space_;
 };
 
-// Every stored row of this landscape, read once at the start and extended by each result the
-// session stores, with the index of its configuration in the space (none: not a valid one now).
-// Rows another process stores meanwhile are not seen, except the best at the end.
+// The store's rows of this landscape, each with the index of its configuration in the space
+// (none: not a valid one now): read and parsed once for the search, and again for the
+// confirmation, which also ranks what the search and other tuners stored meanwhile.
 class KnownResults {
  public:
   KnownResults(std::vector<MeasurementRecord> rows, const SpecSpace& space)
       : rows_(std::move(rows)) {
     for (const auto& m : rows_) index_.push_back(space.index(m.config));
   }
-  void add(const MeasurementRecord& m, std::optional<std::size_t> index) {
-    rows_.push_back(m);
-    index_.push_back(index);
-  }
-  std::size_t size() const { return rows_.size(); }
-
   // Per configuration its fastest observed time (nothing only when none was timed), in the
   // order they were first stored: what a replay would know.
   std::vector<Observation> observations() const {
@@ -177,12 +173,6 @@ class KnownResults {
     for (std::size_t k = 0; k < ranked.size() && k < n; ++k) out.push_back(ranked[k].second);
     return out;
   }
-  std::optional<MeasurementRecord> row(std::int64_t id) const {
-    for (const auto& m : rows_) {
-      if (m.id == id) return m;
-    }
-    return std::nullopt;
-  }
 
  private:
   std::vector<MeasurementRecord> rows_;
@@ -205,24 +195,20 @@ EvaluatorOptions evaluator_options(const Device& device, const KernelSpec& spec,
   return eo;
 }
 
-// One session's measuring: each result is stored, counted and becomes known.
+// One session's measuring: each result is stored and counted.
 class SpecMeasurer {
  public:
-  SpecMeasurer(const Device& device, Store& store, KnownResults& known, const KernelSpec& spec,
-               const SpecTuneRequest& r, const TuneEnvironment& env, SpecTuneSummary& out)
+  SpecMeasurer(const Device& device, Store& store, const KernelSpec& spec, const SpecTuneRequest& r,
+               const TuneEnvironment& env, SpecTuneSummary& out)
       : device_(device),
         store_(store),
-        known_(known),
         problem_(spec_problem(r.sizes)),
         evaluator_(evaluator_options(device, spec, r, env)),
         out_(out) {}
 
-  // index: the configuration's in the space, if it is one. Nothing when interrupted
-  // mid-variant.
-  std::optional<MeasurementRecord> measure(const std::string& text,
-                                           std::optional<std::size_t> index,
-                                           const TimingOptions& timing, double run_s,
-                                           const std::atomic<bool>& stop,
+  // Nothing when interrupted mid-variant.
+  std::optional<MeasurementRecord> measure(const std::string& text, const TimingOptions& timing,
+                                           double run_s, const std::atomic<bool>& stop,
                                            double slow_first_run_s = 0) {
     const auto res = evaluator_.evaluate(std::vector<Evaluator::Item>{{out_.kernel, text}}, timing,
                                          run_s, &stop, slow_first_run_s);
@@ -235,7 +221,6 @@ class SpecMeasurer {
     rec.problem = problem_;
     rec.result = *res[0];
     rec.id = store_.add_measurement(rec);
-    known_.add(rec, index);
     ++out_.evaluations;
     ++out_.by_status[rec.result.status];
     return rec;
@@ -245,7 +230,6 @@ class SpecMeasurer {
  private:
   const Device& device_;
   Store& store_;
-  KnownResults& known_;
   GemmProblem problem_;
   Evaluator evaluator_;
   SpecTuneSummary& out_;
@@ -271,8 +255,8 @@ TuneOutcome search(Strategy& strategy, const SpecSpace& space, SpecMeasurer& mea
     TimingOptions timing;
     if (std::isfinite(best_ms)) timing.early_stop_ms = 3.0 * best_ms;
     const RunLimits limits = run_limits(best_ms);
-    const auto rec = measurer.measure(space.text(ask[0]), ask[0], timing, limits.run_s, stop,
-                                      limits.slow_first_run_s);
+    const auto rec =
+        measurer.measure(space.text(ask[0]), timing, limits.run_s, stop, limits.slow_first_run_s);
     if (!rec) return TuneOutcome::kInterrupted;  // mid-variant
     const auto t = observed_time(rec->result);
     if (t && rec->result.status == Status::kOk) best_ms = std::min(best_ms, *t);
@@ -311,7 +295,7 @@ void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer
     // Each round starts one finalist later: none is always measured first (or last).
     for (std::size_t i = 0; i < finalists.size(); ++i) {
       const std::string& text = finalists[(i + round) % finalists.size()];
-      const auto rec = measurer.measure(text, space.index(text), TimingOptions{}, 60.0, stop);
+      const auto rec = measurer.measure(text, TimingOptions{}, 60.0, stop);
       if (!rec) break;
       if (rec->result.status == Status::kOk) rounds[text].push_back(*rec);
     }
@@ -379,18 +363,19 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
     strategy->seed(seen);
     out.reused = seen.size();
   }
-  SpecMeasurer measurer(device, store, known, spec, r, env, out);
+  SpecMeasurer measurer(device, store, spec, r, env, out);
   // As in the GEMM session, known results count against the budget.
   const TuneOutcome outcome =
       search(*strategy, space, measurer, r, out.reused, known.best_ms(), start, stop);
-  if (!stop) confirm(space, known, measurer, store, device, spec, r, stop, out);
+  if (!stop) {
+    const KnownResults now(store.measurements(device.info.key, problem, out.kernel), space);
+    confirm(space, now, measurer, store, device, spec, r, stop, out);
+  }
 
   if (const auto b = store.best(device.info.key, problem, out.kernel)) {
-    out.best = known.row(b->measurement_id);
-    if (!out.best) {  // stored by another process meanwhile
-      for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
-        if (m.id == b->measurement_id) out.best = m;
-      }
+    // As stored (the store keeps fewer fields than a measurement has).
+    for (const auto& m : store.measurements(device.info.key, problem, out.kernel)) {
+      if (m.id == b->measurement_id) out.best = m;
     }
   }
   out.outcome = stop ? TuneOutcome::kInterrupted : outcome;
