@@ -68,6 +68,18 @@ TEST(ExchangeBadInput, TheValidSampleImports) {
   refused["measurements"][0]["kernel_gflops"] = 5e7;
   refused["measurements"][0]["measured_at"] = "2024-01-01T00:00:03Z";
   EXPECT_EQ(import_text(store, refused.dump(), "refused").measurements_added, 1u);
+  // A timeout with the limit as its time, as the evaluator stores it, and a user's kernel's
+  // byte rate.
+  json timeout = valid_export();
+  timeout["measurements"][0]["status"] = "Timeout";
+  timeout["measurements"][0]["measured_at"] = "2024-01-01T00:00:04Z";
+  EXPECT_EQ(import_text(store, timeout.dump(), "timeout").measurements_added, 1u);
+  json spec = valid_export();
+  spec["measurements"][0]["kernel"] = "spec:copy:0123456789abcdef";
+  spec["measurements"][0]["config"] = "wg=64";
+  spec["measurements"][0]["gbps"] = 100.0;
+  spec["measurements"][0]["measured_at"] = "2024-01-01T00:00:05Z";
+  EXPECT_EQ(import_text(store, spec.dump(), "spec").measurements_added, 1u);
 }
 
 TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
@@ -142,6 +154,27 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   edited("GFLOPS not of its time", [](json& j) { j["measurements"][0]["gflops"] = 0.6; });
   edited("kernel GFLOPS not of its time",
          [](json& j) { j["measurements"][0]["kernel_gflops"] = 0.5; });
+  // An early-stopped or timed-out run's time is still taken as a time (tune, simulate).
+  edited("early-stopped run with impossible times", [](json& j) {
+    auto& m = j["measurements"][0];
+    m["status"] = "SlowerEarlyStop";
+    m["median_ms"] = 1e-9, m["min_ms"] = 5.0, m["max_ms"] = 0.0;
+    m["gflops"] = 1e300, m["kernel_gflops"] = 1e300;
+  });
+  edited("timeout faster than possible", [](json& j) {
+    j["measurements"][0]["status"] = "Timeout";
+    j["measurements"][0]["gflops"] = 1e12;
+  });
+  edited("kernel rate without a kernel time", [](json& j) {
+    j["measurements"][0]["kernel_median_ms"] = 0.0;
+    j["measurements"][0]["kernel_gflops"] = 9e6;
+  });
+  edited("byte rate of a GEMM kernel", [](json& j) { j["measurements"][0]["gbps"] = 1.0; });
+  edited("byte rate beyond any memory", [](json& j) {
+    j["measurements"][0]["kernel"] = "spec:copy:0123456789abcdef";
+    j["measurements"][0]["config"] = "wg=64";
+    j["measurements"][0]["gbps"] = 1e12;
+  });
   edited("free-text time", [](json& j) { j["measurements"][0]["measured_at"] = "~~~~"; });
   edited("local time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-01-01 00:00"; });
   edited("unpadded time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-5-1T0:0:0Z"; });

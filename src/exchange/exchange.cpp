@@ -299,9 +299,10 @@ ImportData read_mmtune_export(const json& j) {
       x.median_ms = f.at("median_ms").number(0.0, kMaxMs);
       x.min_ms = f.at("min_ms").number(0.0, kMaxMs);
       x.max_ms = f.at("max_ms").number(0.0, kMaxMs);
-      // A result must be physically possible; a MeasurementError keeps the impossible figure
-      // it was refused for, and other statuses are no results.
-      const bool result = x.status == Status::kOk;
+      // Timed figures must be physically possible, whatever the status: tunes and replays take
+      // the times of SlowerEarlyStop and Timeout rows too. Only a MeasurementError keeps the
+      // impossible figure it was refused for.
+      const bool result = x.status != Status::kMeasurementError;
       if (result && !(0 < x.min_ms && x.min_ms <= x.median_ms && x.median_ms <= x.max_ms)) {
         f.at("median_ms").fail("a run takes time, and min <= median <= max");
       }
@@ -332,7 +333,15 @@ ImportData read_mmtune_export(const json& j) {
         agrees("gflops", x.gflops, x.median_ms);
         agrees("kernel_gflops", x.kernel_gflops, x.kernel_median_ms);
       }
-      if (const auto g = f.optional("gbps")) x.gbps = g->number(0.0, 1e12);
+      // mmtune computes a kernel's own rate only from the kernel's own time.
+      if (x.kernel_gflops > 0 && !(x.kernel_median_ms > 0)) {
+        f.at("kernel_gflops").fail("a kernel's rate needs the kernel's time");
+      }
+      // Only a user's kernel states the bytes it moves; 1 PB/s is beyond any memory.
+      if (const auto g = f.optional("gbps")) {
+        x.gbps = g->number(0.0, result ? kMaxImportGbps : 1e300);
+        if (x.gbps > 0 && !is_spec_kernel(r.kernel)) g->fail("only a spec kernel has a byte rate");
+      }
     }
     if (const auto o = f.optional("other_load")) x.other_load = o->number(0.0, 1.0);
     x.max_error = std::numeric_limits<double>::quiet_NaN();
