@@ -143,7 +143,9 @@ inline void fill(Store& store) {
   store.add_measurement(
       failed(pocl.key, s2, DirectConfig{}, p2, Status::kTimeout, "2024-01-01T00:01:01Z"));
   store.add_measurement(timed(pocl.key, 0, tiled(64, 8), p2, 0.6, "2024-01-01T00:01:02Z"));
-  store.add_measurement(timed(odd.key, s3, tiled(64, 16), p1, 0.25, "2024-01-01T00:02:00Z"));
+  auto by_wall_clock = timed(odd.key, s3, tiled(64, 16), p1, 0.25, "2024-01-01T00:02:00Z");
+  by_wall_clock.result.kernel_wall_clock = true;  // the device's event timestamps were unusable
+  store.add_measurement(by_wall_clock);
   store.add_measurement(
       failed(odd.key, s3, tiled(32, 8), p1, Status::kCrashed, "2024-01-01T00:02:01Z"));
 }

@@ -70,8 +70,12 @@ TEST_P(ExchangeJsonTest, RoundTripPreservesEverythingAndTheBests) {
   ASSERT_TRUE(best);
   EXPECT_EQ(best->config, to_string(tiled(32, 8)));
   EXPECT_EQ(best->median_ms, 1.5);
-  // Everything else, samples, messages and nulls included, survives unchanged.
+  // Everything else, samples, messages and nulls included, survives unchanged, and so do
+  // kernel times taken by the host's clock.
   EXPECT_EQ(comparable(exported), comparable(export_json(b)));
+  EXPECT_EQ(std::count_if(exported["measurements"].begin(), exported["measurements"].end(),
+                          [](const json& m) { return m.value("kernel_clock", "") == "wall"; }),
+            1);
   EXPECT_EQ(b.device(odd)->name, odd_device().name);
   auto q = b.db().prepare("SELECT source FROM devices ORDER BY id");
   while (q.step()) EXPECT_EQ(q.text(0), "imported:mmtune");

@@ -175,6 +175,7 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
     j["measurements"][0]["config"] = "wg=64";
     j["measurements"][0]["gbps"] = 1e12;
   });
+  edited("unknown kernel clock", [](json& j) { j["measurements"][0]["kernel_clock"] = "sundial"; });
   edited("free-text time", [](json& j) { j["measurements"][0]["measured_at"] = "~~~~"; });
   edited("local time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-01-01 00:00"; });
   edited("unpadded time", [](json& j) { j["measurements"][0]["measured_at"] = "2024-5-1T0:0:0Z"; });

@@ -294,6 +294,11 @@ ImportData read_mmtune_export(const json& j) {
     };
     x.routine_ms = samples("routine_ms");
     x.kernel_ms = samples("kernel_ms");
+    if (const auto clock = f.optional("kernel_clock")) {
+      const std::string c = clock->text(8);
+      if (c != "wall" && c != "events") clock->fail("expected \"wall\" or \"events\"");
+      x.kernel_wall_clock = c == "wall";
+    }
     // As in the store: the figures of a timed measurement, nothing for an untimed one.
     if (!x.routine_ms.empty()) {
       x.median_ms = f.at("median_ms").number(0.0, kMaxMs);

@@ -110,27 +110,32 @@ json export_measurements(Store& store, const std::string& device_key) {
   m.bind(1, device_key).bind(2, device_key);
   while (m.step()) {
     const json samples = json::parse(m.text(23), nullptr, /*allow_exceptions=*/false);
-    out.push_back({{"id", m.integer(0)},
-                   {"session", m.is_null(1) ? json(nullptr) : json(m.integer(1))},
-                   {"device_key", m.text(2)},
-                   {"kernel", m.text(3)},
-                   {"config", m.text(4)},
-                   {"problem", problem_json(read_problem(m, 5))},
-                   {"status", m.text(13)},
-                   {"message", m.text(14)},
-                   {"build_s", m.is_null(15) ? 0.0 : m.real(15)},
-                   {"median_ms", nullable_real(m, 16)},
-                   {"min_ms", nullable_real(m, 17)},
-                   {"max_ms", nullable_real(m, 18)},
-                   {"kernel_median_ms", nullable_real(m, 19)},
-                   {"gflops", nullable_real(m, 20)},
-                   {"kernel_gflops", nullable_real(m, 21)},
-                   {"gbps", nullable_real(m, 25)},
-                   {"other_load", nullable_real(m, 26)},
-                   {"max_error", nullable_real(m, 22)},
-                   {"routine_ms", samples_of(samples, "routine_ms")},
-                   {"kernel_ms", samples_of(samples, "kernel_ms")},
-                   {"measured_at", m.text(24)}});
+    json& row =
+        out.emplace_back(json{{"id", m.integer(0)},
+                              {"session", m.is_null(1) ? json(nullptr) : json(m.integer(1))},
+                              {"device_key", m.text(2)},
+                              {"kernel", m.text(3)},
+                              {"config", m.text(4)},
+                              {"problem", problem_json(read_problem(m, 5))},
+                              {"status", m.text(13)},
+                              {"message", m.text(14)},
+                              {"build_s", m.is_null(15) ? 0.0 : m.real(15)},
+                              {"median_ms", nullable_real(m, 16)},
+                              {"min_ms", nullable_real(m, 17)},
+                              {"max_ms", nullable_real(m, 18)},
+                              {"kernel_median_ms", nullable_real(m, 19)},
+                              {"gflops", nullable_real(m, 20)},
+                              {"kernel_gflops", nullable_real(m, 21)},
+                              {"gbps", nullable_real(m, 25)},
+                              {"other_load", nullable_real(m, 26)},
+                              {"max_error", nullable_real(m, 22)},
+                              {"routine_ms", samples_of(samples, "routine_ms")},
+                              {"kernel_ms", samples_of(samples, "kernel_ms")},
+                              {"measured_at", m.text(24)}});
+    // Kernel times by the host's clock (unusable event timestamps); absent: event times.
+    if (samples.is_object() && samples.value("kernel_clock", "") == "wall") {
+      row["kernel_clock"] = "wall";
+    }
   }
   return out;
 }
