@@ -252,6 +252,26 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   }
 }
 
+TEST(ExchangeBadInput, AFileNamedWithAnyBytesStillRoundTrips) {
+  // A file's name may hold an escape sequence, a newline and bytes that are no UTF-8. The
+  // import's session names the file: its export failed (invalid UTF-8) or did not import again
+  // (a control character), and history printed the escape sequence.
+  test::TempDir dir;
+  const std::string name = "clb\x1b[31mred\nline\xff.json";
+  fs::copy_file(kFixtures + "/clblast_xgemm_1_32.json", dir / name);
+  const std::string db = dir / "a.db";
+  const auto imported = test::run_mmtune({"import", dir / name, "--db", db});
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  const auto exported = test::run_mmtune({"export", "--db", db, "--out", dir / "a.json"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const auto again = test::run_mmtune({"import", dir / "a.json", "--db", dir / "b.db"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  const auto history = test::run_mmtune({"history", "--db", db});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_NE(history.out.find("clb [31mred line"), std::string::npos) << history.out;
+  EXPECT_EQ(history.out.find('\x1b'), std::string::npos) << history.out;
+}
+
 TEST(ExchangeBadInput, FilesThatCannotBeRead) {
   test::TempDir dir;
   Store store(dir / "t.db");

@@ -9,6 +9,12 @@
 #include "store/store.hpp"
 
 namespace mmtune::cli {
+namespace {
+// A stored text of bytes that are no UTF-8 (a driver's device name, an older database's command
+// line) is written as U+FFFD rather than failing the whole export.
+constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
+}  // namespace
+
 void ExchangeCommands::add(CLI::App& app) {
   export_cmd = app.add_subcommand(
       "export",
@@ -51,7 +57,7 @@ int ExchangeCommands::run() const {
       const DeviceInfo d = find_stored_device(store, device);
       const auto j = format == "clblast" ? export_clblast(store, d.key, p)
                                          : export_kerneltuner(store, d.key, p, kernel);
-      write_output(out, j.dump(2) + "\n", db);
+      write_output(out, j.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n", db);
       return kExitOk;
     }
     if (problem.given() || shape_stated(*export_cmd)) {
@@ -61,7 +67,8 @@ int ExchangeCommands::run() const {
     if (format == "header") {
       write_output(out, export_header(store, key), db);
     } else {
-      write_output(out, export_json(store, key).dump(2) + "\n", db);
+      write_output(out, export_json(store, key).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n",
+                   db);
     }
     return kExitOk;
   }

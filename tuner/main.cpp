@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.hpp"
 #include "git_commit.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/kernel_source.hpp"
@@ -128,8 +129,11 @@ int main(int argc, char** argv) {
     if (const int rc = report.run(); rc >= 0) return rc;
     if (const int rc = help_cmds.run(); rc >= 0) return rc;
     std::string command_line = "mmtune";
-    // Recorded with the session: a password in a connection URI stays out of the database.
-    for (int i = 1; i < argc; ++i) command_line += " " + sql::redact_url(argv[i]);
+    // Recorded with the session: a password in a connection URI stays out of the database, and
+    // bytes that are no text (a file name's escape sequence) stay out of its exports.
+    for (int i = 1; i < argc; ++i) {
+      command_line += " " + valid_utf8(sql::redact_url(argv[i]), /*keep_lines=*/false);
+    }
     return tune_cmds.run(g, command_line);
   } catch (const Error& e) {
     spdlog::error("{}", e.what());

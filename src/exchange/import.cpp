@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/text.hpp"
 #include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
 
@@ -119,7 +120,9 @@ ImportedSession foreign_session(const std::string& device_key, const std::string
   s.id = 1;
   s.device_key = device_key;
   const std::string file = std::filesystem::path(name).filename().string();
-  s.command_line = tool + " (imported from " + file.substr(0, 1000) + ")";
+  // A file's name may hold any bytes but '/' and NUL: the session's text must be text.
+  s.command_line =
+      tool + " (imported from " + valid_utf8(file.substr(0, 1000), /*keep_lines=*/false) + ")";
   s.strategy = tool;
   s.kernels = kernels;
   s.space = space;

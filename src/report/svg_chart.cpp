@@ -128,7 +128,7 @@ void open_svg(std::ostringstream& o, int w, int h, const std::string& title, boo
     << "\" role=\"img\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
        "font-size=\"12\">\n";
   // A title names a stored device: bytes XML does not allow would make the chart unreadable.
-  const std::string clean = sanitize_utf8(title);
+  const std::string clean = valid_utf8(title);
   o << "<title>" << esc(clean) << "</title>\n";
   o << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#ffffff\"/>\n";
   o << "<text x=\"" << w / 2
@@ -198,7 +198,7 @@ std::string render(const XYChart& c, bool standalone) {
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
     if (s.name.empty()) continue;
-    entries.push_back({sanitize_utf8(s.name), s.color.empty() ? palette(i) : s.color,
+    entries.push_back({valid_utf8(s.name), s.color.empty() ? palette(i) : s.color,
                        s.mark != Mark::kPoints,
                        s.mark == Mark::kPoints || s.mark == Mark::kLinePoints, s.dashed});
   }
@@ -235,9 +235,9 @@ std::string render(const XYChart& c, bool standalone) {
   }
   o << "<rect x=\"" << px(x0) << "\" y=\"" << px(y1) << "\" width=\"" << px(x1 - x0)
     << "\" height=\"" << px(y0 - y1) << "\" fill=\"none\" stroke=\"#888\"/>\n";
-  text(o, (x0 + x1) / 2, H - 14, sanitize_utf8(c.x.label), "middle", "font-size=\"13\"");
+  text(o, (x0 + x1) / 2, H - 14, valid_utf8(c.x.label), "middle", "font-size=\"13\"");
   const double ly = (y0 + y1) / 2;
-  text(o, 16, ly, sanitize_utf8(c.y.label), "middle",
+  text(o, 16, ly, valid_utf8(c.y.label), "middle",
        "font-size=\"13\" transform=\"rotate(-90 16 " + px(ly) + ")\"");
 
   const std::string clip = escape_xml(c.id.empty() ? "chart" : c.id) + "-plot";
@@ -246,7 +246,7 @@ std::string render(const XYChart& c, bool standalone) {
   bool any = false;
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
-    const std::string color = esc(sanitize_utf8(s.color.empty() ? palette(i) : s.color));
+    const std::string color = esc(valid_utf8(s.color.empty() ? palette(i) : s.color));
     std::vector<std::pair<double, double>> pts;
     for (const auto& p : s.points) {
       if (rx.usable(p.first) && ry.usable(p.second)) pts.push_back(p);
@@ -277,7 +277,7 @@ std::string render(const XYChart& c, bool standalone) {
         o << "<circle cx=\"" << px(mx(x)) << "\" cy=\"" << px(my(y)) << "\" r=\""
           << (big ? "5.5" : "3.5") << "\" fill=\"" << color
           << "\" stroke=\"#fff\" stroke-width=\"1\"><title>"
-          << esc(sanitize_utf8(s.name) + ": " + format_value(x) + ", " + format_value(y))
+          << esc(valid_utf8(s.name) + ": " + format_value(x) + ", " + format_value(y))
           << "</title></circle>\n";
       }
     }
@@ -306,17 +306,17 @@ std::string render(const BarChart& c, bool standalone) {
     for (std::size_t i = 0; i < c.series.size(); ++i) {
       const auto& s = c.series[i];
       entries.push_back(
-          {sanitize_utf8(s.name), s.color.empty() ? palette(i) : s.color, false, false, false});
+          {valid_utf8(s.name), s.color.empty() ? palette(i) : s.color, false, false, false});
     }
   }
   std::vector<std::string> labels;
   double label_w = 0;
   for (const auto& cat : c.categories) {
-    labels.push_back(shorten(sanitize_utf8(cat), kCategoryChars));
+    labels.push_back(shorten(valid_utf8(cat), kCategoryChars));
     label_w = std::max(label_w, text_width(labels.back()));
   }
   const auto color_of = [&](std::size_t i) {
-    return esc(sanitize_utf8(c.series[i].color.empty() ? palette(i) : c.series[i].color));
+    return esc(valid_utf8(c.series[i].color.empty() ? palette(i) : c.series[i].color));
   };
   const double W = c.width;
   // Horizontal bars print their values after the bar end: room for them before the legend.
@@ -350,18 +350,17 @@ std::string render(const BarChart& c, bool standalone) {
         o << "<rect x=\"" << px(std::min(a, b)) << "\" y=\"" << px(by) << "\" width=\""
           << px(std::max(1.0, std::fabs(b - a))) << "\" height=\"13\" fill=\"" << color_of(j)
           << "\"><title>"
-          << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " +
-                 format_value(*v))
+          << esc(valid_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + format_value(*v))
           << "</title></rect>\n";
         if (!c.value_suffix.empty()) {
-          text(o, std::max(a, b) + 5, by + 11, format_value(*v) + sanitize_utf8(c.value_suffix),
+          text(o, std::max(a, b) + 5, by + 11, format_value(*v) + valid_utf8(c.value_suffix),
                "start", "font-size=\"11\" fill=\"#333\"");
         }
       }
     }
     o << "<line x1=\"" << px(mv(base)) << "\" y1=\"" << px(y1) << "\" x2=\"" << px(mv(base))
       << "\" y2=\"" << px(y0) << "\" stroke=\"#444\"/>\n";
-    text(o, (x0 + x1) / 2, H - 14, sanitize_utf8(c.value_label), "middle", "font-size=\"13\"");
+    text(o, (x0 + x1) / 2, H - 14, valid_utf8(c.value_label), "middle", "font-size=\"13\"");
     if (n == 0) text(o, (x0 + x1) / 2, (y0 + y1) / 2, "no data", "middle", "fill=\"#888\"");
     legend(o, entries, x1 + values_w + 16, y1 + 8, y0 - y1);
     o << "</svg>\n";
@@ -407,22 +406,21 @@ std::string render(const BarChart& c, bool standalone) {
       o << "<rect x=\"" << px(bx) << "\" y=\"" << px(std::min(a, b)) << "\" width=\""
         << px(std::max(1.0, bar_w - 1)) << "\" height=\"" << px(std::max(1.0, std::fabs(b - a)))
         << "\" fill=\"" << color_of(j) << "\"><title>"
-        << esc(sanitize_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + format_value(*v))
+        << esc(valid_utf8(c.categories[i] + " / " + c.series[j].name) + ": " + format_value(*v))
         << "</title></rect>\n";
       if (!c.value_suffix.empty() && bar_w >= 26) {
-        text(o, bx + bar_w / 2, std::min(a, b) - 4,
-             format_value(*v) + sanitize_utf8(c.value_suffix), "middle",
-             "font-size=\"10\" fill=\"#333\"");
+        text(o, bx + bar_w / 2, std::min(a, b) - 4, format_value(*v) + valid_utf8(c.value_suffix),
+             "middle", "font-size=\"10\" fill=\"#333\"");
       }
     }
   }
   o << "<line x1=\"" << px(x0) << "\" y1=\"" << px(mv(base)) << "\" x2=\"" << px(x1) << "\" y2=\""
     << px(mv(base)) << "\" stroke=\"#444\"/>\n";
   const double ly = (y0 + y1) / 2;
-  text(o, 16, ly, sanitize_utf8(c.value_label), "middle",
+  text(o, 16, ly, valid_utf8(c.value_label), "middle",
        "font-size=\"13\" transform=\"rotate(-90 16 " + px(ly) + ")\"");
   if (!c.category_label.empty()) {
-    text(o, (x0 + x1) / 2, H - 14, sanitize_utf8(c.category_label), "middle", "font-size=\"13\"");
+    text(o, (x0 + x1) / 2, H - 14, valid_utf8(c.category_label), "middle", "font-size=\"13\"");
   }
   if (n == 0) text(o, (x0 + x1) / 2, (y0 + y1) / 2, "no data", "middle", "fill=\"#888\"");
   legend(o, entries, x1 + 16, y1 + 8, y0 - y1);

@@ -5,15 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/text.hpp"
+
 namespace mmtune::svg {
 
 // Text metrics are estimated (no font engine): an average glyph of a 12 px sans-serif font is
 // about 6.8 px wide; erring wide keeps labels from overlapping.
 inline constexpr double kCharWidth = 7.0;
 
-// Valid UTF-8 with control characters (except tab and newline) and non-characters replaced:
-// XML 1.0 rejects them, and device names come from drivers and files.
-std::string sanitize_utf8(std::string_view in);
 std::size_t code_points(std::string_view s);
 // At most `max` code points of valid UTF-8, with an ellipsis when cut.
 std::string shorten(const std::string& valid, std::size_t max);

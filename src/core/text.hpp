@@ -1,0 +1,15 @@
+// Text from outside (drivers, file names, argv) made safe to store and to write as JSON or XML.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace mmtune {
+
+// Valid UTF-8: a byte that starts no well-formed sequence, a surrogate, a C1 control or a
+// non-character becomes U+FFFD, and an ASCII control character a space (tab and newline are
+// kept when `keep_lines`). JSON writers refuse invalid UTF-8, XML 1.0 refuses control characters,
+// and a terminal obeys escape sequences.
+std::string valid_utf8(std::string_view in, bool keep_lines = true);
+
+}  // namespace mmtune
