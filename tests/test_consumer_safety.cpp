@@ -366,6 +366,24 @@ TEST_F(SafeGemm, LongThinProblemsAreNotRefused) {
   }
 }
 
+// A batch was refused for operands the call never touches: B's items when m = 0, A's when
+// alpha = 0 (gemm.hpp: then A and B may be null).
+TEST_F(SafeGemm, ABatchIsCheckedOnlyForTheOperandsItTouches) {
+  Gemm gemm(context, queue);
+  GemmProblem p;
+  p.m = 0, p.n = p.k = 64, p.batch = 1000000;  // B: 10^6 items of 4,096 elements
+  EXPECT_NO_THROW(gemm(p, cl::Buffer(), cl::Buffer(), cl::Buffer()).wait());
+  p.m = p.n = 1, p.k = 4096, p.batch = 600000;  // A: 600,000 rows of 4,096 elements
+  p.alpha = 0.0, p.beta = 2.0;
+  const std::vector<double> c0(p.batch, 1.5);
+  const cl::Buffer c = upload(context, c0, p.precision);
+  gemm(p, cl::Buffer(), cl::Buffer(), c).wait();
+  EXPECT_EQ(download(queue, c, c0.size(), p.precision), std::vector<double>(p.batch, 3.0));
+  // With alpha = 1 the same A is beyond 32-bit indexing: refused.
+  p.alpha = 1.0;
+  EXPECT_THROW(gemm(p, c, c, c), UsageError);
+}
+
 // One Gemm and one lookup shared by 8 threads, 200 calls each: every result is right.
 TEST_F(SafeGemm, OneGemmServesEightThreads) {
   test::TempDir dir;
