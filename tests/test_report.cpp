@@ -18,59 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using report_test::add_bench;
+using report_test::device;
+using report_test::measurement;
 using report_test::square;
 using report_test::tiled;
 using report_test::well_formed;
 using test::slurp;
-
-DeviceInfo device(const std::string& vendor, const std::string& name) {
-  DeviceInfo d;
-  d.vendor = vendor, d.name = name, d.driver_version = "1.0";
-  d.type = "GPU", d.compute_units = 32, d.max_clock_mhz = 1800;
-  d.global_mem_bytes = std::uint64_t(16) << 30, d.local_mem_bytes = 65536;
-  d.max_work_group_size = 1024;
-  d.key = device_key(d.vendor, d.name, d.driver_version);
-  return d;
-}
-
-MeasurementRecord measurement(const std::string& key, std::int64_t session, const KernelConfig& c,
-                              const GemmProblem& p, Status status, double ms) {
-  MeasurementRecord r;
-  r.device_key = key, r.session_id = session;
-  r.kernel = kernel_name(kind_of(c)), r.config = to_string(c);
-  r.problem = p;
-  r.result.status = status;
-  if (status == Status::kOk) {
-    r.result.routine_ms = {ms * 0.95, ms, ms * 1.1};
-    r.result.kernel_ms = {ms * 0.8, ms * 0.8, ms * 0.9};
-    r.result.median_ms = ms, r.result.min_ms = ms * 0.95, r.result.max_ms = ms * 1.1;
-    r.result.kernel_median_ms = ms * 0.8;
-    r.result.gflops = p.flops() / (ms * 1e6);
-    r.result.kernel_gflops = p.flops() / (ms * 0.8e6);
-  } else {
-    r.result.message = "error: <bad> & \"worse\", line 1\nline 2";
-  }
-  return r;
-}
-
-void add_bench(Store& store, const std::string& key, const std::string& subject,
-               const std::string& kernel, const std::string& config, const GemmProblem& p,
-               const std::string& status, std::optional<double> ms) {
-  auto s = store.db().prepare(
-      "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
-      "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
-      "kernel_gflops, measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?, "
-      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  s.bind(1, key).bind(2, "run-1").bind(3, subject).bind(4, kernel).bind(5, config);
-  bind_problem(s, 6, p);
-  s.bind(13, status).bind(14, "note, with \"quotes\"").bind(21, "2024-05-01T10:00:00Z");
-  for (const int i : {15, 16, 17, 18, 19, 20}) s.bind(i, nullptr);
-  if (ms) {
-    const double g = p.flops() / (*ms * 1e6);
-    s.bind(15, *ms).bind(16, *ms).bind(17, *ms).bind(18, g).bind(19, *ms).bind(20, g);
-  }
-  s.run();
-}
 
 // Three devices: one with bench rows, sessions and a roofline; one tuned only; one imported.
 struct Fixture {

@@ -129,7 +129,7 @@ ImportedSession foreign_session(const std::string& device_key, const std::string
   s.budget = results;
   s.problem = problem;
   s.started_at = s.ended_at = timestamp;
-  s.outcome = "imported";
+  s.outcome = kImportedOutcome;
   return session;
 }
 

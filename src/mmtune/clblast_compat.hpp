@@ -9,7 +9,10 @@
 //   - m = 0 or n = 0 is a no-op and k = 0 or alpha = 0 computes C = beta * C without reading A
 //     and B (BLAS semantics; CLBlast returns kInvalidDimension for zero sizes).
 //   - Offsets plus the extent of a matrix must stay below 2^31 elements (the kernels index with
-//     32-bit ints); beyond that the call returns kInvalidValue and touches nothing.
+//     32-bit ints), and so must each matrix with room for the kernels' padding: (leading
+//     dimension + 256) x (other dimension + 256), and likewise m x k, k x n and m x n. So a
+//     1 x 1 x 9,000,000 problem is refused although A holds 9 M elements. Beyond that the call
+//     returns kInvalidValue and touches nothing.
 //   - `temp_buffer` is ignored: scratch buffers are kept per device and context.
 //   - Parameters come from the tuning database set with SetTuningDatabase(), else from the one
 //     $MMTUNE_DB names (when set), else built-in defaults per device type.

@@ -16,7 +16,8 @@
 // construction and safe to share.
 // Errors: every misuse throws a subclass of mmtune::Error (error.hpp) with a one-line message:
 // UsageError for a malformed problem, null, foreign or too small buffers, offsets or leading
-// dimensions beyond 32-bit kernel indexing (all checks are overflow-safe); NoDeviceError when
+// dimensions beyond 32-bit kernel indexing, counting up to 256 of padding per dimension
+// (validate_call in problem.hpp; all checks are overflow-safe); NoDeviceError when
 // the device lacks the precision; OpenCLError when an OpenCL call fails; Error when a kernel
 // fails to build. No OpenCL exception (cl::Error) escapes.
 #pragma once

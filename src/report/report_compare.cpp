@@ -89,16 +89,24 @@ void Report::implementations(Doc& doc) {
     if (!pick) continue;
     std::map<std::string, int> v;
     for (const auto& [name, value] : config_pairs(pick->config)) v[name] = value;
-    const bool tiled = pick->kernel == kernel_name(KernelKind::kTiled);
-    const int wg = tiled ? v["MDIMC"] * v["NDIMC"] : v["MDIMCD"] * v["NDIMCD"];
-    const std::string vec = tiled ? std::to_string(v["VWM"]) + " x " + std::to_string(v["VWN"])
-                                  : std::to_string(v["VWMD"]) + " x " + std::to_string(v["VWND"]);
-    const std::string local =
-        tiled ? std::string(v["SA"] ? "yes" : "no") + ", " + (v["SB"] ? "yes" : "no")
-              : "yes, yes";  // the direct kernel always stages both
-    shape.rows.push_back({text_cell(dev.platform), text_cell(display_name(dev)),
-                          text_cell(describe(pick->p)), text_cell(pick->kernel),
-                          number_cell(double(wg)), text_cell(vec), text_cell(local)});
+    // CLBlast's Xgemm names its parameters as the tiled kernel does; other kernels (naive,
+    // classic) have no such parameters, and their cells stay empty.
+    const bool tiled =
+        pick->kernel == kernel_name(KernelKind::kTiled) || pick->kernel == kClblastKernel;
+    const bool direct = pick->kernel == kernel_name(KernelKind::kDirect);
+    std::vector<Cell> row = {text_cell(dev.platform), text_cell(display_name(dev)),
+                             text_cell(describe(pick->p)), text_cell(pick->kernel)};
+    if (tiled || direct) {
+      const std::string d = direct ? "D" : "";
+      row.push_back(number_cell(double(v["MDIMC" + d] * v["NDIMC" + d])));
+      row.push_back(text_cell(std::to_string(v["VWM" + d]) + " x " + std::to_string(v["VWN" + d])));
+      row.push_back(text_cell(direct ? "yes, yes"  // the direct kernel always stages both
+                                     : std::string(v["SA"] ? "yes" : "no") + ", " +
+                                           (v["SB"] ? "yes" : "no")));
+    } else {
+      row.insert(row.end(), 3, text_cell(""));
+    }
+    shape.rows.push_back(std::move(row));
   }
   if (!shape.rows.empty()) {
     doc.heading(3, "What each best asks of the hardware");
@@ -113,20 +121,21 @@ void Report::implementations(Doc& doc) {
   Table cost;
   cost.head = {"implementation", "device", "sessions", "evaluations", "tuning wall time [s]"};
   for (const auto& dev : d_.devices) {
-    std::size_t sessions = 0, evaluations = 0;
+    std::size_t sessions = 0, evaluations = 0, timed = 0;
     double wall = 0;
     for (const auto& s : d_.sessions) {
       if (s.r.device_key != dev.key) continue;
       ++sessions;
       const auto it = by_session_.find(s.r.id);
       if (it != by_session_.end()) evaluations += it->second.size();
+      // A file's results (a CLBlast or Kernel Tuner import) took no time here.
       const auto start = parse_time(s.r.started_at), end = parse_time(s.r.ended_at);
-      if (start && end) wall += *end - *start;
+      if (start && end && s.r.outcome != kImportedOutcome) wall += *end - *start, ++timed;
     }
     if (sessions == 0) continue;
     cost.rows.push_back({text_cell(dev.platform), text_cell(display_name(dev)),
                          number_cell(double(sessions)), number_cell(double(evaluations)),
-                         number_cell(wall)});
+                         timed ? number_cell(wall) : Cell{"", true}});
   }
   if (!cost.rows.empty()) {
     doc.heading(3, "Cost of tuning");
@@ -144,7 +153,7 @@ void Report::comparison(Doc& doc) {
   std::set<int> precisions;
   for (const auto& [k, row] : best_of_) precisions.insert(int(row->p.precision));
   for (const auto& [k, row] : latest_) {
-    if (std::get<1>(k) == "tuned" && row->gflops) precisions.insert(int(row->p.precision));
+    if (std::get<1>(k) == "tuned" && shown_gflops(*row)) precisions.insert(int(row->p.precision));
   }
   for (const int prec : precisions) {
     const std::string pname = precision_name(prec);
@@ -158,7 +167,7 @@ void Report::comparison(Doc& doc) {
     };
     for (const auto& [k, row] : best_of_) note_problem(row->p);
     for (const auto& [k, row] : latest_) {
-      if (std::get<1>(k) == "tuned" && row->gflops) note_problem(row->p);
+      if (std::get<1>(k) == "tuned" && shown_gflops(*row)) note_problem(row->p);
     }
     std::sort(problems.begin(), problems.end(), problem_less);
     std::vector<const DeviceRow*> devs;  // those with results of this precision
@@ -169,9 +178,10 @@ void Report::comparison(Doc& doc) {
       }
     }
     doc.heading(3, "Best GFLOPS per problem (" + pname + ")");
-    if (devs.size() < 2) {
-      doc.text("Only " + display_name(*devs.front()) + " has " + pname +
-               " results: nothing to compare.");
+    if (devs.size() < 2) {  // none: every result of the precision is one the report hides
+      doc.text(devs.empty() ? "No device has " + pname + " results to show."
+                            : "Only " + display_name(*devs.front()) + " has " + pname +
+                                  " results: nothing to compare.");
       continue;
     }
     svg::BarChart c;

@@ -90,8 +90,12 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
       f.title = dev.name + ": share of the measured peak (" + pname + ", " +
                 svg::format_value(peak->peak) + " GFLOPS)";
       f.y = axis("share of measured peak [%]", svg::Scale::kLinear, 0.0);
-      for (auto& s : f.series) {
+      f.series.clear();
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (!on_device(lines[i].color_key)) continue;
+        auto s = c.series[i];
         for (auto& pt : s.points) pt.second = pt.second / peak->peak * 100.0;
+        f.series.push_back(std::move(s));
       }
       doc.chart(f, tag + "-peak-" + pname);
     }
@@ -124,8 +128,9 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
           row.push_back(Cell{it->second->status, true});
         } else {
           const double g = *shown_gflops(*it->second);
+          const bool share = peak && on_device(s);
           row.push_back(
-              Cell{svg::format_value(g) + (peak ? " (" + pct(g / peak->peak) + ")" : ""), true});
+              Cell{svg::format_value(g) + (share ? " (" + pct(g / peak->peak) + ")" : ""), true});
         }
       }
       t.rows.push_back(std::move(row));
@@ -134,7 +139,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     if (peak) {
       doc.note("In parentheses: share of the measured " + pname + " peak of " +
                svg::format_value(peak->peak) + " GFLOPS (mmtune roofline, " + peak->measured_at +
-               ").");
+               "); none for host BLAS, which runs on the host's CPU, not this device.");
     }
   }
 }
@@ -144,7 +149,7 @@ std::string Report::noise(std::int64_t measurement_id) const {
   if (it == meas_by_id_.end()) return "";
   const MeasRow& m = *it->second;
   std::string out;
-  if (m.median_ms && m.min_ms && m.max_ms && *m.median_ms > 0) {
+  if (m.runs >= 2 && m.median_ms && m.min_ms && m.max_ms && *m.median_ms > 0) {
     out = "spread " + pct((*m.max_ms - *m.min_ms) / *m.median_ms);
   }
   if (m.other_load) out += (out.empty() ? "" : ", ") + ("others " + pct(*m.other_load) + " CPU");
@@ -342,9 +347,10 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     for (const auto& [status, n] : failures) {
       fail += (fail.empty() ? "" : ", ") + status + " " + std::to_string(n);
     }
-    std::string wall;
+    std::string wall;  // none for a file's results (a CLBlast or Kernel Tuner import): untimed
     const auto start = parse_time(s->r.started_at);
-    if (const auto end = parse_time(s->r.ended_at); start && end) {
+    if (s->r.outcome == kImportedOutcome) {
+    } else if (const auto end = parse_time(s->r.ended_at); start && end) {
       wall = svg::format_value(*end - *start);
     } else if (const auto last = ms.empty() ? std::nullopt : parse_time(ms.back()->measured_at);
                start && last) {

@@ -101,12 +101,18 @@ inline std::vector<std::pair<std::string, int>> config_pairs(const std::string& 
   return out;
 }
 
+// The bench subject that runs on the host's CPU (bench.cpp): the device's peak does not bound it.
+inline constexpr const char* kHostBlasSubject = "host-blas";
+inline bool on_device(const std::string& subject) {
+  return subject != kHostBlasSubject;
+}
+
 // Fixed colours per bench subject, so that a subject looks the same in every chart.
 inline std::string subject_color(const std::string& subject, std::size_t fallback) {
   static const std::map<std::string, std::string> kColors = {
-      {"tuned", "#4e79a7"},         {"default", "#f28e2b"}, {"classic", "#9c755f"},
-      {"naive", "#bab0ac"},         {"clblast", "#e15759"}, {"clblast-tuned", "#b07aa1"},
-      {"host-blas", "#59a14f"},     {"tiled", "#4e79a7"},   {"direct", "#76b7b2"},
+      {"tuned", "#4e79a7"},          {"default", "#f28e2b"}, {"classic", "#9c755f"},
+      {"naive", "#bab0ac"},          {"clblast", "#e15759"}, {"clblast-tuned", "#b07aa1"},
+      {kHostBlasSubject, "#59a14f"}, {"tiled", "#4e79a7"},   {"direct", "#76b7b2"},
       {"clblast_xgemm", "#e15759"},
   };
   const auto it = kColors.find(subject);
@@ -114,8 +120,8 @@ inline std::string subject_color(const std::string& subject, std::size_t fallbac
 }
 
 inline int subject_rank(const std::string& s) {
-  static const char* const kOrder[] = {"tuned",   "default",       "classic",  "naive",
-                                       "clblast", "clblast-tuned", "host-blas"};
+  static const char* const kOrder[] = {"tuned",   "default",       "classic",       "naive",
+                                       "clblast", "clblast-tuned", kHostBlasSubject};
   for (int i = 0; i < int(std::size(kOrder)); ++i) {
     if (s == kOrder[i]) return i;
   }

@@ -36,10 +36,12 @@ bool value_less(const std::string& a, const std::string& b) {
 void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
   // Ok measurements per spec kernel and sizes, in the store's order.
   std::map<std::pair<std::string, ProblemKey>, std::vector<const MeasRow*>> groups;
-  std::map<std::pair<std::string, ProblemKey>, std::size_t> all;
+  // Every measurement, failed ones too: their count and sizes.
+  std::map<std::pair<std::string, ProblemKey>, std::pair<std::size_t, GemmProblem>> all;
   for (const auto& m : d_.meas) {
     if (m.key != dev.key || m.kernel.rfind("spec:", 0) != 0) continue;
-    ++all[{m.kernel, pkey(m.p)}];
+    auto& [count, sizes] = all[{m.kernel, pkey(m.p)}];
+    ++count, sizes = m.p;
     if (m.status == "Ok" && m.median_ms) groups[{m.kernel, pkey(m.p)}].push_back(&m);
   }
   if (all.empty()) return;
@@ -48,7 +50,8 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
   t.head = {
       "kernel",        "sizes",       "measurements",     "Ok", "best configuration", "best [ms]",
       "best [GFLOPS]", "best [GB/s]", "slowest Ok / best"};
-  for (const auto& [k, n] : all) {
+  for (const auto& [k, seen] : all) {
+    const auto& [n, p] = seen;
     const auto& ok = groups[k];
     const BestRow* best = nullptr;
     for (const auto& b : d_.best) {
@@ -60,7 +63,6 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
       slowest = std::max(slowest, *m->median_ms);
       if (best && m->id == best->measurement_id) gbps = m->gbps;
     }
-    const GemmProblem& p = ok.empty() ? best ? best->p : GemmProblem{} : ok.front()->p;
     t.rows.push_back(
         {code_cell(k.first),
          text_cell(std::to_string(p.m) + "," + std::to_string(p.n) + "," + std::to_string(p.k)),

@@ -2,6 +2,7 @@
 
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
+#include "store/store_detail.hpp"
 
 namespace mmtune::rows {
 
@@ -69,7 +70,8 @@ std::vector<Meas> measurements(Store& store) {
       "m.precision, m.layout, m.trans_a, m.trans_b, m.batch, m.status, m.message, m.build_s, "
       "m.median_ms, "
       "m.min_ms, m.max_ms, m.kernel_median_ms, m.gflops, m.kernel_gflops, m.max_error, "
-      "m.measured_at, m.gbps, m.other_load FROM measurements m JOIN devices d ON d.id = "
+      "m.measured_at, m.gbps, m.other_load, m.samples FROM measurements m JOIN devices d ON "
+      "d.id = "
       "m.device_id "
       "ORDER BY m.id");
   std::vector<Meas> out;
@@ -84,6 +86,7 @@ std::vector<Meas> measurements(Store& store) {
     r.kernel_median_ms = m.optional_real(19), r.gflops = m.optional_real(20);
     r.kernel_gflops = m.optional_real(21), r.max_error = m.optional_real(22);
     r.measured_at = m.text(23), r.gbps = m.optional_real(24), r.other_load = m.optional_real(25);
+    r.runs = routine_runs(m.text(26));
     out.push_back(std::move(r));
   }
   return out;

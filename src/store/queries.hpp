@@ -46,8 +46,9 @@ struct Meas {
   GemmProblem p;
   std::string status, message;
   Opt build_s, median_ms, min_ms, max_ms, kernel_median_ms, gflops, kernel_gflops, max_error;
-  Opt gbps;        // spec kernels that state their bytes
-  Opt other_load;  // other processes' share of the CPUs while it was measured
+  Opt gbps;              // spec kernels that state their bytes
+  Opt other_load;        // other processes' share of the CPUs while it was measured
+  std::size_t runs = 0;  // timed runs of the routine (1: a single time, as files import)
   std::string measured_at;
   bool ok() const { return status == "Ok" && gflops.has_value(); }
 };

@@ -394,11 +394,12 @@ std::string placeholders(std::size_t n) {
 std::optional<BestRecord> Store::best(const std::string& device_key, const GemmProblem& p,
                                       const std::string& kernel) {
   auto s = db_.prepare(
-      std::string("SELECT b.kernel, b.config, b.median_ms, b.gflops, COALESCE(b.kernel_gflops, 0), "
-                  "b.measurement_id, COALESCE(m.session_id, 0), b.updated_at, COALESCE(m.gbps, 0), "
-                  "COALESCE(m.other_load, -1), m.min_ms, m.max_ms, m.median_ms FROM best b "
-                  "JOIN devices d ON d.id = b.device_id "
-                  "JOIN measurements m ON m.id = b.measurement_id WHERE d.key = ? AND b.") +
+      std::string(
+          "SELECT b.kernel, b.config, b.median_ms, b.gflops, COALESCE(b.kernel_gflops, 0), "
+          "b.measurement_id, COALESCE(m.session_id, 0), b.updated_at, COALESCE(m.gbps, 0), "
+          "COALESCE(m.other_load, -1), m.min_ms, m.max_ms, m.median_ms, m.samples FROM best b "
+          "JOIN devices d ON d.id = b.device_id "
+          "JOIN measurements m ON m.id = b.measurement_id WHERE d.key = ? AND b.") +
       "m = ? AND b.n = ? AND b.k = ? AND b.precision = ? AND b.layout = ? AND b.trans_a = ? "
       "AND b.trans_b = ? AND b.batch = ? AND (b.kernel = ? OR (? = '' AND b.kernel IN (" +
       placeholders(routine_kernels_.size()) + "))) ORDER BY b.median_ms LIMIT 1");
@@ -415,7 +416,8 @@ std::optional<BestRecord> Store::best(const std::string& device_key, const GemmP
   b.median_ms = s.real(2), b.gflops = s.real(3), b.kernel_gflops = s.real(4);
   b.measurement_id = s.integer(5), b.session_id = s.integer(6), b.updated_at = s.text(7);
   b.gbps = s.real(8), b.other_load = s.real(9);
-  if (!s.is_null(10) && !s.is_null(11) && !s.is_null(12) && s.real(12) > 0) {
+  if (!s.is_null(10) && !s.is_null(11) && !s.is_null(12) && s.real(12) > 0 &&
+      routine_runs(s.text(13)) >= 2) {  // one run (an imported time) has no spread
     b.spread = (s.real(11) - s.real(10)) / s.real(12);
   }
   return b;

@@ -26,6 +26,10 @@ inline constexpr int kSchemaVersion = 8;
 // tests; sql::Database::ddl() turns it into the connection's dialect).
 std::vector<std::string> schema_migrations();
 
+// The outcome of a session made for a file's results (a CLBlast or Kernel Tuner import): its
+// start and end are the import's time, not a tune's.
+inline constexpr const char* kImportedOutcome = "imported";
+
 struct SessionRecord {
   std::int64_t id = 0;
   std::string device_key;

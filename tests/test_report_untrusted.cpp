@@ -1,0 +1,121 @@
+// What a report cannot know it does not print: figures a bench refused, single times imported
+// from files, a host CPU against a device's peak, parameters a kernel does not have.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "exchange/exchange.hpp"
+#include "report/report.hpp"
+#include "report_fixture.hpp"
+#include "store/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+using report_test::add_bench;
+using report_test::device;
+using report_test::measurement;
+using report_test::square;
+using report_test::tiled;
+using test::slurp;
+
+std::string write_markdown(Store& store, const std::string& dir) {
+  ReportOptions options;
+  options.out_dir = dir;
+  write_report(store, options);
+  return slurp(dir + "/report.md");
+}
+
+TEST(ReportUntrusted, APrecisionWithOnlyARefusedBenchFigureIsNotCompared) {
+  // Its one fp64 row was a MeasurementError: the comparison listed fp64 for it, found no
+  // device to show and read the first of none (SIGSEGV).
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A"), b = device("Vendor", "B");
+  for (const auto* d : {&a, &b}) {
+    store.upsert_device(*d);
+    store.add_measurement(measurement(d->key, 0, tiled(64, 64, 2), square(256), Status::kOk, 1.0));
+  }
+  add_bench(store, a.key, "tuned", "tiled", "", square(256, Precision::kDouble), "MeasurementError",
+            1e-6);
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("Best GFLOPS per problem (fp32)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Best GFLOPS per problem (fp64)"), std::string::npos) << md;
+}
+
+TEST(ReportUntrusted, HostBlasIsNoShareOfTheDevicesPeak) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  const GemmProblem p = square(1024);
+  add_bench(store, a.key, "tuned", "tiled", "", p, "Ok", p.flops() / 50e6);  // 50 GFLOPS
+  add_bench(store, a.key, "host-blas", "", "", p, "Ok", p.flops() / 300e6);  // 300 GFLOPS
+  auto roof = store.db().prepare(
+      "INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, measured_at) "
+      "VALUES ((SELECT id FROM devices WHERE key = ?), 32, 100, 10, '2024-05-01T10:00:00Z')");
+  roof.bind(1, a.key);
+  roof.run();
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("50 (50.0 %)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("300 ("), std::string::npos) << md;  // was "300 (300.0 %)"
+  EXPECT_NE(md.find("| 300 |"), std::string::npos) << md;
+}
+
+TEST(ReportUntrusted, ImportedSingleTimesHaveNoSpreadAndTookNoTimeHere) {
+  // A CLBlast tuner file holds one time per configuration, and its session the import's time:
+  // the best's noise said "spread 0.0 %" and the session's wall time 0 s.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  import_file(store,
+              std::string(MMTUNE_KERNELS_DIR) + "/../tests/data/clblast/clblast_xgemm_1_32.json");
+  auto measured = store.db().prepare("UPDATE devices SET source = 'measured'");
+  measured.run();  // as on a device also tuned here: shown like any
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("| 1024x1024x1024 fp32 col NT | tiled |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("spread 0"), std::string::npos) << md;
+  EXPECT_NE(md.find("Z |  | 3 | 3 | none | imported |"), std::string::npos) << md;
+  auto q = store.db().prepare("SELECT key FROM devices");
+  ASSERT_TRUE(q.step());
+  GemmProblem p = square(1024);
+  p.layout = Layout::kColMajor, p.trans_b = true;
+  const auto best = store.best(q.text(0), p);
+  ASSERT_TRUE(best);
+  EXPECT_LT(best->spread, 0);  // unknown, as `mmtune best` then prints none
+}
+
+TEST(ReportUntrusted, ACLBlastBestShowsItsWorkGroup) {
+  // Read with the direct kernel's names, CLBlast's Xgemm parameters gave a work-group of 0.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  DeviceInfo a = device("Vendor", "A"), b = device("Vendor", "B");
+  a.platform_name = "One", b.platform_name = "Two";
+  for (const auto* d : {&a, &b}) store.upsert_device(*d);
+  MeasurementRecord r = measurement(a.key, 0, tiled(64, 64, 2), square(512), Status::kOk, 1.0);
+  r.kernel = kClblastKernel;
+  r.config =
+      "MWG=64 NWG=64 KWG=32 MDIMC=16 NDIMC=4 MDIMA=16 NDIMB=4 KWI=2 VWM=2 VWN=4 STRM=0 "
+      "STRN=0 SA=1 SB=0";
+  store.add_measurement(r);
+  store.add_measurement(measurement(b.key, 0, tiled(64, 64, 2), square(512), Status::kOk, 1.0));
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("| clblast\\_xgemm | 64 | 2 x 4 | yes, no |"), std::string::npos) << md;
+}
+
+TEST(ReportUntrusted, AUsersKernelWhoseRunsAllFailedShowsItsSizes) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  MeasurementRecord r;
+  r.device_key = a.key, r.kernel = "spec:saxpy:0123456789abcdef", r.config = "wg=64";
+  r.problem.m = 4096, r.problem.n = 4096, r.problem.k = 15;
+  r.result.status = Status::kBuildFailed;
+  store.add_measurement(r);
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("| 4096,4096,15 |"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace mmtune
