@@ -304,10 +304,12 @@ ImportData read_mmtune_export(const json& j) {
       x.median_ms = f.at("median_ms").number(0.0, kMaxMs);
       x.min_ms = f.at("min_ms").number(0.0, kMaxMs);
       x.max_ms = f.at("max_ms").number(0.0, kMaxMs);
-      // Timed figures must be physically possible, whatever the status: tunes and replays take
-      // the times of SlowerEarlyStop and Timeout rows too. Only a MeasurementError keeps the
-      // impossible figure it was refused for.
-      const bool result = x.status != Status::kMeasurementError;
+      // The figures tunes and replays take as times (observed_time, lower_bound_ms) must be
+      // physically possible: Ok, SlowerEarlyStop and Timeout. A MeasurementError keeps the
+      // impossible figure it was refused for, and a run that failed part-way (LaunchFailed
+      // after some samples) has no figures (zeros).
+      const bool result = x.status == Status::kOk || x.status == Status::kSlowerEarlyStop ||
+                          x.status == Status::kTimeout;
       if (result && !(0 < x.min_ms && x.min_ms <= x.median_ms && x.median_ms <= x.max_ms)) {
         f.at("median_ms").fail("a run takes time, and min <= median <= max");
       }
@@ -339,10 +341,12 @@ ImportData read_mmtune_export(const json& j) {
         agrees("kernel_gflops", x.kernel_gflops, x.kernel_median_ms);
       }
       // mmtune computes a kernel's own rate only from the kernel's own time.
-      if (x.kernel_gflops > 0 && !(x.kernel_median_ms > 0)) {
+      if (result && x.kernel_gflops > 0 && !(x.kernel_median_ms > 0)) {
         f.at("kernel_gflops").fail("a kernel's rate needs the kernel's time");
       }
-      // Only a user's kernel states the bytes it moves; 1 PB/s is beyond any memory.
+      // Only a user's kernel states the bytes it moves. Its GB/s has no tight bound (caches
+      // serve a kernel faster than memory, and a spec may count traffic naively), as in the
+      // spec runner.
       if (const auto g = f.optional("gbps")) {
         x.gbps = g->number(0.0, result ? kMaxImportGbps : 1e300);
         if (x.gbps > 0 && !is_spec_kernel(r.kernel)) g->fail("only a spec kernel has a byte rate");

@@ -26,8 +26,9 @@ inline constexpr std::uint64_t kMaxImportBytes = std::uint64_t(256) << 20;
 inline constexpr int kMaxImportDepth = 64;
 // No device reaches 10 PFLOPS: an imported figure above it is a broken time, not a result.
 inline constexpr double kMaxImportGflops = 1e7;
-// GB/s: a byte rate above it (1 PB/s) is no memory's.
-inline constexpr double kMaxImportGbps = 1e6;
+// GB/s: only a bound against garbage (1 ZB/s): a spec's bytes may count traffic that caches
+// serve, so mmtune stores any rate its time gives.
+inline constexpr double kMaxImportGbps = 1e12;
 // A GEMM result's GFLOPS and its time agree within this share (files written by hand round).
 inline constexpr double kRateTolerance = 1e-3;
 // The kernel name of CLBlast results that do not map onto the tiled kernel. Stored for
