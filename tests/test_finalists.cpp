@@ -165,5 +165,25 @@ TEST(Finalists, TheTwoFastestOfAKernelWithinTheMarginAreACloseCall) {
   EXPECT_TRUE(close_calls({round("tiled", "a", 1.0)}, 1.0).empty()) << "one finalist";
 }
 
+// After a head to head, the two decide: a third finalist slower than both in the confirmation's
+// rounds (10.4 against 10.0 and 10.2) does not win by its three rounds against their seven, of
+// which the last were slower (the machine drifted). A CI run saw exactly that: the head to head's
+// winner at 0.261 ms lost the best to a third finalist's 0.217.
+TEST(Finalists, ACloseCallDecidedHeadToHeadIsDecidedBetweenItsTwo) {
+  std::vector<std::optional<MeasurementRecord>> medians = {
+      round("tiled", "a", 10.4), round("tiled", "b", 10.0), round("tiled", "c", 10.2),
+      round("direct", "d", 30.0)};
+  const auto calls = close_calls(medians, 0.05);
+  ASSERT_EQ(calls.size(), 1u);
+  medians[1] = round("tiled", "b", 12.5), medians[2] = round("tiled", "c", 12.0);  // seven rounds
+  EXPECT_EQ(confirmed_bests(medians).at("tiled").config, "a") << "undecided: fastest median";
+  const auto bests = confirmed_bests(medians, calls);
+  EXPECT_EQ(bests.at("tiled").config, "c");
+  EXPECT_EQ(bests.at("direct").config, "d") << "another kernel's best is its own";
+  // A pair that both failed a round of the head to head decides nothing.
+  medians[1].reset(), medians[2].reset();
+  EXPECT_EQ(confirmed_bests(medians, calls).at("tiled").config, "a");
+}
+
 }  // namespace
 }  // namespace mmtune

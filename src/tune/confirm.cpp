@@ -64,13 +64,14 @@ void TuneSession::confirm() {
     }
     confirmed_ = median_rounds(rounds);
     const double pair_s = finalists_.empty() ? 0 : 2 * round_s / double(finalists_.size());
+    std::vector<CloseCall> decided;
     for (const CloseCall& call : close_calls(confirmed_, request_.close_call)) {
       if (request_.head_to_head_rounds == 0 || stop_) break;
-      head_to_head(call, rounds, pair_s);
+      if (head_to_head(call, rounds, pair_s)) decided.push_back(call);
     }
     summary_.confirmed = std::size_t(std::count_if(confirmed_.begin(), confirmed_.end(),
                                                    [](const auto& r) { return r.has_value(); }));
-    for (const auto& [kernel, r] : confirmed_bests(confirmed_)) store_.set_best(r);
+    for (const auto& [kernel, r] : confirmed_bests(confirmed_, decided)) store_.set_best(r);
   }
   search_build_s_ = evaluator_.build_seconds();
   search_run_s_ = summary_.run_s;
@@ -88,7 +89,7 @@ void TuneSession::keep_round(std::vector<MeasurementRecord>& rounds, const Kerne
 // The two alone, in turn (the runner-up first: the rounds before measured the finalists in one
 // order), each round only when it ends within the limit. Their median rounds then count all
 // their rounds, and the faster is the best as in the confirmation: a default that wins stays it.
-void TuneSession::head_to_head(const CloseCall& call,
+bool TuneSession::head_to_head(const CloseCall& call,
                                std::vector<std::vector<MeasurementRecord>>& rounds, double pair_s) {
   const std::size_t a = call.leader, b = call.runner_up;
   const std::string pair = kernel_name(kind_of(finalists_[a])) + " [" + to_string(finalists_[a]) +
@@ -96,7 +97,7 @@ void TuneSession::head_to_head(const CloseCall& call,
   if (stop_ || !round_fits(pair_s)) {
     report(pair + (stop_ ? "; the tune was stopped"
                          : "; another round would not end within the time limit"));
-    return;
+    return false;
   }
   report(pair + ", measured again head to head");
   ++summary_.close_calls;
@@ -114,6 +115,7 @@ void TuneSession::head_to_head(const CloseCall& call,
   }
   confirmed_[a] = median_rounds({rounds[a]})[0];
   confirmed_[b] = median_rounds({rounds[b]})[0];
+  return true;
 }
 
 }  // namespace mmtune

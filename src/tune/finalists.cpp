@@ -1,6 +1,7 @@
 #include "tune/finalists.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "mmtune/error.hpp"
 
@@ -102,10 +103,19 @@ std::vector<std::optional<MeasurementRecord>> median_rounds(
 }
 
 std::map<std::string, MeasurementRecord> confirmed_bests(
-    const std::vector<std::optional<MeasurementRecord>>& medians) {
+    const std::vector<std::optional<MeasurementRecord>>& medians,
+    const std::vector<CloseCall>& decided) {
+  std::set<std::string> called;  // kernels decided head to head
+  std::set<std::size_t> pair;    // the finalists that were
+  for (const auto& c : decided) {
+    for (const std::size_t i : {c.leader, c.runner_up}) {
+      if (medians[i]) called.insert(medians[i]->kernel), pair.insert(i);
+    }
+  }
   std::map<std::string, MeasurementRecord> winners;
-  for (const auto& mid : medians) {
-    if (!mid) continue;
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    const auto& mid = medians[i];
+    if (!mid || (called.count(mid->kernel) && !pair.count(i))) continue;
     const auto it = winners.find(mid->kernel);
     if (it == winners.end() || mid->result.median_ms < it->second.result.median_ms) {
       winners[mid->kernel] = *mid;

@@ -52,15 +52,19 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
 std::vector<std::optional<MeasurementRecord>> median_rounds(
     std::vector<std::vector<MeasurementRecord>> rounds);
 
-// Each kernel's finalist with the fastest median round.
-std::map<std::string, MeasurementRecord> confirmed_bests(
-    const std::vector<std::optional<MeasurementRecord>>& medians);
-
 // A kernel's two fastest finalists whose median rounds lie within `margin` of each other (0.03:
 // 3 %), where a round more or less decides between them: they are measured again.
 struct CloseCall {
   std::size_t leader = 0, runner_up = 0;  // indexes into the medians
 };
+
+// Each kernel's finalist with the fastest median round. A kernel with a close call `decided`
+// head to head is decided between those two: the others were slower than both in the rounds
+// measured side by side, and their fewer rounds, taken at another time while the machine's
+// speed drifted, are no fair match for the two's.
+std::map<std::string, MeasurementRecord> confirmed_bests(
+    const std::vector<std::optional<MeasurementRecord>>& medians,
+    const std::vector<CloseCall>& decided = {});
 std::vector<CloseCall> close_calls(const std::vector<std::optional<MeasurementRecord>>& medians,
                                    double margin);
 

@@ -84,7 +84,8 @@ class TuneSession {
                   const Measurement& m, const char* how);
   // A close call measured again head to head, appending to `rounds` (per finalist), the first
   // round expected to take `pair_s`; the two's entries of confirmed_ then count all their rounds.
-  void head_to_head(const CloseCall& call, std::vector<std::vector<MeasurementRecord>>& rounds,
+  // False when no round fitted (or the tune was stopped): the call stays undecided.
+  bool head_to_head(const CloseCall& call, std::vector<std::vector<MeasurementRecord>>& rounds,
                     double pair_s);
   // Configurations measured together (their builds run in parallel).
   std::size_t batch_size() const;
