@@ -280,6 +280,31 @@ TEST(ExchangeBadInput, AFileNamedWithAnyBytesStillRoundTrips) {
   EXPECT_EQ(history.out.find('\x1b'), std::string::npos) << history.out;
 }
 
+TEST(ExchangeBadInput, AnOlderDatabasesCommandLineStillRoundTrips) {
+  // Before argv was stored on one line, a tune's command line kept newlines, escapes and bytes
+  // that are no UTF-8, at any length: the export wrote what the import then refused.
+  test::TempDir dir;
+  const std::string db = dir / "old.db";
+  {
+    Store store(db);
+    const DeviceInfo d = odd_device();
+    store.upsert_device(d);
+    const std::string argv = "mmtune\ttune --n 64\n\x1b[1m\xff " + std::string(20000, 'x');
+    store.end_session(store.begin_session(session(d.key, argv, problem(64, 64, 64))), "completed");
+  }
+  const auto exported = test::run_mmtune({"export", "--db", db, "--out", dir / "a.json"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const auto again = test::run_mmtune({"import", dir / "a.json", "--db", dir / "new.db"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  Store imported(dir / "new.db");
+  const auto sessions = imported.sessions();
+  ASSERT_EQ(sessions.size(), 1u);
+  const std::string& line = sessions[0].command_line;
+  EXPECT_EQ(line.rfind("mmtune tune --n 64  [1m\xEF\xBF\xBD xxx", 0), 0u) << line.substr(0, 40);
+  EXPECT_EQ(line.size(), kMaxCommandLineBytes);
+  EXPECT_EQ(line.substr(line.size() - 3), "\xE2\x80\xA6");  // cut, and says so
+}
+
 TEST(ExchangeBadInput, FilesThatCannotBeRead) {
   test::TempDir dir;
   Store store(dir / "t.db");

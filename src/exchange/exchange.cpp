@@ -22,7 +22,6 @@ using json = nlohmann::json;
 
 // Length limits for imported strings.
 constexpr std::size_t kNameMax = 1024;  // device fields, strategy, space, outcome
-constexpr std::size_t kCommandLineMax = 16384;
 constexpr std::size_t kConfigMax = 1024;
 constexpr std::size_t kMessageMax = 1 << 20;  // build logs
 constexpr std::size_t kTimestampMax = 64;
@@ -242,7 +241,7 @@ ImportData read_mmtune_export(const json& j) {
     s.id = f.at("id").integer(1, std::numeric_limits<std::int64_t>::max());
     if (!session_ids.insert(s.id).second) f.at("id").fail("session id listed twice");
     s.device_key = known_device(f.at("device_key"));
-    s.command_line = f.at("command_line").text(kCommandLineMax);
+    s.command_line = f.at("command_line").text(kMaxCommandLineBytes);
     s.strategy = f.at("strategy").text(kNameMax);
     s.kernels = f.at("kernels").text(kNameMax);
     s.space = f.at("space").text(kNameMax);

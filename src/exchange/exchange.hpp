@@ -26,6 +26,8 @@ inline constexpr std::uint64_t kMaxImportBytes = std::uint64_t(256) << 20;
 inline constexpr int kMaxImportDepth = 64;
 // No device reaches 10 PFLOPS: an imported figure above it is a broken time, not a result.
 inline constexpr double kMaxImportGflops = 1e7;
+// The longest session command line an import takes; an export cuts longer ones to it.
+inline constexpr std::size_t kMaxCommandLineBytes = 16384;
 // GB/s: only a bound against garbage (1 ZB/s): a spec's bytes may count traffic that caches
 // serve, so mmtune stores any rate its time gives.
 inline constexpr double kMaxImportGbps = 1e12;
