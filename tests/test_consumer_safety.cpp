@@ -382,6 +382,12 @@ TEST_F(SafeGemm, ABatchIsCheckedOnlyForTheOperandsItTouches) {
   // With alpha = 1 the same A is beyond 32-bit indexing: refused.
   p.alpha = 1.0;
   EXPECT_THROW(gemm(p, c, c, c), UsageError);
+  // An alpha that fp16 holds as 0 reads neither, as the kernel sees it (checked without a
+  // device: not every device has fp16).
+  p.precision = Precision::kHalf, p.alpha = 1e-9;
+  EXPECT_NO_THROW(validate_call(p));
+  p.alpha = 1e-3;
+  EXPECT_THROW(validate_call(p), UsageError);
 }
 
 // One Gemm and one lookup shared by 8 threads, 200 calls each: every result is right.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/precision.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -41,12 +42,9 @@ void check_batch(const GemmProblem& p) {
                      std::to_string(p.c_span()));
   }
   // Only the operands the call touches (gemm.hpp): none when C is empty, and neither A nor B
-  // when k or alpha is 0. An alpha that only the kernel's precision rounds to 0 (a tiny fp16
-  // one) is still checked: stricter, never unsafe.
+  // when k or alpha is 0 (alpha as the kernel's precision holds it, as GemmRoutine reads it).
   if (p.m == 0 || p.n == 0) return;
-  const bool zero_alpha =
-      p.precision == Precision::kDouble ? p.alpha == 0.0 : static_cast<float>(p.alpha) == 0.0f;
-  if (p.k != 0 && !zero_alpha) {
+  if (p.k != 0 && round_to(p.alpha, p.precision) != 0.0) {
     check("A", p.stride_a_or_min(), p.a_span());
     check("B", p.stride_b_or_min(), p.b_span());
   }

@@ -54,20 +54,6 @@ int i32(std::size_t v) {
   return static_cast<int>(v);
 }  // validate_call() and check_operand() guarantee the range
 
-// Whether a scalar is zero once converted to the kernel's precision (BLAS: alpha = 0 reads
-// neither A nor B, so it must be the value the kernel would see).
-bool is_zero(double v, Precision p) {
-  switch (p) {
-    case Precision::kHalf:
-      return (to_half(static_cast<float>(v)) & 0x7fff) == 0;
-    case Precision::kSingle:
-      return static_cast<float>(v) == 0.0f;
-    case Precision::kDouble:
-      return v == 0.0;
-  }
-  return v == 0.0;
-}
-
 }  // namespace
 
 bool GemmRoutine::one_launch_batches(const KernelConfig& config, const GemmProblem& problem) const {
@@ -89,7 +75,7 @@ bool GemmRoutine::one_launch_batches(const KernelConfig& config, const GemmProbl
 }
 
 bool GemmRoutine::multiplies(const GemmProblem& p) {
-  return p.m != 0 && p.n != 0 && p.k != 0 && !is_zero(p.alpha, p.precision);
+  return p.m != 0 && p.n != 0 && p.k != 0 && round_to(p.alpha, p.precision) != 0.0;
 }
 
 GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,

@@ -5,17 +5,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/precision.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/problem.hpp"
 
 namespace mmtune {
-
-// IEEE binary16 conversions (round to nearest even), for fp16 buffers.
-std::uint16_t to_half(float f);
-float from_half(std::uint16_t h);
-
-// Rounds a value to what the precision can represent.
-double round_to(double v, Precision p);
 
 std::vector<unsigned char> to_bytes(const std::vector<double>& v, Precision p);
 std::vector<double> from_bytes(const std::vector<unsigned char>& bytes, Precision p);
