@@ -103,6 +103,51 @@ TEST(SpecSession, AConfigurationStoredUnderAnotherTextIsTheSameConfiguration) {
             3);
 }
 
+TEST(SpecSession, ABestOutsideTheSpecsSpaceIsNoFinalist) {
+  // An imported best a=128 of a spec whose a is 1 or 2: sent to the worker as a finalist, it
+  // stopped every later tune ("'128' is not a value of a") and left its session running.
+  test::TempDir dir;
+  write_spec(dir, "a = [1, 2]");
+  const KernelSpec spec = parse_spec_file(dir / "s.toml");
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  {
+    Store store(dir / "s.db");
+    store.upsert_device(d);
+    MeasurementRecord r = stored(spec, d, "a=128", Status::kOk, 1e-6);
+    r.id = store.add_measurement(r);
+    store.set_best(r);
+  }
+  const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
+                                   "pthread", "--db", dir / "s.db", "--confirm-rounds", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::count_rows(dir / "s.db",
+                             "SELECT COUNT(*) FROM sessions WHERE outcome = "
+                             "'completed'"),
+            1);
+  EXPECT_EQ(test::count_rows(dir / "s.db",
+                             "SELECT COUNT(*) FROM best b JOIN measurements m ON m.id = "
+                             "b.measurement_id WHERE m.config IN ('a=1', 'a=2')"),
+            1)
+      << r.out;
+}
+
+TEST(SpecSession, ASpecTheWorkerRefusesLeavesTheStoreAsItWas) {
+  // A metric that is negative at the sizes is found by the worker, which tunes on the device: the
+  // device and a session left "running" were stored before it.
+  test::TempDir dir;
+  std::ofstream(dir / "s.cl") << "__kernel void s(__global float* y, const int n) {}\n";
+  std::ofstream(dir / "s.toml") << spec_test::one_dimensional(
+      "s", "a = [1]",
+      spec_test::kYAndN +
+          "[verification]\nreference = \"none\"\n[metrics]\nflops = \"n - 5000\"\n");
+  const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
+                                   "pthread", "--db", dir / "s.db"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("not a count"), std::string::npos) << r.err;
+  EXPECT_EQ(test::count_rows(dir / "s.db", "SELECT COUNT(*) FROM sessions"), 0);
+  EXPECT_EQ(test::count_rows(dir / "s.db", "SELECT COUNT(*) FROM devices"), 0);
+}
+
 TEST(SpecSession, ASpaceOfMillionsIsSearched) {
   // 2,000,000 valid configurations: the space is held as the strategies' numbers only.
   test::TempDir dir;

@@ -97,6 +97,12 @@ class Evaluator {
                                                    const std::atomic<bool>* stop = nullptr,
                                                    double slow_first_run_s = 0.0);
 
+  // Starts the worker now rather than at the first evaluation: its checks of the device and of
+  // a spec then fail before a caller stores anything. Throws Error as evaluate does.
+  void start_worker() {
+    if (!worker_) start();
+  }
+
   std::size_t restarts() const { return restarts_; }
   // How long the worker's last start took (0: none yet). Before a restart this is the first
   // start, which also computed the reference that restarts read from a file: an overestimate.

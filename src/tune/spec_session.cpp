@@ -148,11 +148,15 @@ class KnownResults {
     }
     return seen;
   }
-  // The fastest successful time of any configuration stored, valid now or not.
+  // The fastest successful time of a configuration of the space: a row the spec cannot run (an
+  // import, a hand-written best) says nothing of what the space reaches, and its time would stop
+  // every run early.
   double best_ms() const {
     double best = std::numeric_limits<double>::infinity();
-    for (const auto& m : rows_) {
-      if (const auto t = observed_time(m.result); t && m.result.status == Status::kOk) {
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const MeasurementRecord& m = rows_[r];
+      if (const auto t = observed_time(m.result);
+          index_[r] && t && m.result.status == Status::kOk) {
         best = std::min(best, *t);
       }
     }
@@ -226,6 +230,7 @@ class SpecMeasurer {
     return rec;
   }
   std::size_t restarts() const { return evaluator_.restarts(); }
+  void start() { evaluator_.start_worker(); }
 
  private:
   const Device& device_;
@@ -233,6 +238,30 @@ class SpecMeasurer {
   GemmProblem problem_;
   Evaluator evaluator_;
   SpecTuneSummary& out_;
+};
+
+// Ends the session as failed when an error leaves the tune before it ends it.
+class SessionEnd {
+ public:
+  SessionEnd(Store& store, std::int64_t id) : store_(store), id_(id) {}
+  SessionEnd(const SessionEnd&) = delete;
+  SessionEnd& operator=(const SessionEnd&) = delete;
+  ~SessionEnd() {
+    if (ended_) return;
+    try {
+      store_.end_session(id_, "failed");
+    } catch (const std::exception&) {  // the error on its way out says what went wrong
+    }
+  }
+  void end(const std::string& outcome) {
+    store_.end_session(id_, outcome);
+    ended_ = true;
+  }
+
+ private:
+  Store& store_;
+  std::int64_t id_;
+  bool ended_ = false;
 };
 
 // The search: one configuration at a time, each told to the strategy as it is stored.
@@ -275,8 +304,8 @@ void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer
   std::vector<std::string> finalists;
   for (const std::size_t i : known.fastest(r.finalists)) finalists.push_back(space.text(i));
   if (const auto b = store.best(device.info.key, problem, out.kernel)) {
-    const auto i = space.index(b->config);
-    finalists.push_back(i ? space.text(*i) : b->config);
+    // A best outside the spec's space (an import, an older spec) is no configuration to run.
+    if (const auto i = space.index(b->config)) finalists.push_back(space.text(*i));
   }
   SpecInstance& instance = space.instance();
   std::string default_text;
@@ -342,6 +371,10 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   const auto strategy = make_strategy(strategy_name, space.space(), so);
 
   const GemmProblem problem = spec_problem(r.sizes);
+  // The worker checks what needs the device (metrics, data files, the reference) before
+  // anything is stored: a spec it refuses leaves the store as it was.
+  SpecMeasurer measurer(device, store, spec, r, env, out);
+  measurer.start();
   store.upsert_device(device.info);
   store.close_abandoned_sessions();
   SessionRecord session;
@@ -355,6 +388,7 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   session.time_limit_s = r.time_limit_s;
   session.problem = problem;
   out.session_id = store.begin_session(session);
+  SessionEnd session_end(store, out.session_id);
 
   // What the store already knows of this landscape is told to the strategy, not measured again.
   KnownResults known(store.measurements(device.info.key, problem, out.kernel), space);
@@ -363,7 +397,6 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
     strategy->seed(seen);
     out.reused = seen.size();
   }
-  SpecMeasurer measurer(device, store, spec, r, env, out);
   // As in the GEMM session, known results count against the budget.
   const TuneOutcome outcome =
       search(*strategy, space, measurer, r, out.reused, known.best_ms(), start, stop);
@@ -380,7 +413,7 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   }
   out.outcome = stop ? TuneOutcome::kInterrupted : outcome;
   out.worker_restarts = measurer.restarts();
-  store.end_session(out.session_id, to_string(out.outcome));
+  session_end.end(to_string(out.outcome));
   out.total_s = seconds_since(start);
   return out;
 }
