@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,24 @@ class TunerWithADevice : public ::testing::Test {
     return out;
   }
 };
+
+// An Ok row that holds no time (an import of a verification alone) is no best time: taken as
+// 0 ms, it showed "best inf GFLOPS" for the whole tune and turned its early stop off.
+TEST_F(TunerWithADevice, AnOkRowWithoutATimeIsNoBestTime) {
+  MeasurementRecord untimed;
+  untimed.device_key = dev.info.key;
+  untimed.kernel = "tiled";
+  untimed.config = to_string(space[0]);
+  untimed.problem = small_problem();
+  store.add_measurement(untimed);
+  TuneRequest req = small_request("random");
+  req.budget = 4;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_FALSE(s.best_gflops_by_evaluation.empty());
+  for (const double g : s.best_gflops_by_evaluation) EXPECT_TRUE(std::isfinite(g)) << g;
+  ASSERT_TRUE(s.best);
+  EXPECT_GT(s.best->result.median_ms, 0.0);
+}
 
 // The search re-times a reference during the search (drift.hpp); the warm start's seeds (here
 // a configuration that ran fast at another shape) face the finalists side by side, whatever the

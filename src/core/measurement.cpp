@@ -11,6 +11,11 @@ std::optional<double> observed_time(const Measurement& m) {
   return std::nullopt;
 }
 
+std::optional<double> ok_time(const Measurement& m) {
+  if (m.status == Status::kOk) return observed_time(m);
+  return std::nullopt;
+}
+
 std::optional<double> lower_bound_ms(const Measurement& m) {
   if (m.status == Status::kTimeout && !m.routine_ms.empty() && m.median_ms > 0) return m.median_ms;
   return std::nullopt;

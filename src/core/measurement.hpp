@@ -58,6 +58,9 @@ std::optional<double> observed_time(const Measurement& m);
 // A first run stopped at a limit (a default far behind, a baseline's share) is a Timeout that
 // keeps the limit as its time: a lower bound of the variant's time. Nothing for anything else.
 std::optional<double> lower_bound_ms(const Measurement& m);
+// The time of a correct, timed run: what a best, a finalist or an early stop may rest on. An Ok
+// row may hold no time (an import of a verification alone).
+std::optional<double> ok_time(const Measurement& m);
 
 // The median of samples (0 for none).
 double median(std::vector<double> v);

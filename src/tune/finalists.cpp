@@ -16,8 +16,7 @@ bool runs_far_behind(const KnownMeasurement& m, double fastest_ms) {
 double fastest_normalized_ms(const KnownMeasurements& known) {
   double fastest = 0.0;
   for (const auto& [k, m] : known) {
-    if (m.config && m.record.result.status == Status::kOk &&
-        m.config->kind()->role() == FamilyRole::kSearched) {
+    if (m.config && ok_time(m.record.result) && m.config->kind()->role() == FamilyRole::kSearched) {
       const double t = m.record.result.median_ms / m.slowdown;
       if (fastest == 0.0 || t < fastest) fastest = t;
     }
@@ -44,8 +43,7 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
                                          const FamilyRegistry& families) {
   std::vector<const KnownMeasurement*> ok;
   for (const auto& [k, m] : known) {
-    if (m.config && m.record.result.status == Status::kOk &&
-        m.config->kind()->role() == FamilyRole::kSearched) {
+    if (m.config && ok_time(m.record.result) && m.config->kind()->role() == FamilyRole::kSearched) {
       ok.push_back(&m);
     }
   }

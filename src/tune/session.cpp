@@ -157,7 +157,7 @@ double TuneSession::confirmation_round_s() const {
   }
   std::size_t found = 0;  // searched configurations that ran Ok: the fastest are finalists
   for (const auto& [k, m] : known_) {
-    found += is_searched(m.config) && m.record.result.status == Status::kOk;
+    found += is_searched(m.config) && ok_time(m.record.result);
   }
   for (std::size_t i = std::min(found, request_.finalists); i < request_.finalists; ++i) {
     ms += finalist_cost_ms(best);
@@ -273,9 +273,7 @@ MeasurementRecord TuneSession::record(const KernelConfig& config, const Measurem
                   100 * m.other_load);
     warning_ = why;
   }
-  if (m.status == Status::kOk && is_searched(config)) {
-    best_ms_ = std::min(best_ms_, m.median_ms);
-  }
+  if (const auto t = ok_time(m); t && is_searched(config)) best_ms_ = std::min(best_ms_, *t);
   summary_.best_gflops_by_evaluation.push_back(
       std::isfinite(best_ms_) ? request_.problem.flops() / (best_ms_ * 1e6) : 0.0);
   known_[{r.kernel, r.config}] = {r, config, drift_.factor()};
@@ -347,8 +345,8 @@ void TuneSession::measure_defaults() {
   std::vector<KernelConfig> defaults;
   for (auto k : request_.kernels) defaults.push_back(default_config(k));
   for (const auto& [k, m] : known_) {  // what the store holds; measure_references adds to it
-    if (m.record.result.status == Status::kOk && is_searched(m.config)) {
-      best_ms_ = std::min(best_ms_, m.record.result.median_ms);
+    if (const auto t = ok_time(m.record.result); t && is_searched(m.config)) {
+      best_ms_ = std::min(best_ms_, *t);
     }
   }
   measure_references(defaults);

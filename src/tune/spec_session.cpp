@@ -154,9 +154,7 @@ class KnownResults {
   double best_ms() const {
     double best = std::numeric_limits<double>::infinity();
     for (std::size_t r = 0; r < rows_.size(); ++r) {
-      const MeasurementRecord& m = rows_[r];
-      if (const auto t = observed_time(m.result);
-          index_[r] && t && m.result.status == Status::kOk) {
+      if (const auto t = ok_time(rows_[r].result); index_[r] && t) {
         best = std::min(best, *t);
       }
     }
@@ -166,7 +164,7 @@ class KnownResults {
   std::vector<std::size_t> fastest(std::size_t n) const {
     std::map<std::size_t, double> ms;
     for (std::size_t r = 0; r < rows_.size(); ++r) {
-      if (!index_[r] || rows_[r].result.status != Status::kOk) continue;
+      if (!index_[r] || !ok_time(rows_[r].result)) continue;
       const auto [it, first] = ms.emplace(*index_[r], rows_[r].result.median_ms);
       if (!first) it->second = std::min(it->second, rows_[r].result.median_ms);
     }
