@@ -1,5 +1,7 @@
 #include "tune/replay.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <set>
@@ -33,10 +35,10 @@ ReplayTable replay_table(KernelKind kind, const std::vector<MeasurementRecord>& 
 
 namespace {
 
-// A spec's parameters may take words: each becomes its rank among that parameter's words, so
-// that every strategy searches them as it searches numbers.
+// A spec's parameters may take words: a parameter with any word has each of its values, numbers
+// too, numbered by its rank (numbers first, in order, then words), so that every strategy
+// searches them as it searches numbers and no word takes a number's place.
 std::vector<MeasurementRecord> numbered(std::vector<MeasurementRecord> records) {
-  std::map<std::string, std::set<std::string>> words;
   const auto pairs = [](const std::string& text) {
     std::vector<std::pair<std::string, std::string>> out;
     std::istringstream in(text);
@@ -49,19 +51,41 @@ std::vector<MeasurementRecord> numbered(std::vector<MeasurementRecord> records) 
   const auto is_number = [](const std::string& v) {
     return !v.empty() && v.find_first_not_of("-0123456789") == std::string::npos;
   };
+  const auto rank_order = [&](const std::string& a, const std::string& b) {
+    const bool na = is_number(a), nb = is_number(b);
+    if (na != nb) return na;
+    if (na) {
+      const double x = std::strtod(a.c_str(), nullptr), y = std::strtod(b.c_str(), nullptr);
+      if (x != y) return x < y;
+    }
+    return a < b;
+  };
+  std::map<std::string, std::vector<std::string>> values;  // of the parameters with a word
   for (const auto& r : records) {
     for (const auto& [name, value] : pairs(r.config)) {
-      if (!is_number(value)) words[name].insert(value);
+      if (!is_number(value)) values[name];
     }
   }
-  if (words.empty()) return records;
+  if (values.empty()) return records;
+  for (const auto& r : records) {
+    for (const auto& [name, value] : pairs(r.config)) {
+      if (const auto it = values.find(name); it != values.end()) it->second.push_back(value);
+    }
+  }
+  for (auto& [name, v] : values) {
+    std::sort(v.begin(), v.end(), rank_order);
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
   for (auto& r : records) {
     std::string text;
     for (const auto& [name, value] : pairs(r.config)) {
-      const auto& w = words[name];
-      const auto it = w.find(value);
-      text += (text.empty() ? "" : " ") + name + "=" +
-              (it == w.end() ? value : std::to_string(std::distance(w.begin(), it)));
+      const auto it = values.find(name);
+      const std::string shown =
+          it == values.end() ? value
+                             : std::to_string(std::lower_bound(it->second.begin(), it->second.end(),
+                                                               value, rank_order) -
+                                              it->second.begin());
+      text += (text.empty() ? "" : " ") + name + "=" + shown;
     }
     r.config = text;
   }
