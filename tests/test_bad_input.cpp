@@ -96,6 +96,9 @@ TEST(BadInputCli, MalformedOptionValues) {
       {"--k", "-1", "--k"},
       {"--m", "1e3", "--m"},
       {"--k", "18446744073709551616", "--k"},
+      // Counts of work that no budget bounds: 2^64 - 1 finalists hung the tune.
+      {"--finalists", "18446744073709551615", "at most 1000"},
+      {"--confirm-rounds", "1001", "at most 1000"},
   };
   for (const auto& [option, value, needle] : cases) {
     auto args = base;

@@ -321,6 +321,30 @@ TEST(FaultsCli, AKernelsDefaultFarBehindAnotherIsStoppedAndNotMeasuredAgain) {
   EXPECT_NE(second.err.find("not measured again"), std::string::npos) << second.err;
 }
 
+// A tune in which no configuration ran correctly is a failure, as a spec tune's is: it exited 0
+// with "No configuration completed correctly.".
+TEST(FaultsCli, ATuneWithoutACorrectConfigurationFails) {
+  test::TempDir dir;
+  const fs::path kdir = dir / "kernels";
+  fs::create_directories(kdir);
+  for (const auto& e : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
+    fs::copy_file(e.path(), kdir / e.path().filename());
+  }
+  std::stringstream ss;
+  ss << std::ifstream(kdir / "gemm_tiled.cl").rdbuf();
+  std::string src = ss.str();
+  ASSERT_GE(test::plant_before_each(src, "VSTORE(VWM)(r, 0, c", "      r += (realM)1;\n"), 2);
+  std::ofstream(kdir / "gemm_tiled.cl") << src;
+  auto args = tune_args(dir / "tuning.db", "64", "2");
+  args.insert(args.begin(), {"--kernels-dir", kdir.string()});
+  args.insert(args.end(), {"--no-baselines", "-q"});
+  const auto r = test::run_mmtune(args, {{"XDG_CACHE_HOME", dir / "cache"}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["best"].is_null());
+  EXPECT_GE(j["by_status"].value("WrongResult", 0), 2);
+}
+
 // A time limit holds when another kernel's evaluations are slow: each of the direct kernel's
 // runs hangs until stopped at its limit (4x the best plus 5 s, then a restart of the worker).
 // Its batches start only where they are expected to end within the search's share; before, the

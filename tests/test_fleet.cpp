@@ -204,6 +204,13 @@ TEST(Fleet, AConsumerWithSelectRightsOnlyReadsTheBests) {
       << "the session records the URI without its password";
   EXPECT_EQ(
       test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE command_line LIKE '%secret%'"), 0);
+  // Nor does a spec tune print it (it printed the URI as given).
+  const auto spec = test::run_mmtune(
+      {"tune", "--spec", std::string(MMTUNE_EXAMPLES_DIR) + "/kernels/transpose.toml", "--size",
+       "64,64", "--device", "pthread", "--budget", "1", "--finalists", "0", "--db", with_password});
+  ASSERT_EQ(spec.exit_code, 0) << spec.err;
+  EXPECT_NE(spec.out.find("mmtune@127.0.0.1"), std::string::npos) << spec.out;
+  EXPECT_EQ(spec.out.find("secret"), std::string::npos) << spec.out;
   const std::string role = "reader" + std::to_string(getpid());  // generated: no user input
   const std::string name = db.substr(db.rfind('/') + 1);
   {

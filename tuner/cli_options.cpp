@@ -83,9 +83,9 @@ std::size_t parse_size(const char* flag, const std::string& text) {
 
 namespace {
 
-CLI::Validator integer_check(bool positive) {
+CLI::Validator integer_check(bool positive, std::uint64_t max = UINT64_MAX) {
   return CLI::Validator(
-      [positive](std::string& text) -> std::string {
+      [positive, max](std::string& text) -> std::string {
         std::uint64_t v = 0;
         const char* end = text.data() + text.size();
         const auto [ptr, ec] = std::from_chars(text.data(), end, v);
@@ -95,9 +95,12 @@ CLI::Validator integer_check(bool positive) {
           return std::string("must be a ") + (positive ? "positive" : "non-negative") +
                  " integer, got '" + text.substr(0, 40) + "'";
         }
+        if (v > max) return "must be at most " + std::to_string(max) + ", got " + text;
         return "";
       },
-      positive ? "POSITIVE" : "UINT");
+      positive            ? "POSITIVE"
+      : max == UINT64_MAX ? "UINT"
+                          : "0-" + std::to_string(max));
 }
 
 }  // namespace
@@ -108,6 +111,10 @@ CLI::Validator positive_integer() {
 
 CLI::Validator non_negative_integer() {
   return integer_check(false);
+}
+
+CLI::Validator integer_at_most(std::uint64_t max) {
+  return integer_check(false, max);
 }
 
 GemmProblem make_problem(const ProblemOptions& o) {

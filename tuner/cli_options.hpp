@@ -48,6 +48,8 @@ std::size_t parse_size(const char* flag, const std::string& text);
 // wrap "-1" around to 2^64 - 1), positive or not. The message names the option.
 CLI::Validator positive_integer();
 CLI::Validator non_negative_integer();
+// 0 to `max`: a count that sizes work no time limit bounds (finalists, confirmation rounds).
+CLI::Validator integer_at_most(std::uint64_t max);
 
 // The database a command opens: `db`, or the default one when empty.
 std::string database_path(const std::string& db);

@@ -255,7 +255,7 @@ int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnviro
                   s.default_config->config.c_str(), line(*s.default_config).c_str(),
                   s.default_config->result.median_ms / s.best->result.median_ms);
     }
-    std::printf("Stored in %s\n", db.c_str());
+    std::printf("Stored in %s\n", sql::redact_url(db).c_str());
   }
   if (s.outcome == TuneOutcome::kInterrupted) return kExitInterrupted;
   return s.best ? kExitOk : kExitFailure;

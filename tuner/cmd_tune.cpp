@@ -38,6 +38,10 @@
 namespace mmtune::cli {
 namespace {
 
+// Each finalist is measured in every round of the confirmation, which no search budget bounds:
+// beyond these it is a second search, not a confirmation.
+constexpr std::uint64_t kMaxFinalists = 1000, kMaxConfirmRounds = 1000;
+
 std::atomic<bool> g_stop{false};
 
 extern "C" void on_sigint(int) {
@@ -192,7 +196,7 @@ void print_summary(const TuneSummary& s, const std::string& db) {
   std::printf("Evaluations: %zu measured, %zu reused from the database%s%s; worker restarts: %zu\n",
               s.evaluations, s.reused, statuses.empty() ? "" : ": ", statuses.c_str(),
               s.worker_restarts);
-  if (s.confirm_rounds > 0) {
+  if (s.confirm_rounds > 0 && s.confirmed > 1) {  // one finalist is no comparison
     std::printf(
         "Confirmed: %zu finalists measured again side by side in %zu round%s; the best is "
         "the one with the fastest median round\n",
@@ -327,7 +331,11 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
       }
       continue;
     }
-    if (o.summary->outcome == TuneOutcome::kInterrupted) rc = kExitInterrupted;
+    if (o.summary->outcome == TuneOutcome::kInterrupted) {
+      rc = kExitInterrupted;
+    } else if (!o.summary->best && rc == kExitOk) {
+      rc = kExitFailure;
+    }
     if (t.json) {
       out.push_back(summary_json(*o.summary, d));
     } else {
@@ -390,7 +398,8 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   } else {
     print_summary(summary, db);
   }
-  return summary.outcome == TuneOutcome::kInterrupted ? kExitInterrupted : kExitOk;
+  if (summary.outcome == TuneOutcome::kInterrupted) return kExitInterrupted;
+  return summary.best ? kExitOk : kExitFailure;  // as a spec tune: no correct configuration
 }
 
 }  // namespace
@@ -421,11 +430,11 @@ void TuneCommands::add(CLI::App& app) {
   tune->add_option("--finalists", tune_opt.finalists,
                    "fastest configurations measured again side by side after the search, the "
                    "best chosen by their median round (0 or 1: none)")
-      ->check(cli::non_negative_integer())
+      ->check(cli::integer_at_most(kMaxFinalists))
       ->capture_default_str();
   tune->add_option("--confirm-rounds", tune_opt.confirm_rounds,
                    "rounds of that confirmation (0: none)")
-      ->check(cli::non_negative_integer())
+      ->check(cli::integer_at_most(kMaxConfirmRounds))
       ->capture_default_str();
   tune->add_flag("--fresh", tune_opt.fresh, "measure again what the database already holds");
   tune->add_flag("--no-drift", tune_opt.no_drift,

@@ -159,9 +159,8 @@ double TuneSession::confirmation_round_s() const {
   for (const auto& [k, m] : known_) {
     found += is_searched(m.config) && ok_time(m.record.result);
   }
-  for (std::size_t i = std::min(found, request_.finalists); i < request_.finalists; ++i) {
-    ms += finalist_cost_ms(best);
-  }
+  // Finalists not found yet cost about the best's time (any count: a library caller's too).
+  ms += double(request_.finalists - std::min(found, request_.finalists)) * finalist_cost_ms(best);
   return ms / 1000;
 }
 
