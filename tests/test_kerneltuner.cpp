@@ -254,6 +254,16 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   EXPECT_LE(j[0]["mean_fraction"]["25"].get<double>(), j[0]["mean_fraction"]["400"].get<double>());
   // 2 of 5,776 configurations within 5 %: random needs 5777 / 3 evaluations on average.
   EXPECT_NEAR(j[0]["random_expected_evaluations"].get<double>(), 5777.0 / 3.0, 1e-9);
+  // A median past the budget is no count of evaluations: it printed budget + 1.
+  if (2 * j[0]["reached"].get<int>() > 3) {
+    EXPECT_LE(j[0]["median_evaluations"].get<double>(), 400.0);
+  } else {
+    EXPECT_TRUE(j[0]["median_evaluations"].is_null()) << j[0];
+  }
+  const auto few = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel",
+                                     "--strategy", "random", "--budget", "5", "--seeds", "2"});
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  EXPECT_NE(few.out.find(">5       0/2"), std::string::npos) << few.out;
   std::ifstream svg(dir / "curve.svg");
   const std::string chart((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
   EXPECT_EQ(chart.rfind("<svg", 0), 0u);

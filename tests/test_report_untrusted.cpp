@@ -7,6 +7,7 @@
 #include "exchange/exchange.hpp"
 #include "report/report.hpp"
 #include "report_fixture.hpp"
+#include "store/queries.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
 
@@ -42,6 +43,26 @@ TEST(ReportUntrusted, APrecisionWithOnlyARefusedBenchFigureIsNotCompared) {
   const std::string md = write_markdown(store, dir / "r");
   EXPECT_NE(md.find("Best GFLOPS per problem (fp32)"), std::string::npos) << md;
   EXPECT_EQ(md.find("Best GFLOPS per problem (fp64)"), std::string::npos) << md;
+}
+
+TEST(ReportUntrusted, AMedianPastTheBudgetIsNoCount) {
+  // One run of three reached the target within 400: the median counted the others as 401, an
+  // evaluation no run made.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  store.add_measurement(measurement(a.key, 0, tiled(64, 64, 2), square(256), Status::kOk, 1.0));
+  rows::Replay r;
+  r.key = a.key, r.kernel = "tiled", r.p = square(256), r.strategy = "random";
+  r.configurations = 5776, r.seeds = 3, r.budget = 400, r.reached = 1;
+  r.median_evaluations = 401, r.random_expected = 1925.7;
+  r.curve = {{25, 0.7}, {400, 0.9}};
+  r.measured_at = "2024-05-01T10:00:00Z";
+  rows::put_replay(store, r);
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("| \\>400 | 1/3 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("401"), std::string::npos) << md;
 }
 
 TEST(ReportUntrusted, HostBlasIsNoShareOfTheDevicesPeak) {

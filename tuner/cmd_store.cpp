@@ -151,15 +151,17 @@ int cmd_simulate(const SimulateOptions& o) {
     const SimulationResult& r = results.emplace_back(simulate(space, times, name, so));
     random_expected = r.random_expected_evaluations;
     if (o.json) {
-      nlohmann::json row = {{"strategy", name},
-                            {"median_evaluations", r.median},
-                            {"reached", r.reached},
-                            {"seeds", r.runs.size()},
-                            {"budget", r.budget},
-                            {"best_ms", r.best_time},
-                            {"configurations", space.size()},
-                            {"random_expected_evaluations", r.random_expected_evaluations},
-                            {"told", r.told}};
+      nlohmann::json row = {
+          {"strategy", name},
+          {"median_evaluations",
+           r.median_within_budget() ? nlohmann::json(r.median) : nlohmann::json(nullptr)},
+          {"reached", r.reached},
+          {"seeds", r.runs.size()},
+          {"budget", r.budget},
+          {"best_ms", r.best_time},
+          {"configurations", space.size()},
+          {"random_expected_evaluations", r.random_expected_evaluations},
+          {"told", r.told}};
       if (o.curve) {
         nlohmann::json curve = nlohmann::json::object();
         for (std::size_t c = 0; c < so.checkpoints.size(); ++c) {
@@ -171,7 +173,12 @@ int cmd_simulate(const SimulateOptions& o) {
     } else {
       std::printf("%-12s", name.c_str());
       for (const double f : r.mean_fraction) std::printf(" %6.3f", f);
-      std::printf(" %28.1f %7zu/%zu\n", r.median, r.reached, r.runs.size());
+      if (r.median_within_budget()) {
+        std::printf(" %28.1f %7zu/%zu\n", r.median, r.reached, r.runs.size());
+      } else {
+        std::printf(" %28s %7zu/%zu\n", (">" + std::to_string(r.budget)).c_str(), r.reached,
+                    r.runs.size());
+      }
     }
   }
   // The chart before the replays are stored: a chart that cannot be written (exit 2) leaves

@@ -46,6 +46,12 @@ struct SimulationResult {
   std::vector<SimulationRun> runs;
   std::size_t reached = 0;  // runs that reached the target
   double median = 0;        // of the runs' evaluations, counting "not reached" as budget + 1
+  // The median when more than half the runs reached the target; nothing when it lies past the
+  // budget (budget + 1 would be a count of evaluations that no run made).
+  std::optional<double> median_within_budget() const {
+    if (2 * reached > runs.size()) return median;
+    return std::nullopt;
+  }
   std::vector<double> mean_fraction;  // per checkpoint, over the runs
   // Random sampling without repetition needs (N + 1) / (k + 1) evaluations on average to find
   // one of the k points within the target among N; with `told`, N counts the points not told.
