@@ -319,7 +319,8 @@ TEST(BadInputCli, BenchRefusesBadOptionsSizesAndDatabasesBeforeCreatingAnything)
                         "99999999999999999999999"}) {
     expect_refused(bench({"--n", n}), kExitUsage, "--n");
   }
-  for (const char* shape : {"8x64", "8x64x64x2", "0x64x64", "8xax64", "8x64x64,", "x64x64"}) {
+  // "": no shape, not the default sweep of squares (minutes).
+  for (const char* shape : {"8x64", "8x64x64x2", "0x64x64", "8xax64", "8x64x64,", "x64x64", ""}) {
     expect_refused(bench({"--shape", shape}), kExitUsage, "--shape");
   }
   expect_refused(bench({"--n", "64", "--precision", "12"}), kExitUsage, "--precision");

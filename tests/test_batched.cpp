@@ -444,7 +444,15 @@ TEST(BatchedCli, TuneBestAndBenchABatch) {
   const auto naive = test::run_mmtune(
       {"best", "--n", "32", "--batch", "50", "--kernel", "naive", "--db", db, "--json"});
   ASSERT_EQ(naive.exit_code, 0) << naive.err;
-  EXPECT_TRUE(nlohmann::json::parse(naive.out).at("kernel_gflops").is_null()) << naive.out;
+  // Without --device an array, even of one device (its shape followed the database's contents).
+  const auto bests = nlohmann::json::parse(naive.out);
+  ASSERT_TRUE(bests.is_array() && bests.size() == 1) << naive.out;
+  EXPECT_TRUE(bests[0].at("kernel_gflops").is_null()) << naive.out;
+  // An unknown --platform is refused, not taken as "the only stored device".
+  EXPECT_EQ(
+      test::run_mmtune({"best", "--n", "32", "--batch", "50", "--platform", "nowhere", "--db", db})
+          .exit_code,
+      3);
   EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM best WHERE batch = 50"),
             test::count_rows(db, "SELECT COUNT(*) FROM best"));
   const auto best = test::run_mmtune({"best", "--n", "32", "--batch", "50", "--db", db});

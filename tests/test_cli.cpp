@@ -152,6 +152,19 @@ TEST(Cli, UnknownDeviceNamesWhatExists) {
   EXPECT_NE(r.err.find("pthread-"), std::string::npos);
   EXPECT_EQ(run_mmtune({"--device", "42", "--n", "64"}).exit_code, 3);
   EXPECT_EQ(run_mmtune({"--device", "basic", "--platform", "nowhere", "--n", "64"}).exit_code, 3);
+  // An unknown platform alone is refused too, not ignored.
+  EXPECT_EQ(run_mmtune({"space", "--kernel", "tiled", "--platform", "nowhere"}).exit_code, 3);
+  EXPECT_EQ(
+      run_mmtune({"space", "--spec", std::string(MMTUNE_EXAMPLES_DIR) + "/kernels/transpose.toml",
+                  "--size", "64,64", "--platform", "nowhere"})
+          .exit_code,
+      3);
+  // A spec tune takes one device: --device all is said to be GEMM's.
+  const auto all =
+      run_mmtune({"tune", "--spec", std::string(MMTUNE_EXAMPLES_DIR) + "/kernels/transpose.toml",
+                  "--size", "64,64", "--device", "all", "-q"});
+  EXPECT_EQ(all.exit_code, 2) << all.err;
+  EXPECT_NE(all.err.find("a spec tune takes one device"), std::string::npos) << all.err;
 }
 
 TEST(Cli, NoOpenClPlatformIsExitThree) {

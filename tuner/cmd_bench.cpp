@@ -243,6 +243,9 @@ void BenchCommands::add(CLI::App& app) {
 int BenchCommands::run() const {
   if (bench->parsed()) {
     BenchCliOptions o = bench_opt;
+    if (bench->count("--shape") > 0 && o.shapes.empty()) {
+      throw UsageError("--shape needs one or more shapes MxNxK");
+    }
     o.squares = bench_sizes->count() > 0 || o.shapes.empty();
     return cmd_bench(bench_dev, o);
   }

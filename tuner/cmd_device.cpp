@@ -102,7 +102,10 @@ int cmd_space(const std::string& kernel, const std::string& space, const std::st
   const auto kind = parse_kernel_kind(kernel);
   if (!kind) throw UsageError("unknown kernel '" + kernel + "' (tiled, direct, naive, classic)");
   std::optional<DeviceInfo> info;
-  if (!device.empty()) info = select_device(list_devices(), device, platform).info;
+  // --platform alone names that platform's default device (and an unknown one is refused).
+  if (!device.empty() || !platform.empty()) {
+    info = select_device(list_devices(), device, platform).info;
+  }
   const auto prec = static_cast<Precision>(precision);
   const SpaceSummary s = summarize(*kind, space == "quick" ? SpaceSize::kQuick : SpaceSize::kFull,
                                    info ? &*info : nullptr, prec);

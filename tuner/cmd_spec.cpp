@@ -82,7 +82,10 @@ int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
     throw UsageError(spec_path + " needs --size " + names);
   }
   std::optional<DeviceInfo> info;
-  if (!device.empty()) info = select_device(list_devices(), device, platform).info;
+  // --platform alone names that platform's default device (and an unknown one is refused).
+  if (!device.empty() || !platform.empty()) {
+    info = select_device(list_devices(), device, platform).info;
+  }
   SpecInstance instance(spec, parse_spec_sizes(sizes), info ? &*info : nullptr);
 
   // Counted by the first reason a configuration fails, like a tune's ExceedsLimits statuses.
@@ -204,6 +207,9 @@ int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnviro
   req.finalists = t.finalists;
   req.confirm_rounds = t.confirm_rounds;
   req.command_line = command_line;
+  if (d.device == "all") {
+    throw UsageError("--device all tunes a GEMM on every device; a spec tune takes one device");
+  }
   const auto devices = list_devices();
   const Device& device = select_device(devices, d.device, d.platform);
   const std::string db = database_path(t.db);

@@ -301,6 +301,7 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
     try {
       devices.push_back(select_device(list_devices(), dopt.device, dopt.platform).info);
     } catch (const NoDeviceError&) {
+      if (dopt.device.empty()) throw;  // an unknown --platform names no stored device
       devices.push_back(find_stored_device(store, dopt.device));
     }
   }
@@ -329,8 +330,9 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
                           ? rows::measured_hint(store, devices.front().key, o.kernel)
                           : ""));
   }
-  // One device asked for: one object; all devices: an array.
-  if (o.json) std::cout << (devices.size() == 1 ? all.front() : all).dump(2) << "\n";
+  // One device asked for: one object; all devices: an array, however many are stored.
+  const bool one_asked = !dopt.device.empty() || !dopt.platform.empty();
+  if (o.json) std::cout << (one_asked ? all.front() : all).dump(2) << "\n";
   return kExitOk;
 }
 
