@@ -33,6 +33,8 @@ void add(KnownMeasurements& known, const KernelConfig& c, double ms, Status stat
   known[{m.record.kernel, m.record.config}] = m;
 }
 
+const std::vector<KernelKind> kBoth = {KernelKind::kTiled, KernelKind::kDirect};
+
 // The defaults a user has face the best side by side unless they were measured more than
 // kFarBehind times slower than the fastest: no drift or load makes up that gap, and confirming
 // the direct kernel's default cost a 3-minute 4096^3 tune 25 s a round.
@@ -45,7 +47,7 @@ TEST(Finalists, DefaultsFarBehindTheFastestAreNotConfirmed) {
   add(known, near, 3.9);
   add(known, far, 4.1);
   add(known, early_stopped, 30.0, Status::kSlowerEarlyStop);
-  const auto finalists = pick_finalists(known, {}, {near, far, unmeasured, early_stopped}, 1,
+  const auto finalists = pick_finalists(known, kBoth, {}, {near, far, unmeasured, early_stopped}, 1,
                                         FamilyRegistry::builtin());
   const auto names = [](const std::vector<KernelConfig>& v) {
     std::vector<std::string> out;
@@ -57,7 +59,7 @@ TEST(Finalists, DefaultsFarBehindTheFastestAreNotConfirmed) {
   // Times compare in the speed of the search's start: measured while the machine ran at half
   // speed, 4.1 ms is 2.05 then.
   add(known, far, 4.1, Status::kOk, 2.0);
-  EXPECT_EQ(names(pick_finalists(known, {}, {far}, 1, FamilyRegistry::builtin())),
+  EXPECT_EQ(names(pick_finalists(known, kBoth, {}, {far}, 1, FamilyRegistry::builtin())),
             names({tiled(16), far}));
 
   // A first run stopped at a limit far behind (its time a lower bound) is as far behind; a
@@ -66,8 +68,21 @@ TEST(Finalists, DefaultsFarBehindTheFastestAreNotConfirmed) {
   add(known, stopped, 30.0, Status::kTimeout);
   add(known, hung, 0.0, Status::kTimeout);
   known.at({"tiled", to_string(hung)}).record.result.routine_ms.clear();
-  EXPECT_EQ(names(pick_finalists(known, {}, {stopped, hung}, 1, FamilyRegistry::builtin())),
+  EXPECT_EQ(names(pick_finalists(known, kBoth, {}, {stopped, hung}, 1, FamilyRegistry::builtin())),
             names({tiled(16), hung}));
+}
+
+// A tune of one kernel confirms that kernel: the store's faster rows of another at the same
+// problem (an earlier tune of it) took every finalist's place, and its best was set again.
+TEST(Finalists, OnlyTheTunedKernelsAreFinalists) {
+  KnownMeasurements known;
+  add(known, tiled(16), 1.0);
+  add(known, tiled(32), 1.1);
+  add(known, DirectConfig{}, 2.0);
+  const auto finalists =
+      pick_finalists(known, {KernelKind::kDirect}, {}, {}, 2, FamilyRegistry::builtin());
+  ASSERT_EQ(finalists.size(), 1u);
+  EXPECT_EQ(to_string(finalists[0]), to_string(KernelConfig(DirectConfig{})));
 }
 
 // The rule itself: this session's evaluations of a kernel, at least kRetireAfter, each failed

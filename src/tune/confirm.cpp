@@ -34,8 +34,8 @@ void TuneSession::confirm() {
     for (auto k : request_.kernels) {
       bests.push_back(store_.best(device_.info.key, request_.problem, kernel_name(k)));
     }
-    finalists_ =
-        pick_finalists(known_, bests, always_finalists(), request_.finalists, *request_.families);
+    finalists_ = pick_finalists(known_, request_.kernels, bests, always_finalists(),
+                                request_.finalists, *request_.families);
     // The search's fastest single measurement, for the summary to set beside the confirmed best.
     for (const auto& [k, m] : known_) {
       if (!is_searched(m.config) || m.record.result.status != Status::kOk ||

@@ -38,12 +38,14 @@ bool all_far_behind(const KnownMeasurements& known, KernelKind kind, std::int64_
 }
 
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
+                                         const std::vector<KernelKind>& kernels,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,
                                          const FamilyRegistry& families) {
   std::vector<const KnownMeasurement*> ok;
   for (const auto& [k, m] : known) {
-    if (m.config && ok_time(m.record.result) && m.config->kind()->role() == FamilyRole::kSearched) {
+    if (m.config && ok_time(m.record.result) && m.config->kind()->role() == FamilyRole::kSearched &&
+        std::find(kernels.begin(), kernels.end(), kind_of(*m.config)) != kernels.end()) {
       ok.push_back(&m);
     }
   }

@@ -43,7 +43,11 @@ double fastest_normalized_ms(const KnownMeasurements& known);
 // Whether every measurement of `kind` in session `session_id`, at least kRetireAfter of them,
 // failed or ran far behind the fastest: its search ends (session_search.cpp).
 bool all_far_behind(const KnownMeasurements& known, KernelKind kind, std::int64_t session_id);
+// The fastest Ok configurations of the tuned `kernels` (the store may hold others at this
+// problem: a tune of one kernel neither confirms nor sets another's best), the stored bests and
+// the defaults not far behind.
 std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
+                                         const std::vector<KernelKind>& kernels,
                                          const std::vector<std::optional<BestRecord>>& bests,
                                          const std::vector<KernelConfig>& always, std::size_t count,
                                          const FamilyRegistry& families);

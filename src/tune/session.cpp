@@ -141,8 +141,8 @@ double TuneSession::confirmation_round_s() const {
   // The finalists as they stand, each once (a seed or the drift reference is often among the
   // fastest: counted twice, a 4096^3 tune reserved 54 s for two rounds that took 42), and as
   // many more at the best time as the search has yet to find.
-  const auto finalists =
-      pick_finalists(known_, {}, always_finalists(), request_.finalists, *request_.families);
+  const auto finalists = pick_finalists(known_, request_.kernels, {}, always_finalists(),
+                                        request_.finalists, *request_.families);
   double ms = 0;
   for (const KernelConfig& c : finalists) {
     const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
@@ -157,7 +157,9 @@ double TuneSession::confirmation_round_s() const {
   }
   std::size_t found = 0;  // searched configurations that ran Ok: the fastest are finalists
   for (const auto& [k, m] : known_) {
-    found += is_searched(m.config) && ok_time(m.record.result);
+    found += is_searched(m.config) && ok_time(m.record.result) &&
+             std::find(request_.kernels.begin(), request_.kernels.end(), kind_of(*m.config)) !=
+                 request_.kernels.end();
   }
   // Finalists not found yet cost about the best's time (any count: a library caller's too).
   ms += double(request_.finalists - std::min(found, request_.finalists)) * finalist_cost_ms(best);
