@@ -148,6 +148,30 @@ TEST(SpecSession, ASpecTheWorkerRefusesLeavesTheStoreAsItWas) {
   EXPECT_EQ(test::count_rows(dir / "s.db", "SELECT COUNT(*) FROM devices"), 0);
 }
 
+TEST(SpecSession, TheConfirmationKeepsToTheTimeLimit) {
+  // Past the limit one round still runs (an unconfirmed best is what it prevents), no more: all
+  // three ran, each finalist up to 60 s a round.
+  test::TempDir dir;
+  write_spec(dir, "a = [1, 2]");
+  const KernelSpec spec = parse_spec_file(dir / "s.toml");
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  {
+    Store store(dir / "s.db");
+    store.upsert_device(d);
+    store.add_measurement(stored(spec, d, "a=1", Status::kOk, 0.05));
+    store.add_measurement(stored(spec, d, "a=2", Status::kOk, 0.06));
+  }
+  const auto r =
+      test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device", "pthread",
+                        "--db", dir / "s.db", "--time-limit", "0.1s", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "time-limit");
+  EXPECT_EQ(j["confirm_rounds"], 1);
+  EXPECT_EQ(j["evaluations"], 2) << "one round of the two finalists";
+  EXPECT_FALSE(j["best"].is_null());
+}
+
 TEST(SpecSession, ASpaceOfMillionsIsSearched) {
   // 2,000,000 valid configurations: the space is held as the strategies' numbers only.
   test::TempDir dir;

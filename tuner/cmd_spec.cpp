@@ -229,7 +229,8 @@ int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnviro
                         {"configurations", s.space},
                         {"evaluations", s.evaluations},
                         {"reused", s.reused},
-                        {"worker_restarts", s.worker_restarts}};
+                        {"worker_restarts", s.worker_restarts},
+                        {"confirm_rounds", s.confirm_rounds}};
     nlohmann::json statuses = nlohmann::json::object();
     for (const auto& [status, n] : s.by_status) statuses[to_string(status)] = n;
     j["by_status"] = statuses;

@@ -297,7 +297,7 @@ TuneOutcome search(Strategy& strategy, const SpecSpace& space, SpecMeasurer& mea
 // text (an import) is still one finalist, measured under its canonical text.
 void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer, Store& store,
              const Device& device, const KernelSpec& spec, const SpecTuneRequest& r,
-             const std::atomic<bool>& stop, SpecTuneSummary& out) {
+             Clock::time_point start, const std::atomic<bool>& stop, SpecTuneSummary& out) {
   const GemmProblem problem = spec_problem(r.sizes);
   std::vector<std::string> finalists;
   for (const std::size_t i : known.fastest(r.finalists)) finalists.push_back(space.text(i));
@@ -318,19 +318,29 @@ void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer
   if (r.finalists == 0 || r.confirm_rounds == 0 || finalists.empty()) return;
 
   std::map<std::string, std::vector<MeasurementRecord>> rounds;
+  std::size_t rounds_run = 0;
+  double round_s = 0;  // the last round's duration: the next one's estimate
   for (std::size_t round = 0; round < r.confirm_rounds && !stop; ++round) {
+    // As in the GEMM session: one round even past the time limit (an unconfirmed best is what
+    // the confirmation prevents), a further one only when it ends within the limit.
+    if (round > 0 && r.time_limit_s > 0 && seconds_since(start) + round_s > r.time_limit_s) break;
+    const double round_start = seconds_since(start);
     // Each round starts one finalist later: none is always measured first (or last).
-    for (std::size_t i = 0; i < finalists.size(); ++i) {
+    bool whole = true;
+    for (std::size_t i = 0; i < finalists.size() && whole; ++i) {
       const std::string& text = finalists[(i + round) % finalists.size()];
       const auto rec = measurer.measure(text, TimingOptions{}, 60.0, stop);
-      if (!rec) break;
-      if (rec->result.status == Status::kOk) rounds[text].push_back(*rec);
+      whole = rec.has_value();  // nothing: interrupted
+      if (rec && rec->result.status == Status::kOk) rounds[text].push_back(*rec);
     }
+    round_s = seconds_since(start) - round_start;
+    rounds_run += whole;
   }
+  out.confirm_rounds = rounds_run;
   // Each finalist's median round; a finalist that failed a round is out.
   std::optional<MeasurementRecord> winner;
   for (const auto& [text, recs] : rounds) {
-    if (recs.size() < r.confirm_rounds) continue;
+    if (rounds_run == 0 || recs.size() < rounds_run) continue;
     std::vector<double> ms;
     for (const auto& rec : recs) ms.push_back(rec.result.median_ms);
     const double med = median(ms);
@@ -400,7 +410,7 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
       search(*strategy, space, measurer, r, out.reused, known.best_ms(), start, stop);
   if (!stop) {
     const KnownResults now(store.measurements(device.info.key, problem, out.kernel), space);
-    confirm(space, now, measurer, store, device, spec, r, stop, out);
+    confirm(space, now, measurer, store, device, spec, r, start, stop, out);
   }
 
   if (const auto b = store.best(device.info.key, problem, out.kernel)) {

@@ -46,6 +46,7 @@ struct SpecTuneSummary {
   std::optional<MeasurementRecord> best;            // the stored best after the confirmation
   std::optional<MeasurementRecord> default_config;  // the spec's default, as confirmed
   std::size_t worker_restarts = 0;
+  std::size_t confirm_rounds = 0;  // rounds the confirmation ran (a time limit can end it early)
   double total_s = 0;
 };
 
