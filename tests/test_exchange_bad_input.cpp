@@ -86,6 +86,8 @@ TEST(ExchangeBadInput, TheValidSampleImports) {
   spec["measurements"][0]["kernel"] = "spec:copy:0123456789abcdef";
   spec["measurements"][0]["config"] = "wg=64";
   spec["measurements"][0]["gbps"] = 2.7e6;  // a naive count of a GEMM's traffic at 0.2 ms
+  // A spec's sizes, not a GEMM's: a reduction of 2^40 elements (GEMM's limits refused 2^24).
+  spec["measurements"][0]["problem"]["m"] = std::int64_t(1) << 40;
   spec["measurements"][0]["measured_at"] = "2024-01-01T00:00:05Z";
   EXPECT_EQ(import_text(store, spec.dump(), "spec").measurements_added, 1u);
 }

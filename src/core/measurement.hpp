@@ -51,6 +51,10 @@ struct Measurement {
   double max_error = 0.0;  // largest |C - reference|
 };
 
+// No memory or cache serves 1 ZB/s: a larger rate is a broken count or time, stored by no
+// measurement and taken by no import.
+inline constexpr double kMaxGbps = 1e12;
+
 // What a strategy learns from a measurement: its median time when the variant was timed (Ok,
 // or SlowerEarlyStop with the time of its one run), nothing when it failed. The tuner and the
 // replay (replay.hpp) share this rule, so that a replay tells a strategy what a tuning run told it.

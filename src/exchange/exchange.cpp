@@ -144,11 +144,14 @@ std::string read_source(const Field& f) {
   return s;
 }
 
-GemmProblem read_problem(const Field& f) {
+// A spec kernel's "problem" holds its sizes, which a spec takes up to 2^53 - 1 (docs/spec.md):
+// no GEMM limits apply to them.
+GemmProblem read_problem(const Field& f, bool spec_sizes = false) {
   GemmProblem p;
-  p.m = std::size_t(f.at("m").integer(1, kMaxDim));
-  p.n = std::size_t(f.at("n").integer(1, kMaxDim));
-  p.k = std::size_t(f.at("k").integer(1, kMaxDim));
+  const std::int64_t max_dim = spec_sizes ? (std::int64_t(1) << 53) - 1 : kMaxDim;
+  p.m = std::size_t(f.at("m").integer(1, max_dim));
+  p.n = std::size_t(f.at("n").integer(1, max_dim));
+  p.k = std::size_t(f.at("k").integer(1, max_dim));
   const auto bits = f.at("precision").integer(16, 64);
   if (bits != 16 && bits != 32 && bits != 64) f.at("precision").fail("expected 16, 32 or 64");
   p.precision = static_cast<Precision>(bits);
@@ -159,6 +162,7 @@ GemmProblem read_problem(const Field& f) {
   p.trans_b = f.at("trans_b").boolean();
   // Files from before batches have none: one multiplication.
   if (const auto b = f.optional("batch")) p.batch = std::size_t(b->integer(1, kMaxDim));
+  if (spec_sizes) return p;
   try {
     validate(p);
   } catch (const UsageError& e) {
@@ -248,7 +252,7 @@ ImportData read_mmtune_export(const json& j) {
     s.seed = f.at("seed").unsigned_integer();
     s.budget = std::size_t(f.at("budget").integer(0, std::int64_t(1) << 40));
     s.time_limit_s = f.at("time_limit_s").number(0.0, 1e9);
-    s.problem = read_problem(f.at("problem"));
+    s.problem = read_problem(f.at("problem"), is_spec_kernel(s.kernels));
     s.started_at = f.at("started_at").timestamp();
     if (const auto e = f.optional("ended_at")) {
       s.ended_at = e->timestamp();
@@ -275,7 +279,7 @@ ImportData read_mmtune_export(const json& j) {
     }
     r.device_key = known_device(f.at("device_key"));
     r.config = read_config(f.at("kernel"), f.at("config"), r.kernel);
-    r.problem = read_problem(f.at("problem"));
+    r.problem = read_problem(f.at("problem"), is_spec_kernel(r.kernel));
     Measurement& x = r.result;
     const auto status = parse_status(f.at("status").text(32));
     if (!status) f.at("status").fail("unknown status");
@@ -365,7 +369,7 @@ ImportData read_mmtune_export(const json& j) {
     ImportedBest b;
     b.device_key = known_device(f.at("device_key"));
     b.kernel = f.at("kernel").text(kNameMax);  // must be its measurement's, checked on import
-    b.problem = read_problem(f.at("problem"));
+    b.problem = read_problem(f.at("problem"), is_spec_kernel(b.kernel));
     b.measurement = f.at("measurement").integer(1, std::numeric_limits<std::int64_t>::max());
     const auto m = std::find_if(data.measurements.begin(), data.measurements.end(),
                                 [&](const MeasurementRecord& r) { return r.id == b.measurement; });

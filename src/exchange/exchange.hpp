@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/measurement.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
@@ -28,9 +29,9 @@ inline constexpr int kMaxImportDepth = 64;
 inline constexpr double kMaxImportGflops = 1e7;
 // The longest session command line an import takes; an export cuts longer ones to it.
 inline constexpr std::size_t kMaxCommandLineBytes = 16384;
-// GB/s: only a bound against garbage (1 ZB/s): a spec's bytes may count traffic that caches
-// serve, so mmtune stores any rate its time gives.
-inline constexpr double kMaxImportGbps = 1e12;
+// GB/s: only a bound against garbage (1 ZB/s), the one a spec's measurement has: its bytes may
+// count traffic that caches serve.
+inline constexpr double kMaxImportGbps = kMaxGbps;
 // A GEMM result's GFLOPS and its time agree within this share (files written by hand round).
 inline constexpr double kRateTolerance = 1e-3;
 // The kernel name of CLBlast results that do not map onto the tiled kernel. Stored for

@@ -121,11 +121,12 @@ std::optional<double> spec_metric(const KernelSpec& spec, const std::optional<Sp
   } catch (const EvaluationError& e) {
     throw UsageError(metric->where + ": " + e.what());
   }
-  // A count of operations or bytes: a negative one would be stored as a negative rate.
-  if (!(v > 0 && std::isfinite(v))) {
+  // A count of operations or bytes: a negative one would be stored as a negative rate, and from
+  // 2^53 on (9 PB in one run) it is no count a run makes but a wrong expression.
+  if (!(v > 0 && v < 9007199254740992.0)) {
     std::ostringstream out;
     out << metric->where << ": '" << metric->text << "' is " << v
-        << " for these sizes, not a count";
+        << " for these sizes, not a count (0 < count < 2^53)";
     throw UsageError(out.str());
   }
   return v;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -435,9 +436,16 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
   m.min_ms = *std::min_element(m.routine_ms.begin(), m.routine_ms.end());
   m.max_ms = *std::max_element(m.routine_ms.begin(), m.routine_ms.end());
   m.kernel_median_ms = median(m.kernel_ms);
-  // No bound for GB/s: caches serve a kernel faster than the memory bandwidth the roofline
-  // measures.
+  // GB/s is not bounded by the memory bandwidth the roofline measures (caches serve a kernel
+  // faster), only against garbage, as an import bounds it.
   if (bytes_) m.gbps = *bytes_ / (m.median_ms * 1e6);
+  if (m.gbps > kMaxGbps) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "%.3g GB/s is beyond any memory or cache: the spec's bytes or the time is wrong",
+                  m.gbps);
+    return fail(Status::kMeasurementError, why);
+  }
   if (flops_) {
     m.gflops = *flops_ / (m.median_ms * 1e6);
     m.kernel_gflops = m.kernel_median_ms > 0 ? *flops_ / (m.kernel_median_ms * 1e6) : 0.0;
