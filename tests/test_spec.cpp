@@ -178,6 +178,20 @@ TEST(Spec, AGridDivisorBeyondRangeExcludesTheConfiguration) {
       << instance.violation(point);
 }
 
+// A global size from 2^53 on is refused: with a local size of 4096 it wrapped to 0 at a width of
+// 2^52, a launch of nothing that verified nothing (reference "none") and was timed.
+TEST(Spec, AGlobalSizeBeyondRangeExcludesTheConfiguration) {
+  test::TempDir dir;
+  const KernelSpec spec = edited_convolution(
+      dir, "grid_div_x = [\"block_size_x\", \"tile_size_x\"]", "grid_div_x = [\"1\"]");
+  const DeviceInfo dev = roomy_device();
+  SpecInstance instance(spec, {4503599627370496, 64, 3}, &dev);  // 2^52
+  const auto point =
+      instance.parse("block_size_x=16 block_size_y=4 tile_size_x=2 tile_size_y=2 use_padding=1");
+  EXPECT_NE(instance.violation(point).find("beyond 2^53"), std::string::npos)
+      << instance.violation(point);
+}
+
 TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
   test::TempDir dir;
   std::filesystem::copy(kExamples + "/convolution.cl", dir / "convolution.cl");

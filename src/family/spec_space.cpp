@@ -254,7 +254,14 @@ SpecLaunchSizes SpecInstance::launch(const SpecPoint& point) {
         }
         div = std::size_t(product);
       }
-      l.global.push_back((problem[d] + div - 1) / div * l.local[d]);
+      const std::size_t groups = problem[d] / div + (problem[d] % div != 0);
+      // In double: groups times local could wrap to 0, a launch of nothing that "ran".
+      if (double(groups) * double(l.local[d]) >= 9007199254740992.0) {
+        throw EvaluationError("global size in dimension " + std::to_string(d) + " is " +
+                              std::to_string((long double)(double(groups) * double(l.local[d]))) +
+                              ", beyond 2^53");
+      }
+      l.global.push_back(groups * l.local[d]);
     }
   }
   for (std::size_t i = 0; i < arguments_.size(); ++i) {
