@@ -69,6 +69,8 @@ TEST(Cli, CompletionAndTheCliReferenceFollowTheOptions) {
   EXPECT_EQ(complete("mmtune tune --time", 2), "--time-limit\n");
   EXPECT_EQ(complete("mmtune report --op", 2), "--open\n");
   EXPECT_NE(complete("mmtune --", 1).find("--verbose"), std::string::npos);
+  // Before any command, the default command's (tune's) options: "mmtune --n 2048" is tune.
+  EXPECT_EQ(complete("mmtune --time", 1), "--time-limit\n");
 
   r = run_mmtune({"cli-reference"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -13,11 +13,13 @@
 
 namespace mmtune::cli {
 
-void add_device_options(CLI::App* app, DeviceOptions& o) {
+void add_device_options(CLI::App* app, DeviceOptions& o, const std::string& device_help) {
   app->add_option("-d,--device", o.device,
-                  "device: index as listed by 'mmtune devices', or part of its name (tune: all, "
-                  "every device of the host); default: the most capable (compute units x clock "
-                  "x fp32 vector width, as 'mmtune devices' shows)");
+                  !device_help.empty()
+                      ? device_help
+                      : "device: index as listed by 'mmtune devices', or part of its name (tune: "
+                        "all, every device of the host); default: the most capable (compute units "
+                        "x clock x fp32 vector width, as 'mmtune devices' shows)");
   app->add_option("--platform", o.platform,
                   "narrow the device choice to one platform (index or name)");
 }

@@ -36,7 +36,8 @@ struct ProblemOptions {
   bool given() const { return !m.empty() || !n.empty() || !k.empty(); }
 };
 
-void add_device_options(CLI::App* app, DeviceOptions& o);
+// `device_help` replaces the --device help where the command resolves devices its own way.
+void add_device_options(CLI::App* app, DeviceOptions& o, const std::string& device_help = "");
 // `what` prefixes the help texts, e.g. "clblast: ".
 void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& what = "");
 // --batch: where a problem may be a strided batch (tune, best, run).

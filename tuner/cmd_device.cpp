@@ -143,9 +143,9 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
   const auto sources = load_sources(g);
   const auto devices = list_devices();
   const Device& device = select_device(devices, dopt.device, dopt.platform);
-  spdlog::info("device [{}] {}", device.info.index, device.info.name);
   Runner runner(device, sources);
-  runner.set_problem(problem, seed);
+  runner.set_problem(problem, seed);  // refuses what the device cannot run, before any output
+  spdlog::info("device [{}] {}", device.info.index, device.info.name);
   const Measurement m = runner.evaluate(config);
   if (json) {
     nlohmann::json j = {{"device", to_json(device.info)},

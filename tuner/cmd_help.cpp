@@ -75,7 +75,11 @@ std::string bash_completion(const CLI::App& app) {
       << "\" ;;\n";
   }
   // No command yet: the commands, and the default command's (tune's) options.
-  s << "    *) words=\"" << names.substr(1) << global << "\" ;;\n"
+  std::string tune_words;
+  for (const CLI::App* c : commands(app)) {
+    if (c->get_name() == "tune") tune_words = option_words(*c);
+  }
+  s << "    *) words=\"" << names.substr(1) << tune_words << global << "\" ;;\n"
     << "  esac\n"
     << "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
     << "}\n"

@@ -415,7 +415,9 @@ void StoreCommands::add(CLI::App& app) {
                      "with --curve: store the curves in the database, for mmtune report");
 
   best = app.add_subcommand("best", "print the stored best configuration for a problem");
-  add_device_options(best, best_dev);
+  add_device_options(best, best_dev,
+                     "device: index or part of its name on this host, or a stored device's key "
+                     "or name (it need not be present); default: every stored device");
   add_problem_options(best, best_prob);
   add_batch_option(best, best_prob);
   best->add_option("--kernel", best_opt.kernel,
