@@ -49,7 +49,7 @@ def curves(out, seeds):
         for r in rows:
             f = r["mean_fraction"]
             cells = [f"{f[c]:.3f}" for c in CHECKPOINTS]
-            lines.append(row(r["strategy"], cells + [f"{r['median_evaluations']:.1f}" if r["median_evaluations"] is not None else f"> {r['budget']}", f"{r['reached']}/{r['seeds']}"]))
+            lines.append(row(r["strategy"], cells + [f"{r['median_evaluations']:.1f}" if r["median_evaluations"] is not None else f">{r['budget']}", f"{r['reached']}/{r['seeds']}"]))
             if n.startswith("GEMM"):
                 gemm.setdefault(r["strategy"], []).append(f)
         lines += ["", f"![{n}]({n}.svg)", ""]

@@ -139,6 +139,10 @@ TEST(Cli, BadOptionsAreUsageErrors) {
   expect_usage_error({"--n", "64", "--strategy", "magic"}, "strategy");
   expect_usage_error({"--n", "64", "--time-limit", "soon"}, "not a duration");
   expect_usage_error({"--n", "64", "--kernel", "fastest"}, "unknown kernel");
+  // An option's value that names a command is a value: "best" turned the default command off.
+  expect_usage_error({"--n", "64", "--kernel", "best"}, "unknown kernel 'best'");
+  // What was not expected, in the order given (CLI11 listed it backwards).
+  expect_usage_error({"history", "--foo", "bar", "baz"}, "not expected: --foo bar baz");
   expect_usage_error({"--n", "64", "--strategy", "annealing", "--strategy-option", "heat=1"},
                      "has no option 'heat'");
   expect_usage_error({"--n", "64", "--strategy-option", "kappa=much"}, "not NAME=NUMBER");

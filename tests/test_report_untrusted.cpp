@@ -63,6 +63,9 @@ TEST(ReportUntrusted, AMedianPastTheBudgetIsNoCount) {
   const std::string md = write_markdown(store, dir / "r");
   EXPECT_NE(md.find("| \\>400 | 1/3 |"), std::string::npos) << md;
   EXPECT_EQ(md.find("401"), std::string::npos) << md;
+  const std::string csv = slurp(dir / "r/replays.csv");
+  EXPECT_NE(csv.find(",1,>400,"), std::string::npos) << csv;  // reached, median
+  EXPECT_EQ(csv.find("401"), std::string::npos) << csv;
 }
 
 TEST(ReportUntrusted, HostBlasIsNoShareOfTheDevicesPeak) {

@@ -178,8 +178,8 @@ TEST(Spec, AGridDivisorBeyondRangeExcludesTheConfiguration) {
       << instance.violation(point);
 }
 
-// A global size from 2^53 on is refused: with a local size of 4096 it wrapped to 0 at a width of
-// 2^52, a launch of nothing that verified nothing (reference "none") and was timed.
+// A global size beyond 2^53 is refused (here 2^56). Computed in size_t it could wrap: with a local
+// size of 4096 to 0 at a width of 2^52, a launch of nothing that would be timed.
 TEST(Spec, AGlobalSizeBeyondRangeExcludesTheConfiguration) {
   test::TempDir dir;
   const KernelSpec spec = edited_convolution(

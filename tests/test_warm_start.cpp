@@ -55,6 +55,32 @@ TEST_F(TunerWithADevice, AnOkRowWithoutATimeIsNoBestTime) {
   EXPECT_GT(s.best->result.median_ms, 0.0);
 }
 
+// A tune of the direct kernel neither measures nor confirms the tiled rows stored at its problem:
+// the fastest of them became its drift reference and a finalist, and tiled's best was set again.
+TEST_F(TunerWithADevice, ATuneOfOneKernelLeavesAnothersRowsAndBestAlone) {
+  MeasurementRecord fast = store_measurement(store, dev.info.key, space[0], small_problem(), 500);
+  fast.id = store.measurements(dev.info.key, small_problem(), "tiled").back().id;
+  store.set_best(fast);
+  store_measurement(store, dev.info.key, space[1], small_problem(), 400);
+  TuneRequest req = small_request("random");
+  req.kernels = {KernelKind::kDirect};
+  req.candidates.reset();
+  req.budget = 3;
+  req.finalists = 3;
+  req.drift = true;
+  const TuneSummary s = tune(dev, store, req, environment(dir), {}, kNoStop);
+  auto q = store.db().prepare(
+      "SELECT COUNT(*) FROM measurements WHERE session_id = ? AND kernel = 'tiled'");
+  q.bind(1, s.session_id);
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 0);
+  const auto best = store.best(dev.info.key, small_problem(), "tiled");
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->measurement_id, fast.id);
+  ASSERT_TRUE(s.best);
+  EXPECT_EQ(s.best->kernel, "direct");
+}
+
 // The search re-times a reference during the search (drift.hpp); the warm start's seeds (here
 // a configuration that ran fast at another shape) face the finalists side by side, whatever the
 // search saw of them.

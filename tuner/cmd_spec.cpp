@@ -253,7 +253,12 @@ int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnviro
     }
     std::printf("statuses: %s\n", statuses.empty() ? "none" : statuses.c_str());
     if (s.best) {
-      std::printf("best: %s: %s\n", s.best->config.c_str(), line(*s.best).c_str());
+      std::printf("best: %s: %s", s.best->config.c_str(), line(*s.best).c_str());
+      if (s.confirm_rounds > 0 && s.best->session_id == s.session_id) {
+        std::printf(" (confirmed in %zu side-by-side round%s)", s.confirm_rounds,
+                    s.confirm_rounds == 1 ? "" : "s");
+      }
+      std::printf("\n");
     } else {
       std::printf("no configuration ran Ok\n");
     }

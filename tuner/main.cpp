@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,14 +46,38 @@ void setup_logging(const GlobalOptions& g) {
 std::vector<std::string> with_default_command(int argc, char** argv, const CLI::App& app) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool has_command = false, wants_global = false;
-  for (const auto& a : args) {
-    for (const auto* sub : app.get_subcommands({})) has_command |= sub->check_name(a);
-    wants_global |= a == "-h" || a == "--help" || a == "--version";
+  for (const auto& a : args) wants_global |= a == "-h" || a == "--help" || a == "--version";
+  // The command is the first word that is no option (nor the global --kernels-dir's value): a
+  // later word that names one is an option's value ("--db best").
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--kernels-dir") {
+      ++i;
+      continue;
+    }
+    if (args[i].rfind('-', 0) == 0) continue;
+    for (const auto* sub : app.get_subcommands({})) has_command |= sub->check_name(args[i]);
+    break;
   }
   if (!has_command && !(wants_global && args.size() == 1) && !args.empty()) {
     args.insert(args.begin(), "tune");
   }
   return args;
+}
+
+// CLI11 (2.1) lists the arguments it did not expect from the reversed vector it consumes: put
+// them back in the order they were given.
+std::string in_given_order(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const auto colon = what.find(": ");
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr || colon == std::string::npos) {
+    return what;
+  }
+  std::vector<std::string> words;
+  std::istringstream in(what.substr(colon + 2));
+  for (std::string w; in >> w;) words.push_back(w);
+  std::string out = what.substr(0, colon + 1);
+  for (auto it = words.rbegin(); it != words.rend(); ++it) out += " " + *it;
+  return out;
 }
 
 // PoCL's CPU devices leave their worker threads to the OS unless POCL_AFFINITY=1: on a 2-core
@@ -115,7 +140,7 @@ int main(int argc, char** argv) {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "mmtune: " << one_line(e.what()) << " (see mmtune --help)\n";
+    std::cerr << "mmtune: " << one_line(in_given_order(e)) << " (see mmtune --help)\n";
     return kExitUsage;
   }
 
@@ -131,10 +156,8 @@ int main(int argc, char** argv) {
     std::string command_line = "mmtune";
     // Recorded with the session: a password in a connection URI stays out of the database, and
     // bytes that are no text (a file name's escape sequence) stay out of its exports.
-    for (int i = 1; i < argc; ++i) {
-      command_line += " " + valid_utf8(sql::redact_url(argv[i]), /*keep_lines=*/false);
-    }
-    return tune_cmds.run(g, command_line);
+    for (int i = 1; i < argc; ++i) command_line += " " + sql::redact_url(argv[i]);
+    return tune_cmds.run(g, single_line(command_line, kMaxCommandLineBytes));
   } catch (const Error& e) {
     spdlog::error("{}", e.what());
     return e.exit_code();

@@ -46,4 +46,14 @@ std::string valid_utf8(std::string_view in, bool keep_lines) {
   return out;
 }
 
+std::string single_line(std::string_view in, std::size_t max_bytes) {
+  std::string s = valid_utf8(in, /*keep_lines=*/false);
+  if (s.size() <= max_bytes) return s;
+  const std::string_view ellipsis = "\xE2\x80\xA6";
+  std::size_t cut = max_bytes - ellipsis.size();
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;  // whole characters
+  s.resize(cut);
+  return s.append(ellipsis);
+}
+
 }  // namespace mmtune

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/measurement.hpp"
+#include "core/text.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
@@ -27,8 +28,6 @@ inline constexpr std::uint64_t kMaxImportBytes = std::uint64_t(256) << 20;
 inline constexpr int kMaxImportDepth = 64;
 // No device reaches 10 PFLOPS: an imported figure above it is a broken time, not a result.
 inline constexpr double kMaxImportGflops = 1e7;
-// The longest session command line an import takes; an export cuts longer ones to it.
-inline constexpr std::size_t kMaxCommandLineBytes = 16384;
 // GB/s: only a bound against garbage (1 ZB/s), the one a spec's measurement has: its bytes may
 // count traffic that caches serve.
 inline constexpr double kMaxImportGbps = kMaxGbps;

@@ -98,22 +98,12 @@ DeviceInfo find_stored_device(Store& store, const std::string& spec) {
 
 namespace {
 
-// A session's command line as the import takes it: older databases hold argv as typed, with
-// newlines, escapes and invalid UTF-8, and of any length.
-std::string importable_command_line(const std::string& stored) {
-  std::string s = valid_utf8(stored, /*keep_lines=*/false);
-  if (s.size() <= kMaxCommandLineBytes) return s;
-  const std::string_view ellipsis = "\xE2\x80\xA6";
-  std::size_t cut = kMaxCommandLineBytes - ellipsis.size();
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;  // whole characters
-  s.resize(cut);
-  return s.append(ellipsis);
-}
-
+// A session's command line as the import takes it: databases of older versions hold argv as
+// typed, with newlines, escapes and invalid UTF-8, and of any length.
 json export_sessions(Store& store, const std::string& device_key) {
   json sessions = rows::export_sessions(store, device_key);
   for (auto& s : sessions)
-    s["command_line"] = importable_command_line(s["command_line"].get<std::string>());
+    s["command_line"] = single_line(s["command_line"].get<std::string>(), kMaxCommandLineBytes);
   return sessions;
 }
 

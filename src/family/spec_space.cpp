@@ -256,7 +256,8 @@ SpecLaunchSizes SpecInstance::launch(const SpecPoint& point) {
       }
       const std::size_t groups = problem[d] / div + (problem[d] % div != 0);
       // In double: groups times local could wrap to 0, a launch of nothing that "ran".
-      if (double(groups) * double(l.local[d]) >= 9007199254740992.0) {
+      // 2^53 itself is a size: 2^53 - 1 rounded up to a local size's multiple.
+      if (double(groups) * double(l.local[d]) > 9007199254740992.0) {
         throw EvaluationError("global size in dimension " + std::to_string(d) + " is " +
                               std::to_string((long double)(double(groups) * double(l.local[d]))) +
                               ", beyond 2^53");

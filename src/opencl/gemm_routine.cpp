@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/precision.hpp"
 #include "family/typed_family.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/host_data.hpp"

@@ -136,12 +136,12 @@ std::map<std::string, std::string> csv_files(const Data& d) {
                    "mean_fraction", "measured_at"}));
   for (const auto& r : d.replays) {  // one row per point of the curve
     for (const auto& [evaluations, fraction] : r.curve) {
-      replay.row(
-          join(join({r.key, name_of[r.key], r.kernel}, problem_fields(r.p)),
-               {r.strategy, r.settings, std::to_string(r.configurations), std::to_string(r.seeds),
-                std::to_string(r.budget), full(r.tolerance), std::to_string(r.reached),
-                full(r.median_evaluations), full(r.random_expected), std::to_string(evaluations),
-                full(fraction), r.measured_at}));
+      replay.row(join(
+          join({r.key, name_of[r.key], r.kernel}, problem_fields(r.p)),
+          {r.strategy, r.settings, std::to_string(r.configurations), std::to_string(r.seeds),
+           std::to_string(r.budget), full(r.tolerance), std::to_string(r.reached),
+           r.median_within_budget() ? full(r.median_evaluations) : ">" + std::to_string(r.budget),
+           full(r.random_expected), std::to_string(evaluations), full(fraction), r.measured_at}));
     }
   }
   files["replays.csv"] = replay.text();

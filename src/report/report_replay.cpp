@@ -62,8 +62,7 @@ void Report::replays(Doc& doc, const DeviceRow& dev, const std::string& tag) {
         }
         row.push_back(cell);
       }
-      // Half the runs or fewer within the budget: the median lies past it.
-      row.push_back(2 * r->reached > r->seeds ? number_cell(r->median_evaluations)
+      row.push_back(r->median_within_budget() ? number_cell(r->median_evaluations)
                                               : Cell{">" + std::to_string(r->budget), true});
       row.push_back(Cell{std::to_string(r->reached) + "/" + std::to_string(r->seeds), true});
       row.push_back(number_cell(double(r->seeds)));

@@ -74,6 +74,9 @@ struct Replay {
   std::int64_t configurations = 0, seeds = 0, budget = 0, reached = 0;
   double tolerance = 0.05, median_evaluations = 0, random_expected = 0;
   std::vector<std::pair<std::int64_t, double>> curve;  // (evaluations, mean fraction), ascending
+  // Whether the median lies within the budget: more than half the runs reached the target
+  // (the others count as budget + 1, an evaluation no run made).
+  bool median_within_budget() const { return 2 * reached > seeds; }
   std::string measured_at;
 };
 

@@ -217,7 +217,9 @@ void TuneSession::start() {
   store_.close_abandoned_sessions();  // earlier tunes of this host whose process is gone
   summary_.session_id = store_.begin_session(session);
   running_ = true;
-  // What the store already holds for this device and problem is not measured again.
+  // What the store already holds for this device and problem is not measured again. Another
+  // searched kernel's rows are not this tune's: they would be its drift reference, its finalists
+  // (their best set again) and the fastest its own kernels are far behind.
   if (!request_.fresh) {
     for (auto& m : store_.measurements(device_.info.key, request_.problem)) {
       KnownMeasurement k;
@@ -225,6 +227,10 @@ void TuneSession::start() {
         if (const auto kind = parse_kernel_kind(m.kernel, *request_.families))
           k.config = parse_config(*kind, m.config);
       } catch (const UsageError&) {  // a damaged row: known, never a finalist
+      }
+      if (is_searched(k.config) && std::find(request_.kernels.begin(), request_.kernels.end(),
+                                             kind_of(*k.config)) == request_.kernels.end()) {
+        continue;
       }
       k.record = std::move(m);
       known_[{k.record.kernel, k.record.config}] = std::move(k);
@@ -398,9 +404,14 @@ TuneSummary TuneSession::finish() {
   summary_.first_run_s = search_first_run_s_ - startup_first_run_s_;
   summary_.run_s = search_run_s_ - startup_run_s_;
 
-  // The summary reads back what is stored, so its figures are the database's.
+  // The summary reads back what is stored, so its figures are the database's. Its best is the
+  // fastest of the tuned kernels' bests (another kernel's, tuned before, is not this tune's).
   const std::string& key = device_.info.key;
-  const auto best = store_.best(key, request_.problem);
+  std::optional<BestRecord> best;
+  for (const KernelKind k : request_.kernels) {
+    const auto b = store_.best(key, request_.problem, kernel_name(k));
+    if (b && (!best || b->median_ms < best->median_ms)) best = b;
+  }
   for (auto& r : store_.measurements(key, request_.problem)) {
     const bool ok = r.result.status == Status::kOk;
     if (best && r.id == best->measurement_id) summary_.best = r;

@@ -202,10 +202,7 @@ std::optional<double> TuneSession::time_again(const KernelConfig& c) {
 void TuneSession::start_drift() {
   const KnownMeasurement* fastest = nullptr;
   for (const auto& [k, m] : known_) {
-    if (!is_searched(m.config) || !observed_time(m.record.result) ||
-        m.record.result.status != Status::kOk || m.record.result.median_ms <= 0) {
-      continue;
-    }
+    if (!is_searched(m.config) || !ok_time(m.record.result)) continue;
     if (!fastest || m.record.result.median_ms / m.slowdown <
                         fastest->record.result.median_ms / fastest->slowdown) {
       fastest = &m;

@@ -286,7 +286,7 @@ TuneOutcome search(Strategy& strategy, const SpecSpace& space, SpecMeasurer& mea
         measurer.measure(space.text(ask[0]), timing, limits.run_s, stop, limits.slow_first_run_s);
     if (!rec) return TuneOutcome::kInterrupted;  // mid-variant
     const auto t = observed_time(rec->result);
-    if (t && rec->result.status == Status::kOk) best_ms = std::min(best_ms, *t);
+    if (const auto ok = ok_time(rec->result)) best_ms = std::min(best_ms, *ok);
     strategy.tell({Observation{ask[0], t}});
     ++done;
   }
@@ -327,14 +327,17 @@ void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer
     const double round_start = seconds_since(start);
     // Each round starts one finalist later: none is always measured first (or last).
     bool whole = true;
+    std::map<std::string, MeasurementRecord> this_round;
     for (std::size_t i = 0; i < finalists.size() && whole; ++i) {
       const std::string& text = finalists[(i + round) % finalists.size()];
       const auto rec = measurer.measure(text, TimingOptions{}, 60.0, stop);
       whole = rec.has_value();  // nothing: interrupted
-      if (rec && rec->result.status == Status::kOk) rounds[text].push_back(*rec);
+      if (rec && rec->result.status == Status::kOk) this_round.emplace(text, *rec);
     }
     round_s = seconds_since(start) - round_start;
-    rounds_run += whole;
+    if (!whole) break;  // an interrupted round decides nothing (its rows are stored)
+    for (auto& [text, rec] : this_round) rounds[text].push_back(std::move(rec));
+    ++rounds_run;
   }
   out.confirm_rounds = rounds_run;
   // Each finalist's median round; a finalist that failed a round is out.
