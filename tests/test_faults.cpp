@@ -180,6 +180,16 @@ TEST(FaultsCli, InterruptPrintsTheSummaryExits130AndResumes) {
   EXPECT_GE(rows(db), stored);
 }
 
+// A copy of the kernels directory in `dir`, for a test to break.
+fs::path copied_kernels(const test::TempDir& dir) {
+  const fs::path kdir = dir / "kernels";
+  fs::create_directories(kdir);
+  for (const auto& e : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
+    fs::copy_file(e.path(), kdir / e.path().filename());
+  }
+  return kdir;
+}
+
 // "MWG == 64 && NWG == 64 && ..." for a configuration's canonical text.
 std::string condition(const KernelConfig& c) {
   std::istringstream in(to_string(c));
@@ -215,14 +225,8 @@ TEST(FaultsCli, BrokenVariantsOfEveryKindAreRecordedAndTheBestIsCorrect) {
 
   // A kernels directory whose tiled kernel fails to compile for one configuration and computes
   // a wrong C for another.
-  const fs::path kdir = dir / "kernels";
-  fs::create_directories(kdir);
-  for (const auto& e : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
-    fs::copy_file(e.path(), kdir / e.path().filename());
-  }
-  std::stringstream ss;
-  ss << std::ifstream(kdir / "gemm_tiled.cl").rdbuf();
-  std::string src = ss.str();
+  const fs::path kdir = copied_kernels(dir);
+  std::string src = test::slurp(kdir / "gemm_tiled.cl");
   const auto insert_before = [&](const std::string& anchor, const std::string& text) {
     const auto pos = src.find(anchor);
     ASSERT_NE(pos, std::string::npos) << anchor;
@@ -325,14 +329,8 @@ TEST(FaultsCli, AKernelsDefaultFarBehindAnotherIsStoppedAndNotMeasuredAgain) {
 // with "No configuration completed correctly.".
 TEST(FaultsCli, ATuneWithoutACorrectConfigurationFails) {
   test::TempDir dir;
-  const fs::path kdir = dir / "kernels";
-  fs::create_directories(kdir);
-  for (const auto& e : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
-    fs::copy_file(e.path(), kdir / e.path().filename());
-  }
-  std::stringstream ss;
-  ss << std::ifstream(kdir / "gemm_tiled.cl").rdbuf();
-  std::string src = ss.str();
+  const fs::path kdir = copied_kernels(dir);
+  std::string src = test::slurp(kdir / "gemm_tiled.cl");
   ASSERT_GE(test::plant_before_each(src, "VSTORE(VWM)(r, 0, c", "      r += (realM)1;\n"), 2);
   std::ofstream(kdir / "gemm_tiled.cl") << src;
   auto args = tune_args(dir / "tuning.db", "64", "2");

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "family/spec.hpp"
 #include "mmtune/device.hpp"
@@ -46,6 +48,22 @@ MeasurementRecord stored(const KernelSpec& spec, const DeviceInfo& d, const std:
   return r;
 }
 
+// Ok rows of the spec (configuration, ms) stored on the pthread device as earlier tunes or
+// imports would have; returned with their ids.
+std::vector<MeasurementRecord> store_rows(const std::string& db, const KernelSpec& spec,
+                                          const std::vector<std::pair<std::string, double>>& rows) {
+  Store store(db);
+  const DeviceInfo& d = test::pocl_device("pthread").info;
+  store.upsert_device(d);
+  std::vector<MeasurementRecord> out;
+  for (const auto& [config, ms] : rows) {
+    MeasurementRecord r = stored(spec, d, config, Status::kOk, ms);
+    r.id = store.add_measurement(r);
+    out.push_back(r);
+  }
+  return out;
+}
+
 TEST(SpecSession, AConfigurationIsToldAsItsFastestStoredResultNotItsFirst) {
   // p=10 first timed out (a busy machine), then ran. Told as its first row, it looked failed
   // and annealing started at random; told its run, annealing walks on from it.
@@ -81,13 +99,7 @@ TEST(SpecSession, AConfigurationStoredUnderAnotherTextIsTheSameConfiguration) {
   // three rounds under its canonical text.
   test::TempDir dir;
   write_spec(dir, "a = [1, 2]\nb = [1, 2]");
-  const KernelSpec spec = parse_spec_file(dir / "s.toml");
-  const DeviceInfo& d = test::pocl_device("pthread").info;
-  {
-    Store store(dir / "s.db");
-    store.upsert_device(d);
-    store.add_measurement(stored(spec, d, "b=1  a=1", Status::kOk, 1e-6));
-  }
+  store_rows(dir / "s.db", parse_spec_file(dir / "s.toml"), {{"b=1  a=1", 1e-6}});
   const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
                                    "pthread", "--db", dir / "s.db", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -108,15 +120,8 @@ TEST(SpecSession, ABestOutsideTheSpecsSpaceIsNoFinalist) {
   // stopped every later tune ("'128' is not a value of a") and left its session running.
   test::TempDir dir;
   write_spec(dir, "a = [1, 2]");
-  const KernelSpec spec = parse_spec_file(dir / "s.toml");
-  const DeviceInfo& d = test::pocl_device("pthread").info;
-  {
-    Store store(dir / "s.db");
-    store.upsert_device(d);
-    MeasurementRecord r = stored(spec, d, "a=128", Status::kOk, 1e-6);
-    r.id = store.add_measurement(r);
-    store.set_best(r);
-  }
+  const auto rows = store_rows(dir / "s.db", parse_spec_file(dir / "s.toml"), {{"a=128", 1e-6}});
+  Store(dir / "s.db").set_best(rows[0]);
   const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
                                    "pthread", "--db", dir / "s.db", "--confirm-rounds", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -155,14 +160,7 @@ TEST(SpecSession, TheConfirmationKeepsToTheTimeLimit) {
   // three ran, each finalist up to 60 s a round.
   test::TempDir dir;
   write_spec(dir, "a = [1, 2]");
-  const KernelSpec spec = parse_spec_file(dir / "s.toml");
-  const DeviceInfo& d = test::pocl_device("pthread").info;
-  {
-    Store store(dir / "s.db");
-    store.upsert_device(d);
-    store.add_measurement(stored(spec, d, "a=1", Status::kOk, 0.05));
-    store.add_measurement(stored(spec, d, "a=2", Status::kOk, 0.06));
-  }
+  store_rows(dir / "s.db", parse_spec_file(dir / "s.toml"), {{"a=1", 0.05}, {"a=2", 0.06}});
   const auto r =
       test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device", "pthread",
                         "--db", dir / "s.db", "--time-limit", "0.1s", "--json"});
