@@ -117,14 +117,9 @@ TuneSession::TuneSession(const Device& device, Store& store, const TuneRequest& 
   summary_.problem = request.problem;
 }
 
-// A tune stopped by an error (a full disk, a lost device) records `failed`. When even that
-// cannot be written, the session reads as abandoned once this process is gone (shown_outcome).
-TuneSession::~TuneSession() {
-  if (!running_) return;
-  try {
-    store_.end_session(summary_.session_id, "failed");
-  } catch (const std::exception&) {  // the error on its way out says what went wrong
-  }
+bool TuneSession::tunes(KernelKind kind) const {
+  return std::find(request_.kernels.begin(), request_.kernels.end(), kind) !=
+         request_.kernels.end();
 }
 
 double TuneSession::baseline_share() const {
@@ -155,11 +150,11 @@ double TuneSession::confirmation_round_s() const {
     const auto t = observed_time(r) ? observed_time(r) : lower_bound_ms(r);
     ms += finalist_cost_ms(t ? *t : best);
   }
-  std::size_t found = 0;  // searched configurations that ran Ok: the fastest are finalists
+  // Searched configurations that ran Ok (known_ holds only the tuned kernels' searched rows):
+  // the fastest are finalists.
+  std::size_t found = 0;
   for (const auto& [k, m] : known_) {
-    found += is_searched(m.config) && ok_time(m.record.result) &&
-             std::find(request_.kernels.begin(), request_.kernels.end(), kind_of(*m.config)) !=
-                 request_.kernels.end();
+    found += is_searched(m.config) && ok_time(m.record.result);
   }
   // Finalists not found yet cost about the best's time (any count: a library caller's too).
   ms += double(request_.finalists - std::min(found, request_.finalists)) * finalist_cost_ms(best);
@@ -216,7 +211,7 @@ void TuneSession::start() {
   session.problem = request_.problem;
   store_.close_abandoned_sessions();  // earlier tunes of this host whose process is gone
   summary_.session_id = store_.begin_session(session);
-  running_ = true;
+  open_.emplace(store_, summary_.session_id);
   // What the store already holds for this device and problem is not measured again. Another
   // searched kernel's rows are not this tune's: they would be its drift reference, its finalists
   // (their best set again) and the fastest its own kernels are far behind.
@@ -228,10 +223,7 @@ void TuneSession::start() {
           k.config = parse_config(*kind, m.config);
       } catch (const UsageError&) {  // a damaged row: known, never a finalist
       }
-      if (is_searched(k.config) && std::find(request_.kernels.begin(), request_.kernels.end(),
-                                             kind_of(*k.config)) == request_.kernels.end()) {
-        continue;
-      }
+      if (is_searched(k.config) && !tunes(kind_of(*k.config))) continue;
       k.record = std::move(m);
       known_[{k.record.kernel, k.record.config}] = std::move(k);
     }
@@ -369,10 +361,7 @@ std::vector<KernelConfig> TuneSession::always_finalists() const {
   std::vector<KernelConfig> out;
   for (auto k : request_.kernels) out.push_back(default_config(k));
   const KernelConfig library = default_parameters(device_.info, request_.problem).config;
-  if (std::find(request_.kernels.begin(), request_.kernels.end(), kind_of(library)) !=
-      request_.kernels.end()) {
-    out.push_back(library);
-  }
+  if (tunes(kind_of(library))) out.push_back(library);
   out.insert(out.end(), seeds_.begin(), seeds_.end());
   if (drift_.has_reference()) out.push_back(drift_.reference());
   return out;
@@ -396,8 +385,7 @@ void TuneSession::measure_baselines() {
 
 TuneSummary TuneSession::finish() {
   if (stop_) summary_.outcome = TuneOutcome::kInterrupted;
-  store_.end_session(summary_.session_id, to_string(summary_.outcome));
-  running_ = false;
+  open_->end(to_string(summary_.outcome));
   summary_.worker_restarts = evaluator_.restarts();
   summary_.build_s = search_build_s_ - startup_build_s_;
   summary_.verify_s = search_verify_s_ - startup_verify_s_;

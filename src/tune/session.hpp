@@ -14,6 +14,7 @@
 #include "tune/drift.hpp"
 #include "tune/evaluator.hpp"
 #include "tune/finalists.hpp"
+#include "tune/open_session.hpp"
 #include "tune/stop.hpp"
 #include "tune/tuner.hpp"
 
@@ -24,7 +25,6 @@ class TuneSession {
   TuneSession(const Device& device, Store& store, const TuneRequest& request,
               const TuneEnvironment& env, const std::function<void(const TuneProgress&)>& progress,
               const std::atomic<bool>& stop);
-  ~TuneSession();  // records `failed` for a session an error ended
 
   // Checks --kernels-dir's kernels and records the running session.
   void start();
@@ -75,6 +75,7 @@ class TuneSession {
 
   double elapsed_s() const;
   // Whether a confirmation round expected to take `round_s` ends within the time limit.
+  bool tunes(KernelKind kind) const;  // one of the kernels this tune searches
   bool round_fits(double round_s) const;
   // One round of the confirmation: `configs` measured in turn, with full repetitions.
   std::vector<std::optional<Measurement>> confirmation_round(
@@ -169,7 +170,7 @@ class TuneSession {
   Evaluator evaluator_;
   TuneSummary summary_;
   std::string strategy_;
-  bool running_ = false;  // a session row is recorded and not yet ended
+  std::optional<OpenSession> open_;  // ended as `failed` if an error ends the tune
   KnownMeasurements known_;
   double best_ms_;  // the fastest searched measurement, as measured
   Drift drift_;     // the reference re-timed during the search (drift.hpp)

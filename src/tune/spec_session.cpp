@@ -16,6 +16,7 @@
 #include "mmtune/error.hpp"
 #include "search/strategy.hpp"
 #include "tune/evaluator.hpp"
+#include "tune/open_session.hpp"
 
 namespace mmtune {
 namespace {
@@ -239,29 +240,6 @@ class SpecMeasurer {
 };
 
 // Ends the session as failed when an error leaves the tune before it ends it.
-class SessionEnd {
- public:
-  SessionEnd(Store& store, std::int64_t id) : store_(store), id_(id) {}
-  SessionEnd(const SessionEnd&) = delete;
-  SessionEnd& operator=(const SessionEnd&) = delete;
-  ~SessionEnd() {
-    if (ended_) return;
-    try {
-      store_.end_session(id_, "failed");
-    } catch (const std::exception&) {  // the error on its way out says what went wrong
-    }
-  }
-  void end(const std::string& outcome) {
-    store_.end_session(id_, outcome);
-    ended_ = true;
-  }
-
- private:
-  Store& store_;
-  std::int64_t id_;
-  bool ended_ = false;
-};
-
 // The search: one configuration at a time, each told to the strategy as it is stored.
 // best_ms: the fastest time known before it (infinity: none).
 TuneOutcome search(Strategy& strategy, const SpecSpace& space, SpecMeasurer& measurer,
@@ -399,7 +377,7 @@ SpecTuneSummary tune_spec(const Device& device, Store& store, const KernelSpec& 
   session.time_limit_s = r.time_limit_s;
   session.problem = problem;
   out.session_id = store.begin_session(session);
-  SessionEnd session_end(store, out.session_id);
+  OpenSession session_end(store, out.session_id);
 
   // What the store already knows of this landscape is told to the strategy, not measured again.
   KnownResults known(store.measurements(device.info.key, problem, out.kernel), space);
