@@ -10,6 +10,7 @@
 #include "family/spec.hpp"
 #include "family/spec_space.hpp"
 #include "mmtune/device.hpp"
+#include "mmtune/device_info.hpp"
 #include "mmtune/error.hpp"
 #include "test_support.hpp"
 
@@ -247,6 +248,14 @@ TEST(Spec, MalformedSpecsAreOneLineNamingFileLineAndKey) {
   std::string constraints = "constraints = [\"1 > 0\"";
   for (int i = 0; i < 256; ++i) constraints += ", \"1 > 0\"";
   expect("constraints = [", constraints + ",", "constraints: more than 256");
+  // Their text too: 256 of 4096 characters took 1.6 ms per configuration, hours over 10^7.
+  std::string sum = "\"0";
+  for (int i = 0; i < 990; ++i) sum += " + 0";
+  sum += " >= 0\", ";
+  expect(
+      "constraints = [", "constraints = [" + sum + sum + sum + sum + sum,
+      "bad.toml: the expressions evaluated for each configuration total 20[0-9]{3} bytes; at most "
+      "16384");
   EXPECT_THROW(parse_spec_file(dir / "nothing.toml"), UsageError);
 }
 
@@ -264,6 +273,29 @@ TEST(Spec, TheDocumentedExampleParses) {
   EXPECT_EQ(spec.name, "convolution");
   EXPECT_EQ(spec.parameters.size(), 5u);
   EXPECT_FALSE(spec.default_config.empty());
+}
+
+// A spec's name holds the hash of its text, sources and data files, concatenated with \x1f
+// between them; stored results are found by it. Data files are hashed a block at a time (a
+// 200 MB file was read whole three times), to the same name: here one of several blocks.
+TEST(Spec, ItsNameHashesTextSourcesAndDataFilesAsOneText) {
+  test::TempDir dir;
+  std::filesystem::copy(kExamples + "/convolution.cl", dir / "convolution.cl");
+  std::string text = read(kExamples + "/convolution.toml");
+  const std::string reference =
+      "reference = \"kernel\"\nkernel = \"convolution_naive\"\nglobal = [\"width\", \"height\"]";
+  ASSERT_NE(text.find(reference), std::string::npos);
+  text.replace(text.find(reference), reference.size(), "reference = \"file\"\nfile = \"out.bin\"");
+  std::string data(200'003, '\0');
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = char(i * 7919 % 251);
+  std::ofstream(dir / "out.bin", std::ios::binary) << data;
+  std::ofstream(dir / "conv.toml") << text;
+  const KernelSpec spec = parse_spec_file(dir / "conv.toml");
+  const std::string all = text + '\x1f' + read(kExamples + "/convolution.cl") + '\x1f' + data;
+  EXPECT_EQ(spec_kernel_name(spec), "spec:convolution:" + content_hash(all));
+  data[150'000] ^= 1;  // a byte past the first blocks is part of the name too
+  std::ofstream(dir / "out.bin", std::ios::binary) << data;
+  EXPECT_NE(spec_kernel_name(parse_spec_file(dir / "conv.toml")), spec_kernel_name(spec));
 }
 
 TEST(SpecCli, SpaceCountsTheConfigurationsOnARealDevice) {

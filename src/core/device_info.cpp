@@ -5,17 +5,6 @@
 
 namespace mmtune {
 
-std::string content_hash(const std::string& text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 bool DeviceInfo::supports(Precision p) const {
   switch (p) {
     case Precision::kSingle:

@@ -29,6 +29,23 @@ std::string read_file(const std::filesystem::path& p) {
   return s.str();
 }
 
+// A data file's size, checked before it is read: a file of the wrong size is refused unread.
+std::size_t file_bytes(const std::filesystem::path& p) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(p, ec);
+  if (ec) throw UsageError(p.string() + ": cannot be read");
+  return std::size_t(size);
+}
+
+// The file's bytes straight into their buffer, whose size file_bytes checked.
+void read_into(const std::filesystem::path& p, std::vector<unsigned char>& bytes) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())) ||
+      in.peek() != std::ifstream::traits_type::eof()) {
+    throw UsageError(p.string() + ": cannot be read (or changed while it was read)");
+  }
+}
+
 // Element i of a buffer of type t. A long double holds every element exactly, 64-bit integers
 // included: as doubles, 2^53 + 1 and 2^53 compare equal.
 static_assert(std::numeric_limits<long double>::digits >= 64);
@@ -158,12 +175,12 @@ const std::vector<unsigned char>& SpecRunner::initial(std::size_t argument, long
       break;
     }
     case BufferInit::kFile: {
-      const std::string data = read_file(a.file);
-      if (data.size() != bytes.size()) {
-        throw UsageError(a.file.string() + " has " + std::to_string(data.size()) +
-                         " bytes; argument " + a.name + " needs " + std::to_string(bytes.size()));
+      const std::size_t in_file = file_bytes(a.file);
+      if (in_file != bytes.size()) {
+        throw UsageError(a.file.string() + " has " + std::to_string(in_file) + " bytes; argument " +
+                         a.name + " needs " + std::to_string(bytes.size()));
       }
-      std::memcpy(bytes.data(), data.data(), bytes.size());
+      read_into(a.file, bytes);
       break;
     }
   }
@@ -296,20 +313,19 @@ void SpecRunner::compute_reference() {
   if (valid.empty()) return;                           // nothing will run: nothing to compare with
   const SpecLaunchSizes launch = instance_.launch(valid.front());
   if (kind == Verification::kFile) {
-    reference_ = std::vector<unsigned char>();
-    const std::string data = read_file(spec_.verification.file);
-    reference_->assign(data.begin(), data.end());
+    const std::size_t size = file_bytes(spec_.verification.file);
     std::size_t expected = 0;
     for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
       if (spec_.arguments[i].output) {
         expected += std::size_t(launch.argument_sizes[i]) * type_bytes(spec_.arguments[i].type);
       }
     }
-    if (reference_->size() != expected) {
-      throw UsageError(spec_.verification.file.string() + " has " +
-                       std::to_string(reference_->size()) + " bytes; the outputs have " +
-                       std::to_string(expected));
+    if (size != expected) {
+      throw UsageError(spec_.verification.file.string() + " has " + std::to_string(size) +
+                       " bytes; the outputs have " + std::to_string(expected));
     }
+    reference_.emplace(size);
+    read_into(spec_.verification.file, *reference_);
     return;
   }
   // "first": the space's first valid configuration, whichever runs first: every worker (a
