@@ -1,6 +1,7 @@
 // The consumer API: parameter lookup with its fallback chain, and the ready GEMM on PoCL.
 #include <gtest/gtest.h>
 
+#include "mmtune/clblast_compat.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/gemm.hpp"
 #include "mmtune/spec_lookup.hpp"
@@ -263,6 +264,53 @@ TEST(SpecLookup, OnlyTheVersionTunedLastIsUsed) {
   EXPECT_EQ(t->kernel, "spec:transpose:b5cfbb");
   EXPECT_EQ(t->build_options(), "-Dtile=8");
   EXPECT_EQ(t->source, LookupSource::kNearestShape);
+
+  // A similar device's later tune of another version (a host with a stale checkout, a late
+  // import) does not hide this device's own: it took the other host's -Dtile=32.
+  DeviceInfo sibling = dev;
+  sibling.name = "sibling-model";
+  sibling.key = device_key(sibling.vendor, sibling.name, sibling.driver_version);
+  {
+    Store store(dir / "t.db");
+    store.upsert_device(sibling);
+    MeasurementRecord r;
+    r.device_key = sibling.key, r.kernel = "spec:transpose:0ld0ld", r.config = "tile=32";
+    r.problem.m = 4096, r.problem.n = 4096, r.problem.k = 1;
+    r.result.median_ms = r.result.min_ms = r.result.max_ms = 1.0;
+    r.result.routine_ms = r.result.kernel_ms = {1.0};
+    store.add_measurement(r);
+    store.db().exec(
+        "UPDATE best SET updated_at = '2026-03-01T00:00:00Z' WHERE kernel = "
+        "'spec:transpose:0ld0ld'");
+  }
+  const auto own = best_defines(dir / "t.db", "transpose", dev, {128, 64});
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->build_options(), "-Dtile=8");
+  EXPECT_EQ(own->source, LookupSource::kExact);
+  DeviceInfo cousin = dev;  // never tuned: the similar devices' last version
+  cousin.name = "cousin-model";
+  cousin.key = device_key(cousin.vendor, cousin.name, cousin.driver_version);
+  const auto other = best_defines(dir / "t.db", "transpose", cousin, {128, 64});
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->build_options(), "-Dtile=32");
+  EXPECT_EQ(other->source, LookupSource::kSimilarDevice);
+}
+
+// A library caller catches mmtune::Error: a database that fails after it opened (a column an
+// older program dropped, a role without SELECT) threw the SQL layer's own exception, and the
+// CLBlast-style SetTuningDatabase let it out of the program (std::terminate).
+TEST(Lookup, AFailureToReadIsAnMmtuneError) {
+  test::TempDir dir;
+  const DeviceInfo& dev = test::pocl_device("pthread").info;
+  {
+    Store store(dir / "t.db");
+    store_best(store, dev, 256, tiled(64, 16), 2.0);
+    store.db().exec("ALTER TABLE best RENAME COLUMN config TO cfg");
+  }
+  EXPECT_THROW(ParameterLookup(dir / "t.db"), Error);
+  EXPECT_THROW(best_defines(dir / "t.db", "transpose", dev, {64, 64}), Error);
+  EXPECT_EQ(clblast_compat::SetTuningDatabase(dir / "t.db"),
+            clblast_compat::StatusCode::kInvalidValue);
 }
 
 class ReadyGemm : public ::testing::Test {

@@ -201,6 +201,8 @@ StatusCode SetTuningDatabase(const std::string& path) {
     return StatusCode::kSuccess;
   } catch (const mmtune::Error&) {
     return StatusCode::kInvalidValue;
+  } catch (...) {  // a C-style entry point lets no exception out (e.g. std::bad_alloc)
+    return StatusCode::kUnexpectedError;
   }
 }
 

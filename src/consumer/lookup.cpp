@@ -180,7 +180,13 @@ std::optional<KernelConfig> k_sliced_variant(const KernelConfig& config,
 ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistry& families) {
   Store store(db_path, Store::Access::kReadOnly);
   store.set_routine_kernels(families.searched_names());
-  for (const rows::LookupBest& b : rows::routine_bests(store)) {
+  std::vector<rows::LookupBest> bests;
+  try {  // a library caller catches mmtune::Error: the SQL layer's errors are translated
+    bests = rows::routine_bests(store);
+  } catch (const sql::Error& e) {
+    throw_database_error(db_path, e);
+  }
+  for (const rows::LookupBest& b : bests) {
     KernelConfig config;
     try {
       const auto kind = parse_kernel_kind(b.kernel, families);

@@ -56,13 +56,22 @@ std::optional<TunedDefines> best_defines(const std::string& db_path, const std::
                ? 1
                : 0;
   };
-  const auto bests = rows::spec_bests(store, spec_name);
+  std::vector<rows::SpecBest> bests;
+  try {  // a library caller catches mmtune::Error: the SQL layer's errors are translated
+    bests = rows::spec_bests(store, spec_name);
+  } catch (const sql::Error& e) {
+    throw_database_error(db_path, e);
+  }
   // Only the version of the spec (its sources' hash) tuned last: an edited spec may no longer
-  // list the values an older version's bests hold.
+  // list the values an older version's bests hold. Last on this device if it has any: another
+  // host's later tune (a stale checkout, a late import) does not hide this device's own.
   std::string version, version_updated;
+  int version_relation = 0;
   for (const auto& b : bests) {
-    if (relation_of(b) > 0 && b.updated_at >= version_updated) {
-      version = b.kernel, version_updated = b.updated_at;
+    const int relation = relation_of(b);
+    if (relation > version_relation ||
+        (relation > 0 && relation == version_relation && b.updated_at >= version_updated)) {
+      version = b.kernel, version_updated = b.updated_at, version_relation = relation;
     }
   }
   for (const auto& b : bests) {

@@ -242,7 +242,7 @@ void throw_database_error(const std::string& path, const sql::Error& e) {
     throw StorageError(where + " is full (no space left on the server's disk): " + e.what() +
                        "; everything committed before is kept");
   }
-  if (state == "42501") throw UsageError(where + " is not writable (" + e.what() + ")");
+  if (state == "42501") throw UsageError(where + ": permission denied (" + e.what() + ")");
   if (state == "55P03") {  // lock_not_available (lock_timeout)
     throw StorageError(where + " stayed locked by another process: " + e.what());
   }
@@ -260,9 +260,8 @@ void throw_database_error(const std::string& path, const sql::Error& e) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       throw StorageError(where + " stayed locked by another process: " + e.what());
-    default:
-      throw StorageError("cannot write " + where + ": " + e.what() +
-                         "; everything committed before is kept");
+    default:  // reads end here too (a table or column an older program dropped)
+      throw StorageError(where + " failed: " + e.what() + "; everything committed before is kept");
   }
 }
 

@@ -74,8 +74,8 @@ struct BestRecord {
 };
 
 // Throws the mmtune error for a failed database operation: StorageError (exit 4) for a full
-// disk, an I/O error or a lock held too long; UsageError (exit 2) for a damaged or read-only
-// database. `path` may be empty.
+// disk, an I/O error, a lock held too long or any other failure; UsageError (exit 2) for a
+// damaged or read-only database or a role without the rights. `path` may be empty.
 [[noreturn]] void throw_database_error(const std::string& path, const sql::Error& e);
 
 class Store {
