@@ -32,6 +32,7 @@ main_packages=(
 test_packages=(
   mesa-opencl-icd clinfo sqlite3 postgresql googletest libgtest-dev
   libclblast-dev libopenblas-dev clang libclang-rt-dev llvm
+  locales  # a decimal-comma locale the store tests build: numbers stay locale-free
 )
 
 logs=$build/logs

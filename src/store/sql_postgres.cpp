@@ -3,9 +3,11 @@
 // whole result is read at once (the store's queries are small).
 #include <libpq-fe.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "store/sql_backend.hpp"
@@ -45,9 +47,19 @@ Result checked(PGconn* conn, PGresult* raw, const std::string& what) {
 std::string number_text(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  // Shortest text that round-trips, in no locale: snprintf wrote "0,05" where a library
+  // caller had set a German LC_NUMERIC.
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);  // round-trips exactly
-  return buf;
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+// A value's text as the server sends it ("0.05", "Infinity", "NaN"), in no locale: strtod
+// read "0.05" as 0 under a German LC_NUMERIC, and lookups compared the wrong times.
+double parse_real(const char* v) {
+  double x = 0;
+  const char* end = v + std::strlen(v);
+  std::from_chars(v + (*v == '+'), end, x);
+  return x;
 }
 
 class PgCursor final : public Cursor {
@@ -97,14 +109,14 @@ class PgCursor final : public Cursor {
     const char* v = PQgetvalue(result_.get(), row_, col);
     if (v[0] == 't' && v[1] == '\0') return 1;  // booleans
     if (v[0] == 'f' && v[1] == '\0') return 0;
-    char* end = nullptr;
-    const long long n = std::strtoll(v, &end, 10);
-    if (*end == '.' || *end == 'e' || *end == 'E') return std::int64_t(std::strtod(v, nullptr));
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(v, v + std::strlen(v), n);
+    if (*end == '.' || *end == 'e' || *end == 'E') return std::int64_t(parse_real(v));
     return n;
   }
   double real(int col) const override {
     if (is_null(col)) return 0.0;
-    return std::strtod(PQgetvalue(result_.get(), row_, col), nullptr);  // takes "Infinity", "NaN"
+    return parse_real(PQgetvalue(result_.get(), row_, col));
   }
   std::string text(int col) const override {
     if (is_null(col)) return "";
