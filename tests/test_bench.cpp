@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.hpp"
@@ -229,6 +230,30 @@ TEST(BenchCli, UsesTunedParametersAndPrintsJson) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("\n            64  tuned"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("\n       8x64x40  tuned"), std::string::npos) << text.out;
+}
+
+// A subject the device cannot launch is a row, as in a tune: on a device whose largest
+// work-group is 128, the classic baseline's 16 x 16 failed the launch and ended the whole bench
+// (exit 1, OpenCL error -54, nothing stored).
+TEST(BenchCli, ASubjectOverTheDevicesLimitsIsARow) {
+  test::TempDir dir;
+  const auto r = test::run_mmtune(
+      {"bench", "--device", "pthread", "--n", "32", "--db", dir / "t.db", "--json"},
+      {{"POCL_MAX_WORK_GROUP_SIZE", "128"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by_subject;
+  for (const auto& row : rows) by_subject[row["subject"]] = row;
+  ASSERT_TRUE(by_subject.count("classic")) << r.out;
+  EXPECT_EQ(by_subject["classic"]["status"], "ExceedsLimits");
+  EXPECT_NE(by_subject["classic"]["note"].get<std::string>().find("exceeds the device's 128"),
+            std::string::npos)
+      << by_subject["classic"]["note"];
+  EXPECT_EQ(by_subject["naive"]["status"], "Ok") << by_subject["naive"]["note"];
+  EXPECT_EQ(by_subject["tuned"]["status"], "Ok") << by_subject["tuned"]["note"];
+  EXPECT_EQ(
+      test::count_rows(dir / "t.db", "SELECT COUNT(*) FROM bench WHERE status = 'ExceedsLimits'"),
+      1);
 }
 
 TEST(BenchCli, ClblastWithTunerFileParameters) {

@@ -252,6 +252,13 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       row.note = s.note;
       row.problem = p;
       row.status = "Ok";
+      // What the device cannot launch (a work-group over its largest) is a row, as in a tune:
+      // the launch failed with CL_INVALID_WORK_GROUP_SIZE and ended the whole bench.
+      if (const auto over = limit_violations(s.config, device.info, p.precision); !over.empty()) {
+        row.status = "ExceedsLimits";
+        row.note = over.front();
+        continue;
+      }
       const auto built = routine.prepare(s.config, p);
       if (!built.ok) {
         row.status = "Failed";
