@@ -96,6 +96,10 @@ TEST(BadInputCli, MalformedOptionValues) {
       {"--k", "-1", "--k"},
       {"--m", "1e3", "--m"},
       {"--k", "18446744073709551616", "--k"},
+      // Empty values read as "not given": --m '' tuned the square n x n x n.
+      {"--m", "", "--m: must be a positive integer, got ''"},
+      {"--k", "", "--k: must be a positive integer, got ''"},
+      {"--batch", "", "--batch: must be a positive integer, got ''"},
       // Counts of work that no budget bounds: 2^64 - 1 finalists hung the tune.
       {"--finalists", "18446744073709551615", "at most 1000"},
       {"--confirm-rounds", "1001", "at most 1000"},
@@ -324,6 +328,7 @@ TEST(BadInputCli, BenchRefusesBadOptionsSizesAndDatabasesBeforeCreatingAnything)
     expect_refused(bench({"--shape", shape}), kExitUsage, "--shape");
   }
   expect_refused(bench({"--n", "64", "--precision", "12"}), kExitUsage, "--precision");
+  expect_refused(bench({"--n", "64", "--batch", ""}), kExitUsage, "--batch");  // ran batch 1
   // A size beyond the device is refused before anything runs, also after a good one (the 64
   // used to be measured and stored first).
   expect_refused(bench({"--n", "64,100000"}), kExitUsage, "allocates at most");

@@ -124,13 +124,13 @@ TEST(Cli, PinsPoclWorkersUnlessTheUserChose) {
 }
 
 TEST(Cli, BadSizesAreUsageErrors) {
-  expect_usage_error({"--device", "0", "--n", "0"}, "--n must be a positive integer");
+  expect_usage_error({"--device", "0", "--n", "0"}, "--n: must be a positive integer");
   expect_usage_error({"--device", "0", "--n", "-5"}, "-5");
-  expect_usage_error({"--device", "0", "--n", "abc"}, "--n must be a positive integer, got 'abc'");
+  expect_usage_error({"--device", "0", "--n", "abc"}, "--n: must be a positive integer, got 'abc'");
   expect_usage_error({"--device", "0", "--n", "99999999999"}, "GiB");
   expect_usage_error({"--device", "0", "--n", "99999999999999999999999"}, "too large");
   expect_usage_error({"tune", "--device", "0"}, "give the problem size");
-  expect_usage_error({"run", "--n", "64", "--m", "x"}, "--m must be a positive integer");
+  expect_usage_error({"run", "--n", "64", "--m", "x"}, "--m: must be a positive integer");
 }
 
 TEST(Cli, BadOptionsAreUsageErrors) {

@@ -25,9 +25,11 @@ void add_device_options(CLI::App* app, DeviceOptions& o, const std::string& devi
 }
 
 void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& what) {
-  app->add_option("--n", o.n, what + "columns of C (and m = k = n unless given)");
-  app->add_option("--m", o.m, what + "rows of C");
-  app->add_option("--k", o.k, what + "inner dimension");
+  // Checked as given: an empty value ('') read as "not given" and became the square's size.
+  app->add_option("--n", o.n, what + "columns of C (and m = k = n unless given)")
+      ->check(positive_integer());
+  app->add_option("--m", o.m, what + "rows of C")->check(positive_integer());
+  app->add_option("--k", o.k, what + "inner dimension")->check(positive_integer());
   app->add_option("--precision", o.precision, what + "bits: 16, 32 or 64")
       ->check(CLI::IsMember({16, 32, 64}))
       ->capture_default_str();
@@ -41,7 +43,8 @@ void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& wh
 void add_batch_option(CLI::App* app, ProblemOptions& o) {
   app->add_option("--batch", o.batch,
                   "multiplications per call on matrices back to back (a strided-batched GEMM, "
-                  "tuned as a problem of its own)");
+                  "tuned as a problem of its own)")
+      ->check(positive_integer());
 }
 
 std::string database_path(const std::string& db) {

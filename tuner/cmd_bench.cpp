@@ -215,9 +215,11 @@ void BenchCommands::add(CLI::App& app) {
   bench->add_option("--shape", bench_opt.shapes,
                     "other shapes MxNxK (C is MxN, inner dimension K), comma-separated, e.g. "
                     "8x4096x4096,4096x1x4096");
-  bench->add_option("--batch", bench_opt.batch,
-                    "multiplications per call, matrices back to back (a strided-batched GEMM; "
-                    "the host BLAS loops, CLBlast runs GemmStridedBatched)");
+  bench
+      ->add_option("--batch", bench_opt.batch,
+                   "multiplications per call, matrices back to back (a strided-batched GEMM; "
+                   "the host BLAS loops, CLBlast runs GemmStridedBatched)")
+      ->check(cli::positive_integer());
   bench->add_option("--precision", bench_opt.precision, "bits: 16, 32 or 64")
       ->check(CLI::IsMember({16, 32, 64}))
       ->capture_default_str();
