@@ -7,6 +7,7 @@
 
 #include "bench/bench.hpp"
 #include "bench/roofline.hpp"
+#include "store/queries.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -308,12 +309,29 @@ TEST_P(RooflineTest, MeasuresAndStoresBothRoofs) {
   EXPECT_DOUBLE_EQ(q.real(1), r32.peak_gflops);
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.integer(0), 64);
+  EXPECT_EQ(r32.stored_peak_gflops, r32.peak_gflops);
+  // A roof is the fastest measured: a slower run (a busy machine) left a roof half as high and
+  // the report's shares of the peak at up to 200 %; a faster one raises it.
+  const auto stored_fp32 = [&] {
+    for (const rows::Roof& roof : rows::roofs(store)) {
+      if (roof.precision == 32) return std::pair{roof.peak, roof.bandwidth};
+    }
+    return std::pair{0.0, 0.0};
+  };
+  rows::put_roof(store, {dev.info.key, 32, r32.peak_gflops / 2, r32.bandwidth_gbs / 2, ""});
+  EXPECT_EQ(stored_fp32(), std::pair(r32.peak_gflops, r32.bandwidth_gbs));
+  rows::put_roof(store, {dev.info.key, 32, r32.peak_gflops / 2, r32.bandwidth_gbs * 2, ""});
+  EXPECT_EQ(stored_fp32(), std::pair(r32.peak_gflops, r32.bandwidth_gbs * 2));
+  rows::put_roof(store, {dev.info.key, 32, r32.peak_gflops, r32.bandwidth_gbs, ""});
   // The command line measures fp32 once more, after fp64: a busy spell over the first fp32
   // measurement alone must not decide the comparison.
   const auto cli = test::run_mmtune({"roofline", "--device", "pthread", "--db", db, "--json"});
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
   const auto j = nlohmann::json::parse(cli.out);
   EXPECT_GT(j["bandwidth_gbs"].get<double>(), 0.1);
+  EXPECT_GE(j["stored_peak_gflops"].get<double>(),
+            std::max(r32.peak_gflops, j["peak_gflops"].get<double>()));
+  EXPECT_GE(j["stored_bandwidth_gbs"].get<double>(), 2 * r32.bandwidth_gbs);
   const double p32 = std::max(r32.peak_gflops, j["peak_gflops"].get<double>());
   EXPECT_LT(r64.peak_gflops, p32 * 1.5) << "fp64 is not faster than fp32";
 }

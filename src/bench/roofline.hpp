@@ -13,6 +13,8 @@ struct Roofline {
   double peak_gflops = 0.0;    // best of several runs of the multiply-add kernel
   double bandwidth_gbs = 0.0;  // best of several runs of the copy kernel (bytes read + written)
   std::string timing;          // "events", or "wall clock (why the events are unusable)"
+  // The roofs stored after this run: the fastest measured so far (rows::put_roof).
+  double stored_peak_gflops = 0.0, stored_bandwidth_gbs = 0.0;
 };
 
 // Measures both roofs on the device (a few seconds) and stores them in the `roofline` table.
