@@ -208,5 +208,25 @@ TEST(NotARegularFile, DevNullAndMissingDatabasesAreRefusedWithoutCreatingAnythin
   EXPECT_TRUE(fs::is_empty(dir.path));
 }
 
+// A reader does not make an empty database an mmtune one: on a server a lookup created the
+// whole schema, where an empty SQLite file was refused.
+class EmptyDatabase : public test::BackendTest {};
+MMTUNE_INSTANTIATE_BACKENDS(EmptyDatabase);
+
+TEST_P(EmptyDatabase, IsRefusedByReadersAndLeftEmpty) {
+  std::string db = fresh_db();
+  if (sqlite()) std::ofstream(db).flush();  // an empty file, as a server's new database is
+  try {
+    ParameterLookup lookup(db);
+    ADD_FAILURE() << "an empty database was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("is empty"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Store(db, Store::Access::kReadOnly), UsageError);
+  EXPECT_EQ(sql::Database(db, sql::OpenMode::kReadWrite).schema_version(), 0);
+  Store writer(db);  // a writer creates the schema; a reader then reads it
+  EXPECT_EQ(ParameterLookup(db).entries(), 0u);
+}
+
 }  // namespace
 }  // namespace mmtune

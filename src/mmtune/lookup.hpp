@@ -97,9 +97,11 @@ std::optional<KernelConfig> k_sliced_variant(const KernelConfig& config,
 class ParameterLookup {
  public:
   ParameterLookup() = default;  // no database: defaults only
-  // Reads the database without writing it (a read-only file or directory is fine). Throws
-  // UsageError when it does not exist, is not a regular file or not an mmtune database. Stored
-  // bests of the searched families of `families` are used; rows of other kernels are skipped.
+  // Reads the database without writing it (a read-only file or directory is fine), except that
+  // an older schema is upgraded where it may be written. Throws UsageError when it does not
+  // exist, is empty, is not a regular file or not an mmtune database, and an mmtune::Error for
+  // any other failure to read it. Stored bests of the searched families of `families` are used;
+  // rows of other kernels are skipped.
   explicit ParameterLookup(const std::string& db_path,
                            const FamilyRegistry& families = FamilyRegistry::builtin());
 

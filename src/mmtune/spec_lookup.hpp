@@ -29,9 +29,8 @@ struct TunedDefines {
 // sizes, else this device at the nearest tuned sizes, else another device of the same OpenCL
 // implementation, vendor and type at the nearest sizes; of these, only bests of the spec's
 // version (its sources' hash) tuned last on this device (on a similar one where this has none).
-// nullopt when nothing fits (keep the kernel's own defaults). Reads without writing; throws
-// UsageError when the database does not exist or is not an mmtune database, and an mmtune::Error
-// for any other failure to read it.
+// nullopt when nothing fits (keep the kernel's own defaults). Reads as ParameterLookup does and
+// throws what it throws.
 std::optional<TunedDefines> best_defines(const std::string& db_path, const std::string& spec_name,
                                          const DeviceInfo& device,
                                          const std::vector<long long>& sizes);

@@ -179,6 +179,14 @@ UsageError newer_schema(const std::string& path, int version) {
                     "); upgrade mmtune");
 }
 
+// A reader does not make an empty database an mmtune one (a server's empty database got the
+// whole schema from a lookup; an empty SQLite file was refused).
+UsageError empty_database(const std::string& path) {
+  return UsageError("database '" + path +
+                    "' is empty: nothing is stored in it yet (tune, bench or import into it "
+                    "first)");
+}
+
 bool sqlite_cannot_read(const sql::Error& e) {
   const int primary = e.code() & 0xff;
   return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM;
@@ -301,6 +309,14 @@ Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
       check_readable_schema(path);
       return;
     }
+    // A server: an empty database is refused, the current schema only read, and an older one
+    // upgraded below as a writer would, where the role may.
+    if (access == Access::kReadOnly) {
+      const int version = db_.schema_version();
+      if (version == 0) throw empty_database(db_.path());
+      if (version > kSchemaVersion) throw newer_schema(db_.path(), version);
+      if (version == kSchemaVersion) return;
+    }
     check_not_foreign(path);
     // Switching to WAL needs a moment without other connections; it persists in the file, so
     // only the first opener of a new database ever has to wait here.
@@ -370,11 +386,7 @@ void Store::check_not_foreign(const std::string& path) {
 void Store::check_readable_schema(const std::string& path) {
   check_not_foreign(path);
   int version = db_.schema_version();
-  if (version == 0) {  // an empty file: nothing to read, and a reader does not make it a database
-    throw UsageError("database '" + path +
-                     "' is empty: nothing is stored in it yet (tune, bench or import into it "
-                     "first)");
-  }
+  if (version == 0) throw empty_database(path);
   if (version > kSchemaVersion) throw newer_schema(path, version);
   if (version == kSchemaVersion) return;
   // An older schema is upgraded once by a writer; this connection then reads the new one.
