@@ -230,5 +230,39 @@ TEST(Fleet, AConsumerWithSelectRightsOnlyReadsTheBests) {
   EXPECT_THROW(store.upsert_device(d), std::exception) << "a reader cannot write";
 }
 
+// A migration step that rebuilds a table keeps the grants on it: 8 rebuilt `best`, and a
+// consumer whose role may only SELECT failed with "permission denied for table best" after the
+// next tune upgraded the database.
+TEST(Fleet, AReadersGrantsSurviveAnUpgradeThatRebuildsATable) {
+  if (const std::string why = test::postgres_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string db = test::postgres_database();
+  const std::string role = "old_reader" + std::to_string(getpid());  // generated: no user input
+  const std::string name = db.substr(db.rfind('/') + 1);
+  {
+    sql::Database admin(db, sql::OpenMode::kReadWrite);
+    for (int v = 0; v < kSchemaVersion - 1; ++v) admin.exec(admin.ddl(schema_migrations()[v]));
+    admin.set_schema_version(kSchemaVersion - 1);
+    admin.exec("CREATE ROLE " + role + " LOGIN");
+    admin.exec("GRANT CONNECT ON DATABASE " + name + " TO " + role);
+    admin.exec("GRANT USAGE ON SCHEMA public TO " + role);
+    admin.exec("GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + role);
+  }
+  { Store upgraded(db); }  // a tuner opens it: the last step rebuilds `best`
+  std::string reader = db;
+  reader.replace(reader.find("mmtune@"), 6, role);
+  EXPECT_EQ(ParameterLookup(reader).entries(), 0u);
+  Store store(reader, Store::Access::kReadOnly);
+  EXPECT_FALSE(store.best(test::pocl_device("pthread").info.key, square(32)));
+  sql::Database check(db, sql::OpenMode::kReadWrite);
+  auto q = check.prepare(
+      "SELECT COUNT(*) FROM information_schema.table_privileges WHERE grantee = ? AND "
+      "privilege_type = 'SELECT' AND table_name = 'best'");
+  q.bind(1, role);
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 1);
+  EXPECT_THROW(store.upsert_device(test::pocl_device("pthread").info), std::exception)
+      << "no more than it had: a reader still cannot write";
+}
+
 }  // namespace
 }  // namespace mmtune

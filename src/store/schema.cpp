@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -405,6 +406,45 @@ void Store::check_readable_schema(const std::string& path) {
   }
 }
 
+namespace {
+
+// A server role's privileges on the tables, to be granted again after a migration step: a step
+// that rebuilds a table (8 rebuilt `best`) dropped its grants, and every consumer whose role
+// may only SELECT failed with "permission denied for table best".
+struct TableGrant {
+  std::string table, grantee, privilege;
+};
+
+std::vector<TableGrant> table_grants(sql::Database& db) {
+  std::vector<TableGrant> out;
+  if (db.dialect() != sql::Dialect::kPostgres) return out;
+  auto q = db.prepare(
+      "SELECT table_name, grantee, privilege_type FROM information_schema.table_privileges "
+      "WHERE table_schema = current_schema() AND grantee <> current_user");
+  while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2)});
+  return out;
+}
+
+std::string quoted_identifier(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void grant_again(sql::Database& db, const std::vector<TableGrant>& grants) {
+  static const std::set<std::string> kPrivileges = {"SELECT",   "INSERT",     "UPDATE", "DELETE",
+                                                    "TRUNCATE", "REFERENCES", "TRIGGER"};
+  for (const TableGrant& g : grants) {
+    auto exists = db.prepare("SELECT to_regclass(?) IS NOT NULL");
+    exists.bind(1, quoted_identifier(g.table));
+    if (!kPrivileges.count(g.privilege) || !exists.step() || !exists.integer(0)) continue;
+    db.exec("GRANT " + g.privilege + " ON TABLE " + quoted_identifier(g.table) + " TO " +
+            (g.grantee == "PUBLIC" ? g.grantee : quoted_identifier(g.grantee)));
+  }
+}
+
+}  // namespace
+
 void Store::migrate() {
   // The version is read inside the write transaction: two processes opening a new database at
   // once must not both apply the same step.
@@ -413,7 +453,9 @@ void Store::migrate() {
     const int version = db_.schema_version();
     if (version > kSchemaVersion) throw newer_schema(db_.path(), version);
     if (version == kSchemaVersion) return;  // the transaction only read: rolling back is fine
+    const auto grants = table_grants(db_);
     db_.exec(db_.ddl(kMigrations[version]));
+    grant_again(db_, grants);
     db_.set_schema_version(version + 1);
     t.commit();
   }
