@@ -121,6 +121,11 @@ TEST(Bench, TimesShortCallsInTurnsOfTurnMs) {
   time_side_by_side({{&alone, [&] { return std::pair{quick_ms, 0.0}; }}}, o);
   EXPECT_FALSE(alone.samples_ms.empty());
   EXPECT_TRUE(alone.round_ms.empty());
+  // A call the clock barely sees ends its turn after kMaxCallsPerTurn calls, not kTurnMs.
+  BenchRow tiny;
+  tiny.problem = quick.problem;
+  time_side_by_side({{&tiny, [&] { return std::pair{1e-6, 0.0}; }}}, o);
+  EXPECT_EQ(tiny.samples_ms.size(), 2 * kMaxCallsPerTurn);
 }
 
 // The machine slows down between rounds (6 ms, then 8-11 ms a call): b is 10 % slower than a in

@@ -80,7 +80,7 @@ void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOpt
         if (k > 0) kernel[i].push_back(k);
         total[i] += wall;
         turn_ms += wall;
-      } while (turn_ms < kTurnMs);
+      } while (turn_ms < kTurnMs && row.samples_ms.size() - first < kMaxCallsPerTurn);
       if (subjects.size() > 1) {
         row.round_ms.push_back(
             median({row.samples_ms.begin() + std::ptrdiff_t(first), row.samples_ms.end()}));

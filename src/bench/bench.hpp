@@ -73,12 +73,15 @@ struct TimedSubject {
 // Times the subjects in rounds, one turn of each per round, so that a change in the machine's
 // speed while they run (up to a third within minutes on a shared CPU) moves them all alike and
 // their ratio stays fair. A turn is timed calls, back to back, until they add up to kTurnMs (one
-// call of a slower subject). The caller has made the untimed warm-up call; in later rounds a
-// subject whose last call took under kWarmUpBelowMs is called once more, untimed, before its turn.
-// A subject stops after max_rounds turns, or once it has min_rounds and max_seconds of timed
-// calls; one whose first turn takes longer than max_seconds stops there.
+// call of a slower subject) or number kMaxCallsPerTurn. The caller has made the untimed warm-up
+// call; in later rounds a subject whose last call took under kWarmUpBelowMs is called once more,
+// untimed, before its turn. A subject stops after max_rounds turns, or once it has min_rounds and
+// max_seconds of timed calls; one whose first turn takes longer than max_seconds stops there.
 inline constexpr double kWarmUpBelowMs = 250.0;
 inline constexpr double kTurnMs = 10.0;
+// A 1x1x1 call of 40 ns made 2.2 million samples (a 30 MB --json), and a clock that reads 0
+// would never end the turn.
+inline constexpr std::size_t kMaxCallsPerTurn = 1000;
 void time_side_by_side(const std::vector<TimedSubject>& subjects, const BenchOptions& options);
 
 // How many times a's GFLOPS b's are, paired by round: the median over the rounds both were timed
