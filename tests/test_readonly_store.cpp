@@ -138,6 +138,41 @@ TEST(ReadOnlyStoreSchema, ChangesLeftInTheWalOfAReadOnlyDirectoryAreNotHidden) {
   EXPECT_EQ(test::line_count(r.err), 1) << r.err;
 }
 
+// A rollback-journal database copied while a writer was mid-transaction (a crash snapshot) holds
+// a hot -journal. A reader opened it immutable, read half a transaction and called the intact
+// database damaged ("restore it from a copy"); a writer rolls the journal back.
+TEST(ReadOnlyStoreSchema, AnUnfinishedTransactionIsNotReadAsDamage) {
+  test::TempDir made, copy;
+  const std::string path = made / "tuning.db", snapshot = copy / "tuning.db";
+  {
+    Store store(path);
+    test::store_best(store, test::pocl_device("pthread").info, 256, tuned(), 2.0);
+  }
+  {
+    sql::Database db(path, sql::OpenMode::kReadWrite);
+    db.exec("PRAGMA journal_mode = DELETE");
+    db.exec("PRAGMA cache_size = 1");  // changed pages spill into the file mid-transaction
+    db.exec("BEGIN");
+    db.exec("UPDATE best SET updated_at = '2030-01-01T00:00:00Z'");
+    db.exec("CREATE TABLE filler (x BLOB)");
+    db.exec(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) "
+        "INSERT INTO filler SELECT randomblob(4000) FROM n");
+    fs::copy_file(path, snapshot);
+    fs::copy_file(path + "-journal", snapshot + "-journal");
+    db.exec("ROLLBACK");
+  }
+  ASSERT_GT(fs::file_size(snapshot + "-journal"), 0u);
+  try {
+    ParameterLookup lookup(snapshot);
+    ADD_FAILURE() << "half a transaction was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("-journal"), std::string::npos) << e.what();
+  }
+  { Store writer(snapshot); }  // rolls the transaction back
+  EXPECT_EQ(ParameterLookup(snapshot).entries(), 1u);
+}
+
 // Another program's SQLite file is not made an mmtune database by a reader or a tune, and an
 // empty file (a database truncated by a full disk, say) is said to be empty, not read as one.
 // Another program's SQLite file, whatever its user_version (which SQLite offers every program

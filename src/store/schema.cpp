@@ -235,6 +235,13 @@ sql::Database open(const std::string& path, Store::Access access) {
                        "cannot be read without creating its -shm file in this read-only " +
                        "directory: copy both files to a writable directory");
     }
+    // And the -journal of a writer that died mid-transaction: read without rolling it back, the
+    // file is half a transaction (it was reported damaged, its committed data intact).
+    if (fs::file_size(path + "-journal", ec) > 0 && !ec) {
+      throw UsageError("database '" + path + "' holds a transaction a writer left unfinished " +
+                       "(its -journal file), which only a writer can roll back: open it once " +
+                       "with write access (e.g. mmtune history with write rights)");
+    }
     return sql::Database(path, sql::OpenMode::kImmutable);
   } catch (const sql::Error& e) {
     throw UsageError(e.what());  // "cannot open database '<path>': <why>"
