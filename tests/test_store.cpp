@@ -274,7 +274,15 @@ TEST(Store, DefaultPathFollowsEnvironment) {
   EXPECT_EQ(Store::default_path(), "postgresql://tuner@db.example/mmtune");
   unsetenv("MMTUNE_DB");
   setenv("XDG_DATA_HOME", dir.path.c_str(), 1);
+  // A reader leaves the directory alone: `mmtune history` on a new machine created it.
   EXPECT_EQ(Store::default_path(), dir / "mmtune/tuning.db");
+  EXPECT_FALSE(fs::exists(dir / "mmtune"));
+  for (const char* reader : {"history", "report", "export"}) {
+    const auto r = test::run_mmtune({reader}, {{"XDG_DATA_HOME", dir.path}});
+    EXPECT_EQ(r.exit_code, kExitUsage) << reader << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "mmtune"));
+  EXPECT_EQ(Store::default_path(true), dir / "mmtune/tuning.db");  // a writer's
   EXPECT_TRUE(fs::is_directory(dir / "mmtune"));
   unsetenv("XDG_DATA_HOME");
 }

@@ -48,11 +48,11 @@ void add_batch_option(CLI::App* app, ProblemOptions& o) {
 }
 
 std::string database_path(const std::string& db) {
-  return db.empty() ? Store::default_path() : db;
+  return db.empty() ? Store::default_path(true) : db;
 }
 
 void refuse_database_as_output(const std::string& path, const std::string& db) {
-  const std::string database = database_path(db);
+  const std::string database = db.empty() ? Store::default_path() : db;
   if (sql::is_postgres_url(database)) return;
   std::error_code ec;
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
@@ -65,7 +65,7 @@ void refuse_database_as_output(const std::string& path, const std::string& db) {
 }
 
 std::string existing_database_path(const std::string& db) {
-  const std::string path = database_path(db);
+  const std::string path = db.empty() ? Store::default_path() : db;  // a reader creates nothing
   std::error_code ec;
   if (!sql::is_postgres_url(path) && !std::filesystem::exists(path, ec)) {
     throw UsageError("database '" + path + "' does not exist; tune, bench or import into it first");

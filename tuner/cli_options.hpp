@@ -52,12 +52,14 @@ CLI::Validator non_negative_integer();
 // 0 to `max`: a count that sizes work no time limit bounds (finalists, confirmation rounds).
 CLI::Validator integer_at_most(std::uint64_t max);
 
-// The database a command opens: `db`, or the default one when empty.
+// The database a command that writes opens: `db`, or the default one (its directory created)
+// when empty.
 std::string database_path(const std::string& db);
 // "90s", "10m", "1h", "1h30m" or plain seconds (--time-limit); throws UsageError otherwise.
 double parse_duration(const std::string& text);
 // The same for a command that only reads (history, best, export, simulate, report): a file that
-// does not exist is refused with a UsageError, since opening it would create an empty database.
+// does not exist is refused with a UsageError, since opening it would create an empty database,
+// and the default directory is not created.
 std::string existing_database_path(const std::string& db);
 
 // --n alone means a square problem. Throws UsageError when no size was given.

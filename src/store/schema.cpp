@@ -285,7 +285,7 @@ std::vector<std::string> schema_migrations() {
   return {std::begin(kMigrations), std::end(kMigrations)};
 }
 
-std::string Store::default_path() {
+std::string Store::default_path(bool create_directory) {
   if (const char* env = std::getenv("MMTUNE_DB"); env && *env) return env;
   fs::path base;
   if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
@@ -296,7 +296,7 @@ std::string Store::default_path() {
     throw UsageError("cannot find a place for the database: set MMTUNE_DB or HOME, or pass --db");
   }
   std::error_code ec;
-  fs::create_directories(base / "mmtune", ec);
+  if (create_directory) fs::create_directories(base / "mmtune", ec);
   return (base / "mmtune" / "tuning.db").string();
 }
 

@@ -81,8 +81,8 @@ struct BestRecord {
 class Store {
  public:
   // $MMTUNE_DB (a path or a postgresql:// URI), else $XDG_DATA_HOME/mmtune/tuning.db, else
-  // ~/.local/share/mmtune/tuning.db.
-  static std::string default_path();
+  // ~/.local/share/mmtune/tuning.db; a writer creates that directory, a reader leaves it alone.
+  static std::string default_path(bool create_directory = false);
 
   // Opens or creates the database (a SQLite file, or a postgresql:// / postgres:// URI of an
   // existing server database), migrating older schemas. Throws UsageError with a one-line reason
