@@ -24,7 +24,11 @@ void expect_usage_error(const std::vector<std::string>& args, const std::string&
 }
 
 TEST(Cli, VersionAndHelp) {
-  auto r = run_mmtune({"--version"});
+  auto r = run_mmtune({});  // nothing asked: usage, exit 2, stdout left for output
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("Usage: mmtune"), std::string::npos) << r.err;
+  r = run_mmtune({"--version"});
   EXPECT_EQ(r.exit_code, 0);
   // "mmtune 0.1.0 (commit 0123456789ab)", "+changes" for a modified tree, "unknown" without git.
   EXPECT_EQ(r.out.rfind("mmtune " MMTUNE_VERSION " (commit ", 0), 0u) << r.out;

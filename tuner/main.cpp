@@ -130,8 +130,8 @@ int main(int argc, char** argv) {
   mmtune::cli::HelpCommands help_cmds;
   help_cmds.add(app);
 
-  if (argc == 1) {
-    std::cout << app.help();
+  if (argc == 1) {  // nothing asked: a usage error, its help on stderr (stdout stays for output)
+    std::cerr << app.help();
     return kExitUsage;
   }
   try {
