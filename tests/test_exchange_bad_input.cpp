@@ -305,6 +305,10 @@ TEST(ExchangeBadInput, AnOlderDatabasesCommandLineStillRoundTrips) {
   EXPECT_EQ(line.rfind("mmtune tune --n 64  [1m\xEF\xBF\xBD xxx", 0), 0u) << line.substr(0, 40);
   EXPECT_EQ(line.size(), kMaxCommandLineBytes);
   EXPECT_EQ(line.substr(line.size() - 3), "\xE2\x80\xA6");  // cut, and says so
+  // Back into the database it came from: the same session, not a second one.
+  const auto home = test::run_mmtune({"import", dir / "a.json", "--db", db});
+  ASSERT_EQ(home.exit_code, 0) << home.err;
+  EXPECT_EQ(Store(db).sessions().size(), 1u);
 }
 
 TEST(ExchangeBadInput, FilesThatCannotBeRead) {

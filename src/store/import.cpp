@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/status.hpp"
+#include "core/text.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -50,7 +51,7 @@ ImportSummary store_import(Store& store, const ImportData& data) {
 
   std::map<std::int64_t, std::int64_t> session_ids;  // the file's id -> the database's
   auto find_session = db.prepare(
-      "SELECT id FROM sessions WHERE device_id = ? AND started_at = ? AND command_line = ? AND "
+      "SELECT id, command_line FROM sessions WHERE device_id = ? AND started_at = ? AND "
       "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? "
       "AND batch = ?");
   auto add_session = db.prepare(
@@ -60,11 +61,20 @@ ImportSummary store_import(Store& store, const ImportData& data) {
   for (const auto& [s, host, version] : data.sessions) {
     const std::int64_t dev = device_id(s.device_key);
     find_session.reset();
-    find_session.bind(1, dev).bind(2, s.started_at).bind(3, s.command_line);
+    find_session.bind(1, dev).bind(2, s.started_at);
     // One session tunes one problem: a file imported at another size is another session.
-    bind_problem(find_session, 4, s.problem);
-    if (find_session.step()) {
-      session_ids[s.id] = find_session.integer(0);
+    bind_problem(find_session, 3, s.problem);
+    std::optional<std::int64_t> known;
+    while (!known && find_session.step()) {
+      // An older database's command line is exported cleaned (one line, valid UTF-8, cut at
+      // 16 KiB): it is the same session as the raw one stored.
+      const std::string stored = find_session.text(1);
+      if (stored == s.command_line || single_line(stored, kMaxCommandLineBytes) == s.command_line) {
+        known = find_session.integer(0);
+      }
+    }
+    if (known) {
+      session_ids[s.id] = *known;
       ++sum.sessions_known;
       continue;
     }
