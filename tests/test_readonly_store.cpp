@@ -171,6 +171,9 @@ TEST(ReadOnlyStoreSchema, AnUnfinishedTransactionIsNotReadAsDamage) {
   }
   { Store writer(snapshot); }  // rolls the transaction back
   EXPECT_EQ(ParameterLookup(snapshot).entries(), 1u);
+  // A journal whose header was zeroed at its commit (journal_mode = PERSIST) holds nothing.
+  std::ofstream(snapshot + "-journal", std::ios::binary) << std::string(512, '\0');
+  EXPECT_EQ(ParameterLookup(snapshot).entries(), 1u);
 }
 
 // Another program's SQLite file is not made an mmtune database by a reader or a tune, and an

@@ -171,7 +171,8 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   return kExitOk;
 }
 
-int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db_opt, bool json) {
+int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db_opt, bool json,
+                 bool replace) {
   const std::string db = database_path(db_opt);
   // The device and its precision first: a refused command creates no database.
   const auto devices = list_devices();
@@ -181,7 +182,7 @@ int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db
                         " support");
   }
   Store store(db);
-  const Roofline r = measure_roofline(device, store, static_cast<Precision>(precision));
+  const Roofline r = measure_roofline(device, store, static_cast<Precision>(precision), replace);
   if (json) {
     std::cout << nlohmann::json{{"device", device.info.name},
                                 {"precision", precision},
@@ -248,6 +249,9 @@ void BenchCommands::add(CLI::App& app) {
       ->capture_default_str();
   roofline->add_option("--db", roof_db, "tuning database (the roofs are stored)");
   roofline->add_flag("--json", roof_json, "print JSON");
+  roofline->add_flag("--replace", roof_replace,
+                     "store this run's roofs even where slower than those stored (by default a "
+                     "roof is the fastest measured)");
 }
 
 int BenchCommands::run() const {
@@ -259,7 +263,9 @@ int BenchCommands::run() const {
     o.squares = bench_sizes->count() > 0 || o.shapes.empty();
     return cmd_bench(bench_dev, o);
   }
-  if (roofline->parsed()) return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json);
+  if (roofline->parsed()) {
+    return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json, roof_replace);
+  }
   return -1;
 }
 

@@ -37,6 +37,7 @@ struct BenchCommands {
   int roof_precision = 32;
   std::string roof_db;
   bool roof_json = false;
+  bool roof_replace = false;
 };
 
 }  // namespace mmtune::cli

@@ -297,6 +297,9 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
     if (!bench_detail::host_blas_available()) {
       host.status = "NotAvailable";
       host.note = "built without a CBLAS";
+    } else if (p.precision == Precision::kHalf) {
+      host.status = "NotAvailable";
+      host.note = "CBLAS has no fp16 GEMM";
     } else if (!device.info.is_cpu()) {
       host.status = "NotAvailable";
       host.note = "the device is not the host CPU";
@@ -348,9 +351,14 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       finish(unmeasured(subject, p, "NotAvailable", why));
     };
     const bool tuned_clblast = !o.clblast_tuned.empty();
-    if (!bench_detail::clblast_available()) {
-      not_available("clblast", "built without CLBlast");
-      if (tuned_clblast) not_available("clblast-tuned", "built without CLBlast");
+    // fp16 is not run through CLBlast: its Xgemm parameters were read and overridden as fp32's.
+    const char* no_clblast = !bench_detail::clblast_available() ? "built without CLBlast"
+                             : p.precision == Precision::kHalf
+                                 ? "fp16 is not benchmarked against CLBlast"
+                                 : nullptr;
+    if (no_clblast) {
+      not_available("clblast", no_clblast);
+      if (tuned_clblast) not_available("clblast-tuned", no_clblast);
     } else {
       std::string error;
       if (tuned_clblast && clblast_defaults.empty() &&

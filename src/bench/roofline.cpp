@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "mmtune/error.hpp"
 #include "opencl/calibration.hpp"
@@ -29,7 +30,7 @@ double run_seconds(const cl::CommandQueue& queue, cl::Kernel& kernel, std::size_
 
 }  // namespace
 
-Roofline measure_roofline(const Device& device, Store& store, Precision precision) {
+Roofline measure_roofline(const Device& device, Store& store, Precision precision, bool replace) {
   const DeviceInfo& d = device.info;
   if (!d.supports(precision)) {
     throw NoDeviceError("device '" + d.name + "' has no fp" + to_string(precision) + " support");
@@ -69,11 +70,19 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   }
   r.timing = events ? "events" : "wall clock (" + calibration.events.reason + ")";
 
+  // A timer that read 0 gives an infinite roof that no later run could lower: not stored.
+  for (const double v : {r.peak_gflops, r.bandwidth_gbs}) {
+    if (!std::isfinite(v) || v <= 0) {
+      throw Error("the roofs measured cannot be trusted (peak " + std::to_string(r.peak_gflops) +
+                  " GFLOPS, bandwidth " + std::to_string(r.bandwidth_gbs) + " GB/s, timed by " +
+                  r.timing + "): nothing stored");
+    }
+  }
   store.upsert_device(d);
   rows::Roof roof;
   roof.key = d.key, roof.precision = static_cast<int>(precision);
   roof.peak = r.peak_gflops, roof.bandwidth = r.bandwidth_gbs;
-  rows::put_roof(store, roof);
+  rows::put_roof(store, roof, replace);
   for (const rows::Roof& stored : rows::roofs(store)) {
     if (stored.key == d.key && stored.precision == roof.precision) {
       r.stored_peak_gflops = stored.peak, r.stored_bandwidth_gbs = stored.bandwidth;

@@ -17,7 +17,9 @@ struct Roofline {
   double stored_peak_gflops = 0.0, stored_bandwidth_gbs = 0.0;
 };
 
-// Measures both roofs on the device (a few seconds) and stores them in the `roofline` table.
-Roofline measure_roofline(const Device& device, Store& store, Precision precision);
+// Measures both roofs on the device (a few seconds) and stores them in the `roofline` table:
+// the fastest measured, or these (`replace`: after a wrong measurement, a new driver).
+Roofline measure_roofline(const Device& device, Store& store, Precision precision,
+                          bool replace = false);
 
 }  // namespace mmtune

@@ -184,7 +184,7 @@ ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistr
   try {  // a library caller catches mmtune::Error: the SQL layer's errors are translated
     bests = rows::routine_bests(store);
   } catch (const sql::Error& e) {
-    throw_database_error(db_path, e);
+    throw_database_error(store.db().path(), e);  // without a password
   }
   for (const rows::LookupBest& b : bests) {
     KernelConfig config;

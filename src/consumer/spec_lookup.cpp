@@ -60,7 +60,7 @@ std::optional<TunedDefines> best_defines(const std::string& db_path, const std::
   try {  // a library caller catches mmtune::Error: the SQL layer's errors are translated
     bests = rows::spec_bests(store, spec_name);
   } catch (const sql::Error& e) {
-    throw_database_error(db_path, e);
+    throw_database_error(store.db().path(), e);  // without a password
   }
   // Only the version of the spec (its sources' hash) tuned last: an edited spec may no longer
   // list the values an older version's bests hold. Last on this device if it has any: another

@@ -224,18 +224,22 @@ void add_bench(Store& store, const Bench& r) {
   t.commit();
 }
 
-void put_roof(Store& store, const Roof& r) {
+void put_roof(Store& store, const Roof& r, bool replace) {
+  const char* const update =
+      replace ? "peak_gflops = excluded.peak_gflops, bandwidth_gbs = excluded.bandwidth_gbs, "
+                "measured_at = excluded.measured_at"
+              : "peak_gflops = CASE WHEN excluded.peak_gflops > roofline.peak_gflops "
+                "THEN excluded.peak_gflops ELSE roofline.peak_gflops END, "
+                "bandwidth_gbs = CASE WHEN excluded.bandwidth_gbs > roofline.bandwidth_gbs "
+                "THEN excluded.bandwidth_gbs ELSE roofline.bandwidth_gbs END, "
+                "measured_at = CASE WHEN excluded.peak_gflops > roofline.peak_gflops OR "
+                "excluded.bandwidth_gbs > roofline.bandwidth_gbs "
+                "THEN excluded.measured_at ELSE roofline.measured_at END";
   auto s = store.db().prepare(
-      "INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, measured_at) "
-      "VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) "
-      "ON CONFLICT (device_id, precision) DO UPDATE SET "
-      "peak_gflops = CASE WHEN excluded.peak_gflops > roofline.peak_gflops "
-      "THEN excluded.peak_gflops ELSE roofline.peak_gflops END, "
-      "bandwidth_gbs = CASE WHEN excluded.bandwidth_gbs > roofline.bandwidth_gbs "
-      "THEN excluded.bandwidth_gbs ELSE roofline.bandwidth_gbs END, "
-      "measured_at = CASE WHEN excluded.peak_gflops > roofline.peak_gflops OR "
-      "excluded.bandwidth_gbs > roofline.bandwidth_gbs "
-      "THEN excluded.measured_at ELSE roofline.measured_at END");
+      std::string("INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, "
+                  "measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) "
+                  "ON CONFLICT (device_id, precision) DO UPDATE SET ") +
+      update);
   s.bind(1, r.key).bind(2, r.precision).bind(3, r.peak);
   s.bind(4, r.bandwidth).bind(5, r.measured_at.empty() ? now_utc() : r.measured_at);
   sql::Transaction t(store.db());

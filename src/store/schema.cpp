@@ -193,6 +193,16 @@ bool sqlite_cannot_read(const sql::Error& e) {
   return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_PERM;
 }
 
+// A rollback journal that still holds a transaction: its header starts with SQLite's magic
+// number (a committed journal is deleted, truncated or, in PERSIST mode, its header zeroed).
+bool hot_journal(const std::string& journal) {
+  static constexpr unsigned char kMagic[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+  std::ifstream in(journal, std::ios::binary);
+  unsigned char header[8] = {};
+  return in.read(reinterpret_cast<char*>(header), sizeof header) &&
+         std::equal(std::begin(header), std::end(header), std::begin(kMagic));
+}
+
 sql::Database open(const std::string& path, Store::Access access) {
   const bool read_only = access == Store::Access::kReadOnly;
   if (sql::is_postgres_url(path)) {
@@ -237,10 +247,10 @@ sql::Database open(const std::string& path, Store::Access access) {
     }
     // And the -journal of a writer that died mid-transaction: read without rolling it back, the
     // file is half a transaction (it was reported damaged, its committed data intact).
-    if (fs::file_size(path + "-journal", ec) > 0 && !ec) {
+    if (hot_journal(path + "-journal")) {
       throw UsageError("database '" + path + "' holds a transaction a writer left unfinished " +
-                       "(its -journal file), which only a writer can roll back: open it once " +
-                       "with write access (e.g. mmtune history with write rights)");
+                       "(its -journal file), which only a writer can roll back: run `sqlite3 " +
+                       "FILE 'PRAGMA quick_check'` once with write access to it and its directory");
     }
     return sql::Database(path, sql::OpenMode::kImmutable);
   } catch (const sql::Error& e) {
@@ -420,15 +430,17 @@ namespace {
 // may only SELECT failed with "permission denied for table best".
 struct TableGrant {
   std::string table, grantee, privilege;
+  bool grantable = false;  // WITH GRANT OPTION
 };
 
 std::vector<TableGrant> table_grants(sql::Database& db) {
   std::vector<TableGrant> out;
   if (db.dialect() != sql::Dialect::kPostgres) return out;
   auto q = db.prepare(
-      "SELECT table_name, grantee, privilege_type FROM information_schema.table_privileges "
-      "WHERE table_schema = current_schema() AND grantee <> current_user");
-  while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2)});
+      "SELECT table_name, grantee, privilege_type, is_grantable FROM "
+      "information_schema.table_privileges WHERE table_schema = current_schema() AND grantee <> "
+      "current_user");
+  while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2), q.text(3) == "YES"});
   return out;
 }
 
@@ -439,14 +451,15 @@ std::string quoted_identifier(const std::string& name) {
 }
 
 void grant_again(sql::Database& db, const std::vector<TableGrant>& grants) {
-  static const std::set<std::string> kPrivileges = {"SELECT",   "INSERT",     "UPDATE", "DELETE",
-                                                    "TRUNCATE", "REFERENCES", "TRIGGER"};
+  static const std::set<std::string> kPrivileges = {
+      "SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"};
   for (const TableGrant& g : grants) {
     auto exists = db.prepare("SELECT to_regclass(?) IS NOT NULL");
     exists.bind(1, quoted_identifier(g.table));
     if (!kPrivileges.count(g.privilege) || !exists.step() || !exists.integer(0)) continue;
     db.exec("GRANT " + g.privilege + " ON TABLE " + quoted_identifier(g.table) + " TO " +
-            (g.grantee == "PUBLIC" ? g.grantee : quoted_identifier(g.grantee)));
+            (g.grantee == "PUBLIC" ? g.grantee : quoted_identifier(g.grantee)) +
+            (g.grantable ? " WITH GRANT OPTION" : ""));
   }
 }
 

@@ -74,8 +74,8 @@ class TuneSession {
   using Clock = std::chrono::steady_clock;
 
   double elapsed_s() const;
-  // Whether a confirmation round expected to take `round_s` ends within the time limit.
   bool tunes(KernelKind kind) const;  // one of the kernels this tune searches
+  // Whether a confirmation round expected to take `round_s` ends within the time limit.
   bool round_fits(double round_s) const;
   // One round of the confirmation: `configs` measured in turn, with full repetitions.
   std::vector<std::optional<Measurement>> confirmation_round(

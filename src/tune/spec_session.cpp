@@ -239,7 +239,6 @@ class SpecMeasurer {
   SpecTuneSummary& out_;
 };
 
-// Ends the session as failed when an error leaves the tune before it ends it.
 // The search: one configuration at a time, each told to the strategy as it is stored.
 // best_ms: the fastest time known before it (infinity: none).
 TuneOutcome search(Strategy& strategy, const SpecSpace& space, SpecMeasurer& measurer,
