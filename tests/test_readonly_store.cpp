@@ -168,6 +168,10 @@ TEST(ReadOnlyStoreSchema, AnUnfinishedTransactionIsNotReadAsDamage) {
     ADD_FAILURE() << "half a transaction was read";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("-journal"), std::string::npos) << e.what();
+    // The fix it names is a command to paste: with this database's path, not a placeholder.
+    EXPECT_NE(std::string(e.what()).find("`sqlite3 '" + snapshot + "' 'PRAGMA quick_check'`"),
+              std::string::npos)
+        << e.what();
   }
   { Store writer(snapshot); }  // rolls the transaction back
   EXPECT_EQ(ParameterLookup(snapshot).entries(), 1u);

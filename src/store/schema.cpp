@@ -249,8 +249,9 @@ sql::Database open(const std::string& path, Store::Access access) {
     // file is half a transaction (it was reported damaged, its committed data intact).
     if (hot_journal(path + "-journal")) {
       throw UsageError("database '" + path + "' holds a transaction a writer left unfinished " +
-                       "(its -journal file), which only a writer can roll back: run `sqlite3 " +
-                       "FILE 'PRAGMA quick_check'` once with write access to it and its directory");
+                       "(its -journal file), which only a writer can roll back: run `sqlite3 '" +
+                       path +
+                       "' 'PRAGMA quick_check'` once with write access to it and its directory");
     }
     return sql::Database(path, sql::OpenMode::kImmutable);
   } catch (const sql::Error& e) {
