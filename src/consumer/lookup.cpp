@@ -180,12 +180,8 @@ std::optional<KernelConfig> k_sliced_variant(const KernelConfig& config,
 ParameterLookup::ParameterLookup(const std::string& db_path, const FamilyRegistry& families) {
   Store store(db_path, Store::Access::kReadOnly);
   store.set_routine_kernels(families.searched_names());
-  std::vector<rows::LookupBest> bests;
-  try {  // a library caller catches mmtune::Error: the SQL layer's errors are translated
-    bests = rows::routine_bests(store);
-  } catch (const sql::Error& e) {
-    throw_database_error(store.db().path(), e);  // without a password
-  }
+  // Its SQL errors arrive as mmtune::Error (rows:: translates them).
+  const std::vector<rows::LookupBest> bests = rows::routine_bests(store);
   for (const rows::LookupBest& b : bests) {
     KernelConfig config;
     try {

@@ -56,12 +56,8 @@ std::optional<TunedDefines> best_defines(const std::string& db_path, const std::
                ? 1
                : 0;
   };
-  std::vector<rows::SpecBest> bests;
-  try {  // a library caller catches mmtune::Error: the SQL layer's errors are translated
-    bests = rows::spec_bests(store, spec_name);
-  } catch (const sql::Error& e) {
-    throw_database_error(store.db().path(), e);  // without a password
-  }
+  // Its SQL errors arrive as mmtune::Error (rows:: translates them).
+  const std::vector<rows::SpecBest> bests = rows::spec_bests(store, spec_name);
   // Only the version of the spec (its sources' hash) tuned last: an edited spec may no longer
   // list the values an older version's bests hold. Last on this device if it has any: another
   // host's later tune (a stale checkout, a late import) does not hide this device's own.
