@@ -323,11 +323,16 @@ TEST_P(RooflineTest, MeasuresAndStoresBothRoofs) {
     }
     return std::pair{0.0, 0.0};
   };
-  rows::put_roof(store, {dev.info.key, 32, r32.peak_gflops / 2, r32.bandwidth_gbs / 2, ""});
+  // put_roof returns what it left stored (the command's stored_* figures).
+  const auto put = [&](double peak, double bandwidth, bool replace = false) {
+    const rows::Roof kept = rows::put_roof(store, {dev.info.key, 32, peak, bandwidth, ""}, replace);
+    EXPECT_EQ(std::pair(kept.peak, kept.bandwidth), stored_fp32());
+  };
+  put(r32.peak_gflops / 2, r32.bandwidth_gbs / 2);
   EXPECT_EQ(stored_fp32(), std::pair(r32.peak_gflops, r32.bandwidth_gbs));
-  rows::put_roof(store, {dev.info.key, 32, r32.peak_gflops / 2, r32.bandwidth_gbs * 2, ""});
+  put(r32.peak_gflops / 2, r32.bandwidth_gbs * 2);
   EXPECT_EQ(stored_fp32(), std::pair(r32.peak_gflops, r32.bandwidth_gbs * 2));
-  rows::put_roof(store, {dev.info.key, 32, r32.peak_gflops, r32.bandwidth_gbs, ""}, true);
+  put(r32.peak_gflops, r32.bandwidth_gbs, true);
   EXPECT_EQ(stored_fp32(), std::pair(r32.peak_gflops, r32.bandwidth_gbs)) << "--replace";
   // The command line measures fp32 once more, after fp64: a busy spell over the first fp32
   // measurement alone must not decide the comparison.

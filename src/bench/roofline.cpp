@@ -82,12 +82,8 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   rows::Roof roof;
   roof.key = d.key, roof.precision = static_cast<int>(precision);
   roof.peak = r.peak_gflops, roof.bandwidth = r.bandwidth_gbs;
-  rows::put_roof(store, roof, replace);
-  for (const rows::Roof& stored : rows::roofs(store)) {
-    if (stored.key == d.key && stored.precision == roof.precision) {
-      r.stored_peak_gflops = stored.peak, r.stored_bandwidth_gbs = stored.bandwidth;
-    }
-  }
+  const rows::Roof stored = rows::put_roof(store, roof, replace);
+  r.stored_peak_gflops = stored.peak, r.stored_bandwidth_gbs = stored.bandwidth;
   return r;
 }
 

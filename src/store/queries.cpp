@@ -259,7 +259,7 @@ void add_bench(Store& store, const Bench& r) {
   });
 }
 
-void put_roof(Store& store, const Roof& r, bool replace) {
+Roof put_roof(Store& store, const Roof& r, bool replace) {
   return translated(store, [&] {
     const char* const update =
         replace ? "peak_gflops = excluded.peak_gflops, bandwidth_gbs = excluded.bandwidth_gbs, "
@@ -275,12 +275,16 @@ void put_roof(Store& store, const Roof& r, bool replace) {
         std::string("INSERT INTO roofline (device_id, precision, peak_gflops, bandwidth_gbs, "
                     "measured_at) VALUES ((SELECT id FROM devices WHERE key = ?), ?, ?, ?, ?) "
                     "ON CONFLICT (device_id, precision) DO UPDATE SET ") +
-        update);
+        update + " RETURNING peak_gflops, bandwidth_gbs, measured_at");
     s.bind(1, r.key).bind(2, r.precision).bind(3, r.peak);
     s.bind(4, r.bandwidth).bind(5, r.measured_at.empty() ? now_utc() : r.measured_at);
     sql::Transaction t(store.db());
-    s.run();
+    Roof stored = r;
+    if (s.step())
+      stored.peak = s.real(0), stored.bandwidth = s.real(1), stored.measured_at = s.text(2);
+    s.run();  // SQLite commits only a statement stepped to its end
     t.commit();
+    return stored;
   });
 }
 

@@ -120,7 +120,8 @@ void add_bench(Store& store, const Bench& row);
 // Stores a device's roofs for a precision and commits. A roof is the fastest measured: a run on a
 // busy machine (a third slower within minutes) does not lower it, or the report's shares of the
 // peak pass 100 %. measured_at: when it last rose. `replace`: these roofs, whatever was stored.
-void put_roof(Store& store, const Roof& roof, bool replace = false);
+// Returns the roofs stored after it.
+Roof put_roof(Store& store, const Roof& roof, bool replace = false);
 // Stores a replay (its device must be stored), replacing an earlier one of the same landscape,
 // strategy and settings, and commits.
 void put_replay(Store& store, const Replay& replay);
