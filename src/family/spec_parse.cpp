@@ -58,7 +58,6 @@ void check_names_and_expressions(const Reader& r, const toml::table& root, const
   Scope wide(all), narrow(sizes_only);
   std::size_t per_configuration = 0;  // expression text evaluated for every configuration
   const auto compile = [&](const SpecExpr& e, Scope& scope) {
-    if (&scope == &wide) per_configuration += e.text.size();
     try {
       const Expression x(e.text, scope);
       for (const std::size_t i : x.uses()) {
@@ -71,16 +70,21 @@ void check_names_and_expressions(const Reader& r, const toml::table& root, const
       throw UsageError(e.where + ": " + x.what());
     }
   };
-  for (const auto& e : s.constraints) compile(e, wide);
-  for (const auto& [name, e] : s.defines) compile(e, wide);
+  // Parameters in scope: evaluated again for every configuration.
+  const auto per_config = [&](const SpecExpr& e) {
+    per_configuration += e.text.size();
+    compile(e, wide);
+  };
+  for (const auto& e : s.constraints) per_config(e);
+  for (const auto& [name, e] : s.defines) per_config(e);
   for (const auto* list : {&s.launch.problem, &s.launch.global, &s.launch.local}) {
-    for (const auto& e : *list) compile(e, wide);
+    for (const auto& e : *list) per_config(e);
   }
   for (const auto& div : s.launch.grid_div) {
-    for (const auto& e : div) compile(e, wide);
+    for (const auto& e : div) per_config(e);
   }
   for (const auto& a : s.arguments) {
-    compile(a.kind == ArgumentKind::kScalar ? a.value : a.size, wide);
+    per_config(a.kind == ArgumentKind::kScalar ? a.value : a.size);
     // The reference's outputs have one size per problem: an output sized by a parameter would
     // be a WrongResult in every configuration but the reference's.
     if (a.output && s.verification.kind != Verification::kNone) {
