@@ -158,6 +158,13 @@ const std::vector<unsigned char>& SpecRunner::initial(std::size_t argument, long
   held = Contents{};  // freed before the next one is made
   const SpecArgument& a = spec_.arguments[argument];
   const std::size_t n = std::size_t(elements), size = type_bytes(a.type);
+  // A data file of the wrong size is refused before its buffer is made.
+  if (a.init == BufferInit::kFile) {
+    if (const std::size_t in_file = file_bytes(a.file); in_file != n * size) {
+      throw UsageError(a.file.string() + " has " + std::to_string(in_file) + " bytes; argument " +
+                       a.name + " needs " + std::to_string(n * size));
+    }
+  }
   std::vector<unsigned char> bytes(n * size, 0);
   switch (a.init) {
     case BufferInit::kZeros:
@@ -174,15 +181,9 @@ const std::vector<unsigned char>& SpecRunner::initial(std::size_t argument, long
       }
       break;
     }
-    case BufferInit::kFile: {
-      const std::size_t in_file = file_bytes(a.file);
-      if (in_file != bytes.size()) {
-        throw UsageError(a.file.string() + " has " + std::to_string(in_file) + " bytes; argument " +
-                         a.name + " needs " + std::to_string(bytes.size()));
-      }
+    case BufferInit::kFile:
       read_into(a.file, bytes);
       break;
-    }
   }
   held = Contents{elements, std::move(bytes)};
   return held.bytes;
