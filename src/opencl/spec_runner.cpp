@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "mmtune/error.hpp"
+#include "opencl/define_check.hpp"
 
 namespace mmtune {
 namespace {
@@ -142,6 +143,7 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
       cache_(context_, device.device, device.info.key, program_dir, writes),
       program_dir_(program_dir) {
   for (const auto& file : spec.sources) source_ += read_file(file) + "\n";
+  check_define_names(cache_, spec);  // one clear line instead of a BuildFailed per configuration
   // The peak bounds every GFLOPS figure; the event clock decides how kernels are timed.
   // A spec's FLOPs may be of any type: fp32's peak (the higher on every device) bounds them.
   calibration_ =

@@ -1,0 +1,64 @@
+// A spec's -D names that the device's own OpenCL C headers use: said once, naming them, instead
+// of a BuildFailed per configuration full of the header's errors.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "family/spec.hpp"
+#include "mmtune/device.hpp"
+#include "mmtune/error.hpp"
+#include "opencl/spec_runner.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+const std::string kExamples = MMTUNE_EXAMPLES_DIR "/kernels";
+
+// The transpose example with one more parameter, `name` = [1, 2] (default 1), which its kernel
+// does not read.
+KernelSpec transpose_with(const test::TempDir& dir, const std::string& name) {
+  std::ifstream in(kExamples + "/transpose.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [table, line] :
+       {std::pair<std::string, std::string>{"[parameters]\n", " = [1, 2]\n"},
+        {"[default]  # the kernel's #ifndef defaults\n", " = 1\n"}}) {
+    const std::size_t at = text.find(table);
+    if (at == std::string::npos) throw std::runtime_error("transpose.toml has no " + table);
+    text.insert(at + table.size(), name + line);
+  }
+  std::filesystem::copy_file(kExamples + "/transpose.cl", dir / "transpose.cl");
+  std::ofstream(dir / "transpose.toml") << text;
+  return parse_spec_file(dir / "transpose.toml");
+}
+
+// PoCL's opencl-c.h declares builtins with a parameter named `p`: -Dp=1 broke every
+// configuration's build with 110 errors from the header.
+TEST(SpecDefines, ANameTheDevicesHeadersUseIsRefusedNamingIt) {
+  std::vector<Device> devices = list_devices();
+  const Device& pthread = select_device(devices, "pthread", "");
+  {
+    test::TempDir dir;
+    const KernelSpec fine = transpose_with(dir, "unused");
+    EXPECT_NO_THROW(SpecRunner(pthread, fine, {64, 32}));
+  }
+  test::TempDir dir;
+  const KernelSpec spec = transpose_with(dir, "p");
+  try {
+    SpecRunner runner(pthread, spec, {64, 32});
+    ADD_FAILURE() << "every configuration would fail to build";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("parameter or define 'p' is a name"), std::string::npos) << what;
+    EXPECT_EQ(what.find("'tile'"), std::string::npos) << what;      // the spec's other names
+    EXPECT_NE(what.find("opencl-c.h"), std::string::npos) << what;  // the header's own line
+  }
+  // The command line: one line and the usage exit code, nothing tuned.
+  const auto r = test::run_mmtune({"tune", "--spec", dir / "transpose.toml", "--size", "64,32",
+                                   "--device", "pthread", "--db", dir / "t.db", "--budget", "4"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("'p' is a name"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace mmtune
