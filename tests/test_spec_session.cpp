@@ -65,10 +65,10 @@ std::vector<MeasurementRecord> store_rows(const std::string& db, const KernelSpe
 }
 
 TEST(SpecSession, AConfigurationIsToldAsItsFastestStoredResultNotItsFirst) {
-  // p=10 first timed out (a busy machine), then ran. Told as its first row, it looked failed
+  // v=10 first timed out (a busy machine), then ran. Told as its first row, it looked failed
   // and annealing started at random; told its run, annealing walks on from it.
   test::TempDir dir;
-  write_spec(dir, "p = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]");
+  write_spec(dir, "v = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]");
   const KernelSpec spec = parse_spec_file(dir / "s.toml");
   const DeviceInfo& d = test::pocl_device("pthread").info;
   for (const char* seed : {"1", "2", "3", "4", "5"}) {
@@ -76,8 +76,8 @@ TEST(SpecSession, AConfigurationIsToldAsItsFastestStoredResultNotItsFirst) {
     {
       Store store(db);
       store.upsert_device(d);
-      store.add_measurement(stored(spec, d, "p=10", Status::kTimeout, 0));
-      store.add_measurement(stored(spec, d, "p=10", Status::kOk, 0.01));
+      store.add_measurement(stored(spec, d, "v=10", Status::kTimeout, 0));
+      store.add_measurement(stored(spec, d, "v=10", Status::kOk, 0.01));
     }
     // The budget counts the known configuration: one new one is measured.
     const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
@@ -87,9 +87,9 @@ TEST(SpecSession, AConfigurationIsToldAsItsFastestStoredResultNotItsFirst) {
     EXPECT_EQ(test::count_rows(db, "SELECT COUNT(DISTINCT config) FROM measurements"), 2);
     EXPECT_EQ(test::count_rows(db,
                                "SELECT COUNT(*) FROM measurements WHERE config NOT IN "
-                               "('p=9', 'p=10', 'p=11')"),
+                               "('v=9', 'v=10', 'v=11')"),
               0)
-        << "seed " << seed << ": not a neighbour of p=10";
+        << "seed " << seed << ": not a neighbour of v=10";
   }
 }
 
