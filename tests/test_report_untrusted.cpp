@@ -2,6 +2,7 @@
 // from files, a host CPU against a device's peak, parameters a kernel does not have.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 
 #include "exchange/exchange.hpp"
@@ -85,6 +86,33 @@ TEST(ReportUntrusted, HostBlasIsNoShareOfTheDevicesPeak) {
   EXPECT_NE(md.find("50 (50.0 %)"), std::string::npos) << md;
   EXPECT_EQ(md.find("300 ("), std::string::npos) << md;  // was "300 (300.0 %)"
   EXPECT_NE(md.find("| 300 |"), std::string::npos) << md;
+}
+
+TEST(ReportUntrusted, NoShareOfTheRoofPastItsRoof) {
+  // llvmpipe's naive kernel at n = 128 ran from its caches: 137.8 % of the roof "there", a
+  // figure the model itself rules out. Here: a slow bandwidth roof, and a peak a busy machine
+  // measured low.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  const GemmProblem p = square(1024);
+  add_bench(store, a.key, "naive", "", "", p, "Ok", p.flops() / 5e6);      // 5 GFLOPS
+  add_bench(store, a.key, "tuned", "", "", p, "Ok", p.flops() / 150e6);    // 150 GFLOPS
+  add_bench(store, a.key, "default", "", "", p, "Ok", p.flops() / 0.5e6);  // 0.5 GFLOPS
+  rows::put_roof(store, {a.key, 32, 100, 0.01, "2024-05-01T10:00:00Z"});
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("n/a (cache reuse)"), std::string::npos) << md;
+  EXPECT_NE(md.find("n/a (above the peak)"), std::string::npos) << md;
+  EXPECT_NE(md.find("read its data from caches more than once"), std::string::npos) << md;
+  EXPECT_NE(md.find("run mmtune roofline again"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 150 (n/a (above the peak)) |"), std::string::npos) << md;
+  // No share of the peak or roof above 100 %: each is below it or not given.
+  const std::regex share(R"(([0-9.]+) %)");
+  for (auto it = std::sregex_iterator(md.begin(), md.end(), share); it != std::sregex_iterator();
+       ++it) {
+    EXPECT_LE(std::stod((*it)[1]), 100.0) << (*it)[0];
+  }
 }
 
 TEST(ReportUntrusted, ImportedSingleTimesHaveNoSpreadAndTookNoTimeHere) {

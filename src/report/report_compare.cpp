@@ -54,7 +54,7 @@ void Report::implementations(Doc& doc) {
         t.rows.push_back(
             {text_cell(dev.platform), text_cell(display_name(dev)), number_cell(double(n)),
              tuned ? number_cell(*tuned) : Cell{"", true},
-             Cell{tuned && r && r->peak > 0 ? pct(*tuned / r->peak) : "", true},
+             Cell{tuned && r ? share_of_peak(*tuned, r->peak) : "", true},
              clblast ? number_cell(*clblast) : Cell{"", true},
              Cell{tuned && clblast ? svg::format_value(*tuned / *clblast) + "x" : "", true},
              host ? number_cell(*host) : Cell{"", true}});

@@ -130,7 +130,8 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
           const double g = *shown_gflops(*it->second);
           const bool share = peak && on_device(s);
           row.push_back(
-              Cell{svg::format_value(g) + (share ? " (" + pct(g / peak->peak) + ")" : ""), true});
+              Cell{svg::format_value(g) + (share ? " (" + share_of_peak(g, peak->peak) + ")" : ""),
+                   true});
         }
       }
       t.rows.push_back(std::move(row));
@@ -139,7 +140,8 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     if (peak) {
       doc.note("In parentheses: share of the measured " + pname + " peak of " +
                svg::format_value(peak->peak) + " GFLOPS (mmtune roofline, " + peak->measured_at +
-               "); none for host BLAS, which runs on the host's CPU, not this device.");
+               "); none for host BLAS, which runs on the host's CPU, not this device. Above "
+               "the peak, the roof was measured on a busy machine: run mmtune roofline again.");
     }
   }
 }
@@ -166,12 +168,13 @@ void Report::best_table(Doc& doc, const DeviceRow& dev) {
   bool busy = false;
   for (const auto* b : rows) {
     const RoofRow* peak = roof(dev.key, int(b->p.precision));
-    t.rows.push_back(
-        {text_cell(describe(b->p)), text_cell(b->kernel), code_cell(b->config),
-         number_cell(b->median_ms), number_cell(b->gflops),
-         b->kernel_gflops ? number_cell(*b->kernel_gflops) : Cell{"", true},
-         Cell{peak ? pct(b->gflops / peak->peak) : "", true}, text_cell(noise(b->measurement_id)),
-         Cell{"#" + std::to_string(b->measurement_id), true}, text_cell(b->updated_at)});
+    t.rows.push_back({text_cell(describe(b->p)), text_cell(b->kernel), code_cell(b->config),
+                      number_cell(b->median_ms), number_cell(b->gflops),
+                      b->kernel_gflops ? number_cell(*b->kernel_gflops) : Cell{"", true},
+                      Cell{peak ? share_of_peak(b->gflops, peak->peak) : "", true},
+                      text_cell(noise(b->measurement_id)),
+                      Cell{"#" + std::to_string(b->measurement_id), true},
+                      text_cell(b->updated_at)});
     const auto m = meas_by_id_.find(b->measurement_id);
     busy = busy || (m != meas_by_id_.end() && m->second->other_load.value_or(0) > kBusyShare);
   }
@@ -288,16 +291,34 @@ void Report::roofline(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     }
     doc.note(what);
     if (points.empty()) continue;
+    bool above_bandwidth = false, above_peak = false;
     Table t;
     t.head = {"kernel", "configuration",       "intensity [FLOP/byte]",
               "GFLOPS", "roof there [GFLOPS]", "share of roof"};
     for (const auto& p : points) {
       const double attainable = std::min(rf.peak, rf.bandwidth * p.ai);
+      // Past the roof the model, not the kernel, is wrong: no share above 100 % is printed.
+      const std::string share = p.gflops <= attainable ? pct(p.gflops / attainable)
+                                : p.gflops <= rf.peak  ? "n/a (cache reuse)"
+                                                       : share_of_peak(p.gflops, rf.peak);
+      above_bandwidth = above_bandwidth || (p.gflops > attainable && p.gflops <= rf.peak);
+      above_peak = above_peak || p.gflops > rf.peak;
       t.rows.push_back({text_cell(p.subject + " (" + p.kernel + ")"), code_cell(p.config),
                         number_cell(p.ai), number_cell(p.gflops), number_cell(attainable),
-                        Cell{pct(p.gflops / attainable), true}});
+                        Cell{share, true}});
     }
     doc.table(std::move(t));
+    if (above_bandwidth) {
+      doc.note(
+          "A kernel faster than the bandwidth roof at its intensity read its data from "
+          "caches more than once, which the traffic model leaves out: its intensity is "
+          "higher than placed, and no share is given.");
+    }
+    if (above_peak) {
+      doc.note(
+          "A kernel faster than the stored peak means the roof was measured on a busy "
+          "machine: run mmtune roofline again (a roof is the fastest measured).");
+    }
   }
 }
 

@@ -61,6 +61,13 @@ inline std::string pct(double fraction) {
   return buf;
 }
 
+// A share of a device's stored peak. Above it the roof, measured on a busy machine, is low: no
+// share over 100 % is printed.
+inline std::string share_of_peak(double gflops, double peak) {
+  if (!(peak > 0)) return "";
+  return gflops <= peak ? pct(gflops / peak) : "n/a (above the peak)";
+}
+
 // CSV: the shortest text that reads back as the same double.
 inline std::string full(double v) {
   char buf[64];
