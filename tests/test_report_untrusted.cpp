@@ -115,6 +115,47 @@ TEST(ReportUntrusted, NoShareOfTheRoofPastItsRoof) {
   }
 }
 
+// The text of the section whose heading holds `heading`, up to the next heading.
+std::string section(const std::string& md, const std::string& heading) {
+  const std::size_t at = md.find(heading);
+  if (at == std::string::npos) return "";
+  return md.substr(at, md.find("\n#", at) - at);
+}
+
+TEST(ReportUntrusted, NoValueIsTheOddOneOutWhenTheMostCommonValuesTie) {
+  // Two devices with MWG 64 and 32: the larger was highlighted as differing from the "most
+  // common" value, which the smaller had become by the order of a map.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A"), b = device("Vendor", "B"), c = device("Vendor", "C");
+  const auto add = [&](const DeviceInfo& d, int mwg) {
+    store.upsert_device(d);
+    store.add_measurement(measurement(d.key, 0, tiled(mwg, 64, 2), square(256), Status::kOk, 1.0));
+  };
+  add(a, 64);
+  add(b, 32);
+  const std::string two = section(write_markdown(store, dir / "r2"), "Best parameters per device");
+  ASSERT_NE(two.find("| 64 |"), std::string::npos) << two;
+  EXPECT_EQ(two.find("**64**"), std::string::npos) << two;
+  EXPECT_EQ(two.find("**32**"), std::string::npos) << two;
+  add(c, 64);
+  const std::string three =
+      section(write_markdown(store, dir / "r3"), "Best parameters per device");
+  EXPECT_NE(three.find("**32**"), std::string::npos) << three;
+  EXPECT_EQ(three.find("**64**"), std::string::npos) << three;
+}
+
+TEST(ReportUntrusted, ADeviceWithOnlyARoofShowsIt) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  rows::put_roof(store, {a.key, 32, 271.8, 46.2, "2024-05-01T10:00:00Z"});
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_EQ(md.find("No results are stored for this device"), std::string::npos) << md;
+  EXPECT_NE(md.find("peak 271.8 GFLOPS, bandwidth 46.2 GB/s"), std::string::npos) << md;
+}
+
 TEST(ReportUntrusted, ImportedSingleTimesHaveNoSpreadAndTookNoTimeHere) {
   // A CLBlast tuner file holds one time per configuration, and its session the import's time:
   // the best's noise said "spread 0.0 %" and the session's wall time 0 s.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -247,8 +248,9 @@ void Report::comparison(Doc& doc) {
   if (picks.empty()) {
     doc.text("No stored tuning results.");
   } else {
-    // The most common value per parameter; other values are highlighted.
-    std::map<std::string, int> usual;
+    // The most common value per parameter, where one is (a tie, two devices that differ, has
+    // none); other values are highlighted.
+    std::map<std::string, std::optional<int>> usual;
     for (const auto& name : params) {
       std::map<int, int> counts;
       for (const auto& [dev, b] : picks) {
@@ -258,7 +260,11 @@ void Report::comparison(Doc& doc) {
       }
       int most = 0;
       for (const auto& [v, count] : counts) {
-        if (count > most) usual[name] = v, most = count;
+        if (count > most) {
+          usual[name] = v, most = count;
+        } else if (count == most) {
+          usual[name].reset();
+        }
       }
     }
     Table t;
@@ -276,13 +282,15 @@ void Report::comparison(Doc& doc) {
           continue;
         }
         Cell cell = number_cell(it->second);
-        cell.highlight = picks.size() > 1 && it->second != usual[name];
+        cell.highlight = usual[name] && it->second != *usual[name];
         row.push_back(cell);
       }
       t.rows.push_back(std::move(row));
     }
     doc.table(std::move(t));
-    doc.note("Highlighted: values that differ from the most common value among the devices.");
+    doc.note(
+        "Highlighted: values that differ from the most common value among the devices "
+        "(none where the most common values tie).");
   }
 
   doc.heading(3, "Which parameters matter, side by side");

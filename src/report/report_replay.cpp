@@ -82,7 +82,8 @@ void Report::replays(Doc& doc, const DeviceRow& dev, const std::string& tag) {
   }
   doc.note(
       "Where half the runs or fewer came within the target, their median lies past the budget "
-      "(\">400\"). The landscapes are what was measured once; a replay shows how a strategy "
+      "(\">\" and the budget). The landscapes are what was measured once; a replay shows how a "
+      "strategy "
       "searches that space, "
       "not how noisy a new measurement would be.");
 }

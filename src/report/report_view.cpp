@@ -151,7 +151,11 @@ void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
                    std::any_of(d_.bench.begin(), d_.bench.end(),
                                [&](const BenchRow& b) { return b.key == dev.key; }) ||
                    std::any_of(d_.meas.begin(), d_.meas.end(),
-                               [&](const MeasRow& m) { return m.key == dev.key; });
+                               [&](const MeasRow& m) { return m.key == dev.key; }) ||
+                   std::any_of(d_.roof.begin(), d_.roof.end(),
+                               [&](const RoofRow& r) { return r.key == dev.key; }) ||
+                   std::any_of(d_.sessions.begin(), d_.sessions.end(),
+                               [&](const SessionRow& s) { return s.r.device_key == dev.key; });
   if (!any) {
     doc.text("No results are stored for this device.");
     return;
