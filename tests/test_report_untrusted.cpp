@@ -145,6 +145,27 @@ TEST(ReportUntrusted, NoValueIsTheOddOneOutWhenTheMostCommonValuesTie) {
   EXPECT_EQ(three.find("**64**"), std::string::npos) << three;
 }
 
+TEST(ReportUntrusted, AConfigurationMeasuredAgainCountsOnceForItsParameters) {
+  // The default, timed again as the drift reference, made its values the medians: "worst
+  // value" was the default's in every row. Here MWG=64 is fast once (timed 5 times) and slow
+  // twice; MWG=32 in between.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  const auto add = [&](const TiledConfig& c, double ms) {
+    store.add_measurement(measurement(a.key, 0, c, square(256), Status::kOk, ms));
+  };
+  for (int i = 0; i < 5; ++i) add(tiled(64, 64, 2), 1.0);
+  add(tiled(64, 64, 4), 10.0);
+  add(tiled(64, 32, 4), 10.0);
+  add(tiled(32, 64, 2), 3.0);
+  const std::string md = section(write_markdown(store, dir / "r"), "Which parameters matter");
+  EXPECT_NE(md.find("From 8 Ok measurements of 4 configurations"), std::string::npos) << md;
+  const std::regex mwg(R"(\| MWG \| 2 \| [^|]+ \| 32 \| [^|]+ \| 64 \|)");
+  EXPECT_TRUE(std::regex_search(md, mwg)) << md;  // best 32, worst 64
+}
+
 TEST(ReportUntrusted, ADeviceWithOnlyARoofShowsIt) {
   test::TempDir dir;
   Store store(dir / "t.db");

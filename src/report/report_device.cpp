@@ -423,9 +423,11 @@ void Report::parameters(Doc& doc, const DeviceRow& dev, const std::string& tag) 
                       number_cell(p.worst_value), number_cell(p.worst_median)});
   }
   doc.table(std::move(t));
-  doc.note("From " + std::to_string(imp.measurements) + " Ok measurements of the " + imp.kernel +
+  doc.note("From " + std::to_string(imp.measurements) + " Ok measurements of " +
+           std::to_string(imp.configurations) + " configurations of the " + imp.kernel +
            " kernel for " + describe(imp.p) +
-           ": for each value of a parameter the median GFLOPS of the configurations with it. "
+           ": for each value of a parameter the median GFLOPS of the configurations with it, "
+           "each counted once (as the median of its measurements). "
            "Parameters interact, so this ranks sensitivity, not cause.");
 }
 

@@ -85,12 +85,13 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
     if (!chosen || g.size() > chosen->size()) chosen = &g;
   }
   if (!chosen || chosen->size() < 8) return;
+  const auto configs = per_configuration(*chosen, [](const MeasRow& m) { return *m.median_ms; });
   std::vector<std::string> order;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_param;
-  for (const MeasRow* m : *chosen) {
-    for (const auto& [name, value] : text_pairs(m->config)) {
+  for (const auto& [config, ms] : configs) {
+    for (const auto& [name, value] : text_pairs(config)) {
       if (!by_param.count(name)) order.push_back(name);
-      by_param[name][value].push_back(*m->median_ms);
+      by_param[name][value].push_back(ms);
     }
   }
   Table imp;
@@ -122,11 +123,13 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
   for (auto& [spread, cells] : rows) imp.rows.push_back(std::move(cells));
   if (imp.rows.empty()) return;
   doc.text("Which parameters matter for " + chosen->front()->kernel + " (" +
-           std::to_string(chosen->size()) + " Ok measurements):");
+           std::to_string(chosen->size()) + " Ok measurements of " +
+           std::to_string(configs.size()) + " configurations):");
   doc.table(std::move(imp));
   doc.note(
-      "For each value of a parameter, the median time of the configurations with it. Parameters "
-      "interact, so this ranks sensitivity, not cause.");
+      "For each value of a parameter, the median time of the configurations with it, each "
+      "counted once (as the median of its measurements). Parameters interact, so this ranks "
+      "sensitivity, not cause.");
 }
 
 }  // namespace mmtune::report_detail

@@ -41,6 +41,20 @@ std::optional<Report::Tuned> Report::tuned(const std::string& key, const GemmPro
   return std::nullopt;
 }
 
+std::vector<std::pair<std::string, double>> per_configuration(
+    const std::vector<const MeasRow*>& rows, const std::function<double(const MeasRow&)>& value) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<double>> values;
+  for (const MeasRow* m : rows) {
+    auto& v = values[m->config];
+    if (v.empty()) order.push_back(m->config);
+    v.push_back(value(*m));
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& config : order) out.emplace_back(config, median(values[config]));
+  return out;
+}
+
 // How much performance moves with each parameter, over the Ok measurements of the kernel and
 // problem with the most of them (the tiled kernel when it has a fair sample).
 Report::Importance Report::importance(const std::string& key) const {
@@ -62,12 +76,14 @@ Report::Importance Report::importance(const std::string& key) const {
   if (!chosen) return imp;
   imp.kernel = chosen->front()->kernel, imp.p = chosen->front()->p;
   imp.measurements = chosen->size();
+  const auto configs = per_configuration(*chosen, [](const MeasRow& m) { return *m.gflops; });
+  imp.configurations = configs.size();
   std::vector<std::string> order;
   std::map<std::string, std::map<int, std::vector<double>>> by_param;
-  for (const MeasRow* m : *chosen) {
-    for (const auto& [name, value] : config_pairs(m->config)) {
+  for (const auto& [config, gflops] : configs) {
+    for (const auto& [name, value] : config_pairs(config)) {
       if (!by_param.count(name)) order.push_back(name);
-      by_param[name][value].push_back(*m->gflops);
+      by_param[name][value].push_back(gflops);
     }
   }
   for (const auto& name : order) {

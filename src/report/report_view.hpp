@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,11 @@
 #include "report/report_format.hpp"
 
 namespace mmtune::report_detail {
+
+// One figure per configuration, in the order first measured: the median of its measurements'
+// `value`. A configuration measured again (the drift reference, the finalists) counts once.
+std::vector<std::pair<std::string, double>> per_configuration(
+    const std::vector<const MeasRow*>& rows, const std::function<double(const MeasRow&)>& value);
 
 class Report {
  public:
@@ -55,7 +61,7 @@ class Report {
   struct Importance {
     std::string kernel;
     GemmProblem p;
-    std::size_t measurements = 0;
+    std::size_t measurements = 0, configurations = 0;
     std::vector<Spread> params;  // most influential first
   };
 
