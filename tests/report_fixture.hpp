@@ -102,7 +102,8 @@ inline MeasurementRecord measurement(const std::string& key, std::int64_t sessio
 
 inline void add_bench(Store& store, const std::string& key, const std::string& subject,
                       const std::string& kernel, const std::string& config, const GemmProblem& p,
-                      const std::string& status, std::optional<double> ms) {
+                      const std::string& status, std::optional<double> ms,
+                      const std::string& note = "note, with \"quotes\"") {
   auto s = store.db().prepare(
       "INSERT INTO bench (device_id, run_id, subject, kernel, config, m, n, k, precision, layout, "
       "trans_a, trans_b, status, note, median_ms, min_ms, max_ms, gflops, kernel_median_ms, "
@@ -110,7 +111,7 @@ inline void add_bench(Store& store, const std::string& key, const std::string& s
       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, key).bind(2, "run-1").bind(3, subject).bind(4, kernel).bind(5, config);
   bind_problem(s, 6, p);
-  s.bind(13, status).bind(14, "note, with \"quotes\"").bind(21, "2024-05-01T10:00:00Z");
+  s.bind(13, status).bind(14, note).bind(21, "2024-05-01T10:00:00Z");
   for (const int i : {15, 16, 17, 18, 19, 20}) s.bind(i, nullptr);
   if (ms) {
     const double g = p.flops() / (*ms * 1e6);

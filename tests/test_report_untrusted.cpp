@@ -166,6 +166,25 @@ TEST(ReportUntrusted, AConfigurationMeasuredAgainCountsOnceForItsParameters) {
   EXPECT_TRUE(std::regex_search(md, mwg)) << md;  // best 32, worst 64
 }
 
+TEST(ReportUntrusted, BuiltInDefaultsAreNotShownAsTuned) {
+  // A bench on a device never tuned times the library's built-in defaults as its "tuned"
+  // subject; the report showed them as tuned, in the tables, the roofline and across devices.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  const GemmProblem p = square(1024);
+  add_bench(store, a.key, "tuned", "tiled", to_string(KernelConfig(tiled(64, 64, 2))), p, "Ok",
+            p.flops() / 5e6, rows::kBuiltInDefaultsNote);
+  add_bench(store, a.key, "naive", "", "", p, "Ok", p.flops() / 1e6);
+  rows::put_roof(store, {a.key, 32, 1000, 100, "2024-05-01T10:00:00Z"});
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("| naive (naive) |"), std::string::npos) << md;  // the roofline's table
+  EXPECT_NE(md.find("| tuned (built-in defaults) \\[GFLOPS\\] |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| tuned \\[GFLOPS\\] |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("tuned (tiled)"), std::string::npos) << md;  // not placed as tuned
+}
+
 TEST(ReportUntrusted, ADeviceWithOnlyARoofShowsIt) {
   test::TempDir dir;
   Store store(dir / "t.db");

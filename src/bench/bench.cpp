@@ -227,7 +227,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
     std::vector<Subject> ours = {
         {"tuned", tuned.config,
          tuned.source == LookupSource::kDefault
-             ? "no tuned parameters stored for this device: built-in defaults"
+             ? rows::kBuiltInDefaultsNote
              : std::string("parameters: ") + to_string(tuned.source) +
                    (tuned.source == LookupSource::kExact
                         ? ""

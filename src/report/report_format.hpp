@@ -115,6 +115,10 @@ inline bool on_device(const std::string& subject) {
 }
 
 // Fixed colours per bench subject, so that a subject looks the same in every chart.
+// The "tuned" subject of a bench on a device without tuned parameters (the library's built-in
+// defaults), as the report shows it.
+inline constexpr const char* kUntunedSubject = "tuned (built-in defaults)";
+
 inline std::string subject_color(const std::string& subject, std::size_t fallback) {
   static const std::map<std::string, std::string> kColors = {
       {"tuned", "#4e79a7"},          {"default", "#f28e2b"}, {"classic", "#9c755f"},
@@ -127,8 +131,8 @@ inline std::string subject_color(const std::string& subject, std::size_t fallbac
 }
 
 inline int subject_rank(const std::string& s) {
-  static const char* const kOrder[] = {"tuned",   "default",       "classic",       "naive",
-                                       "clblast", "clblast-tuned", kHostBlasSubject};
+  static const char* const kOrder[] = {"tuned", kUntunedSubject, "default",       "classic",
+                                       "naive", "clblast",       "clblast-tuned", kHostBlasSubject};
   for (int i = 0; i < int(std::size(kOrder)); ++i) {
     if (s == kOrder[i]) return i;
   }

@@ -26,6 +26,11 @@ std::vector<std::pair<std::string, double>> per_configuration(
 class Report {
  public:
   explicit Report(Data d) : d_(std::move(d)) {
+    for (auto& b : d_.bench) {
+      // Built-in defaults measured as the "tuned" subject on a device never tuned: a subject of
+      // their own, or the tables, the roofline and the comparison across devices call them tuned.
+      if (b.subject == "tuned" && b.note == rows::kBuiltInDefaultsNote) b.subject = kUntunedSubject;
+    }
     for (const auto& b : d_.bench) {
       const auto k = std::make_tuple(b.key, b.subject, pkey(b.p));
       const auto it = latest_.find(k);

@@ -30,6 +30,10 @@ struct Bench {
   Opt median_ms, min_ms, max_ms, gflops, kernel_median_ms, kernel_gflops;
   std::string measured_at;
 };
+// The note of a bench's "tuned" row on a device without tuned parameters: the report does not
+// show such a row as tuned.
+inline constexpr const char* kBuiltInDefaultsNote =
+    "no tuned parameters stored for this device: built-in defaults";
 
 struct Best {
   std::string key, kernel, config;
