@@ -101,6 +101,10 @@ TEST(StrategyOptions, CountsAreWholeNumbersAndAPopulationHasParents) {
   EXPECT_THROW(make_strategy("model", g.space, {1, 100, {{"trees", 1.9}}}), UsageError);
   EXPECT_THROW(make_strategy("genetic", g.space, {1, 100, {{"population", 1}}}), UsageError);
   EXPECT_NO_THROW(make_strategy("genetic", g.space, {1, 100, {{"population", 2}}}));
+  // At the command line's door, before a tune records its session: population=1 was refused
+  // only when the search began, and left a failed session behind.
+  EXPECT_THROW(check_strategy_settings("genetic", {{"population", 1}}), UsageError);
+  EXPECT_NO_THROW(check_strategy_settings("genetic", {{"population", 0}}));  // chosen for you
   EXPECT_NO_THROW(make_strategy("genetic", g.space, {1, 100, {{"mutation", 0.5}}}));
   EXPECT_NE(describe_strategy_options().find("trees=24  [1, 1000] integer"), std::string::npos);
 }

@@ -77,7 +77,8 @@ struct StrategyOption {
   double value;  // the default
   double min, max;
   const char* help;
-  bool integer = false;  // a count: a fraction is refused, not truncated
+  bool integer = false;       // a count: a fraction is refused, not truncated
+  bool zero_is_auto = false;  // 0 (its default) chooses the value; [min, max] bounds the others
 };
 
 struct StrategyOptions {

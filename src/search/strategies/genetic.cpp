@@ -7,7 +7,6 @@
 
 #include "common.hpp"
 #include "factories.hpp"
-#include "mmtune/error.hpp"
 
 namespace mmtune {
 namespace {
@@ -20,17 +19,14 @@ using strategies::uniform_real;
 constexpr StrategyOption kOptions[] = {
     {"tournament", 3, 1, 64, "members drawn per parent choice; the fittest is the parent", true},
     {"mutation", 0.25, 0, 1, "probability that a child takes one step to a neighbour"},
-    {"population", 0, 0, 1024,
-     "members kept, at least 2 (0: a tenth of the budget, within 8-32; 16)", true},
+    {"population", 0, 2, 1024,
+     "members kept (0: a tenth of the budget, within 8-32; 16 without one)", true, true},
 };
 constexpr int kAttempts = 10;  // crossovers tried before falling back to a step from the best
 
 std::size_t population(const StrategyOptions& options) {
-  if (const auto set = std::size_t(option_value(kOptions, options, "population"))) {
-    // One member has no partner: every child would be a random point.
-    if (set < 2) throw UsageError("strategy option population=1 leaves no parents to cross");
-    return set;
-  }
+  // At least 2 (the table): one member has no partner, every child would be a random point.
+  if (const auto set = std::size_t(option_value(kOptions, options, "population"))) return set;
   return options.budget ? std::clamp<std::size_t>(options.budget / 10, 8, 32) : 16;
 }
 

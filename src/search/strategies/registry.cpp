@@ -72,7 +72,7 @@ std::string describe_strategy_options() {
     for (const auto& o : e->options) {
       out += "  " + std::string(o.name) + "=" + format_number(o.value) + "  [" +
              format_number(o.min) + ", " + format_number(o.max) + "]" +
-             (o.integer ? " integer " : " ") + o.help + "\n";
+             (o.zero_is_auto ? " or 0," : "") + (o.integer ? " integer " : " ") + o.help + "\n";
     }
   }
   return out;
@@ -115,9 +115,10 @@ void check_strategy_settings(const std::string& name,
       throw UsageError("strategy " + name + " has no option '" + key.substr(0, 40) + "' (" +
                        (known.empty() ? "it has none" : "known: " + known) + ")");
     }
-    if (value < it->min || value > it->max) {
+    if ((value < it->min || value > it->max) && !(it->zero_is_auto && value == 0)) {
       throw UsageError("strategy option " + key + "=" + format_number(value) + " is outside [" +
-                       format_number(it->min) + ", " + format_number(it->max) + "]");
+                       format_number(it->min) + ", " + format_number(it->max) + "]" +
+                       (it->zero_is_auto ? " (0: chosen for you)" : ""));
     }
     if (it->integer && value != std::floor(value)) {
       throw UsageError("strategy option " + key + "=" + format_number(value) +
