@@ -103,6 +103,9 @@ TEST(BadInputCli, MalformedOptionValues) {
       // Counts of work that no budget bounds: 2^64 - 1 finalists hung the tune.
       {"--finalists", "18446744073709551615", "at most 1000"},
       {"--confirm-rounds", "1001", "at most 1000"},
+      // The session stores the budget and the seed as signed 64-bit integers: 2^64 - 1 was -1.
+      {"--budget", "18446744073709551615", "--budget: must be at most 9223372036854775807"},
+      {"--seed", "9223372036854775808", "--seed: must be at most 9223372036854775807"},
   };
   for (const auto& [option, value, needle] : cases) {
     auto args = base;

@@ -283,6 +283,10 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
       {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--seeds", "3"});
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_NE(r.err.find("--seeds is an option of a replay"), std::string::npos) << r.err;
+  r = test::run_mmtune(
+      {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--batch", "4"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("--batch is an option of a replay"), std::string::npos) << r.err;
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "naive", "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage);
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--precision",

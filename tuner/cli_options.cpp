@@ -88,7 +88,10 @@ std::size_t parse_size(const char* flag, const std::string& text) {
 
 namespace {
 
-CLI::Validator integer_check(bool positive, std::uint64_t max = UINT64_MAX) {
+// The store keeps counts and seeds as signed 64-bit integers: 2^64 - 1 was stored as -1.
+constexpr std::uint64_t kStorable = std::uint64_t(INT64_MAX);
+
+CLI::Validator integer_check(bool positive, std::uint64_t max = kStorable) {
   return CLI::Validator(
       [positive, max](std::string& text) -> std::string {
         std::uint64_t v = 0;
@@ -103,9 +106,9 @@ CLI::Validator integer_check(bool positive, std::uint64_t max = UINT64_MAX) {
         if (v > max) return "must be at most " + std::to_string(max) + ", got " + text;
         return "";
       },
-      positive            ? "POSITIVE"
-      : max == UINT64_MAX ? "UINT"
-                          : "0-" + std::to_string(max));
+      positive           ? "POSITIVE"
+      : max == kStorable ? "UINT"
+                         : "0-" + std::to_string(max));
 }
 
 }  // namespace

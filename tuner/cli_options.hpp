@@ -45,8 +45,9 @@ void add_batch_option(CLI::App* app, ProblemOptions& o);
 
 // A matrix size: a positive decimal integer. Throws UsageError naming `flag` otherwise.
 std::size_t parse_size(const char* flag, const std::string& text);
-// Checks for counts and seeds: plain decimal digits that fit 64 bits (no sign: CLI11 would
-// wrap "-1" around to 2^64 - 1), positive or not. The message names the option.
+// Checks for counts and seeds: plain decimal digits (no sign: CLI11 would wrap "-1" around to
+// 2^64 - 1) of at most 2^63 - 1, what the store keeps; positive or not. The message names the
+// option.
 CLI::Validator positive_integer();
 CLI::Validator non_negative_integer();
 // 0 to `max`: a count that sizes work no time limit bounds (finalists, confirmation rounds).

@@ -437,8 +437,8 @@ int StoreCommands::run() const {
     refuse_shape_without_size(*simulate, sim.problem);  // without a size: the most measured
     if (sim.landscape) {
       refuse_given(*simulate,
-                   {"--strategy", "--strategy-option", "--budget", "--seeds", "--told", "--curve",
-                    "--svg", "--save"},
+                   {"--strategy", "--strategy-option", "--budget", "--seeds", "--told", "--batch",
+                    "--curve", "--svg", "--save"},
                    " is an option of a replay, not of --landscape");
     }
     return cmd_simulate(sim);
