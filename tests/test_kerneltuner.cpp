@@ -283,6 +283,12 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
       {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--seeds", "3"});
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_NE(r.err.find("--seeds is an option of a replay"), std::string::npos) << r.err;
+  // A chart that cannot be written is refused before the replay: no half table, no time lost.
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
+                        "--seeds", "1", "--svg", dir / "missing/curve.svg"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("is missing or not writable"), std::string::npos) << r.err;
   r = test::run_mmtune(
       {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--batch", "4"});
   EXPECT_EQ(r.exit_code, kExitUsage);

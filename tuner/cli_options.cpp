@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "mmtune/error.hpp"
 #include "store/sql.hpp"
 #include "store/store.hpp"
@@ -177,6 +179,21 @@ void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> op
 
 KernelSources load_sources(const GlobalOptions& g) {
   return g.kernels_dir.empty() ? KernelSources() : KernelSources(g.kernels_dir);
+}
+
+void check_output_writable(const std::string& path, const std::string& db) {
+  if (path.empty() || path == "-") return;
+  refuse_database_as_output(path, db);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  const bool exists = fs::exists(path, ec);
+  if (exists ? ::access(path.c_str(), W_OK) != 0 || fs::is_directory(path, ec)
+             : ::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError("cannot write '" + path + "'" +
+                     (exists ? "" : ": its directory '" + dir + "' is missing or not writable"));
+  }
 }
 
 void write_output(const std::string& path, const std::string& text, const std::string& db) {

@@ -86,6 +86,9 @@ void refuse_with_spec(const CLI::App& app, std::initializer_list<const char*> op
 // UsageError when `path` is the database `db` (--db as given) or one of SQLite's files beside
 // it: an export over it would destroy every stored result.
 void refuse_database_as_output(const std::string& path, const std::string& db);
+// UsageError when the file `path` could not be written (its directory missing or not writable,
+// the file not writable, or the database): checked before long work whose output goes there.
+void check_output_writable(const std::string& path, const std::string& db);
 // Writes `text` to the file `path` (standard output for "" or "-"); UsageError when it cannot,
 // or when `path` is the database (refuse_database_as_output).
 void write_output(const std::string& path, const std::string& text, const std::string& db);

@@ -121,6 +121,7 @@ int cmd_simulate(const SimulateOptions& o) {
   so.batch = o.batch;
   if (o.curve) so.checkpoints = kCurveCheckpoints;
   if (!o.svg.empty() && !o.curve) throw UsageError("--svg needs --curve");
+  check_output_writable(o.svg, o.db);
   // Everything that can refuse the replay is checked before the table starts: a refusal prints
   // one line, never half a table.
   if (!(o.told >= 0 && o.told <= 1)) throw UsageError("--told must be within 0 and 1");
