@@ -35,5 +35,22 @@ TEST(ReplaySpec, AWordAndANumberOfOneParameterStayTwoValues) {
   EXPECT_EQ(times, (std::vector<double>{1.0, 2.0, 3.0, 4.0}));
 }
 
+TEST(ReplaySpec, IntegersBeyond32BitsAndDecimalsAreRankedAsNumbers) {
+  // A spec tunes integers up to 2^53; their replay was refused as "invalid or repeated value".
+  const std::vector<MeasurementRecord> big = {
+      timed("big=1 wg=1", 4.0), timed("big=4294967296 wg=1", 3.0), timed("big=1 wg=2", 2.0),
+      timed("big=4294967296 wg=2", 1.0)};
+  EXPECT_EQ(load_landscape(big[0].kernel, big).table.space.size(), 4u);
+  // Decimals are numbers: ranked as words, 16.0 came between 0.5 and 2.0.
+  const std::vector<MeasurementRecord> decimals = {timed("step=16.0", 1.0), timed("step=2.0", 2.0),
+                                                   timed("step=0.5", 3.0)};
+  const Landscape land = load_landscape(decimals[0].kernel, decimals);
+  ASSERT_EQ(land.table.space.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double ms = land.table.times[i].value_or(0);
+    EXPECT_EQ(land.table.space.point(i)[0], ms == 1.0 ? 2 : ms == 2.0 ? 1 : 0) << ms;
+  }
+}
+
 }  // namespace
 }  // namespace mmtune

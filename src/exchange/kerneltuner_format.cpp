@@ -174,8 +174,9 @@ std::string canonical_recorded_config(const std::string& kernel, const std::stri
     int v = 0;
     const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
     const char* e = pair.data() + pair.size();
-    if (!b || b == e || std::from_chars(b, e, v).ptr != e || !is_identifier(pair.substr(0, eq)) ||
-        !names.insert(pair.substr(0, eq)).second) {
+    const auto parsed = b ? std::from_chars(b, e, v) : std::from_chars_result{};
+    if (!b || b == e || parsed.ptr != e || parsed.ec != std::errc() ||
+        !is_identifier(pair.substr(0, eq)) || !names.insert(pair.substr(0, eq)).second) {
       throw UsageError("not a " + kernel.substr(0, 64) + " configuration (NAME=INTEGER pairs)");
     }
   }

@@ -24,9 +24,10 @@ std::unique_ptr<RecordedFamily> RecordedFamily::from_texts(const std::string& na
       int v = 0;
       const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
       const char* e = pair.data() + pair.size();
-      if (!b || std::from_chars(b, e, v).ptr != e || b == e) {
+      const auto parsed = b ? std::from_chars(b, e, v) : std::from_chars_result{};
+      if (!b || b == e || parsed.ptr != e || parsed.ec != std::errc()) {
         throw UsageError("recorded " + name + " configuration '" + texts[t].substr(0, 200) +
-                         "' is not NAME=INTEGER pairs");
+                         "' is not NAME=INTEGER pairs (of 32-bit integers)");
       }
       const std::string pname = pair.substr(0, eq);
       if (t == 0) params.push_back({pname, "recorded parameter", {}, std::nullopt});

@@ -1,7 +1,8 @@
 #include "tune/replay.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <charconv>
+#include <cmath>
 #include <iterator>
 #include <map>
 #include <set>
@@ -35,9 +36,11 @@ ReplayTable replay_table(KernelKind kind, const std::vector<MeasurementRecord>& 
 
 namespace {
 
-// A spec's parameters may take words: a parameter with any word has each of its values, numbers
-// too, numbered by its rank (numbers first, in order, then words), so that every strategy
-// searches them as it searches numbers and no word takes a number's place.
+// A spec's parameters may take words, and integers beyond 32 bits: a parameter with any such
+// value has each of its values, numbers too, numbered by its rank (numbers first, in order, then
+// words), so that every strategy searches them as it searches numbers and no word takes a
+// number's place. (A tune numbers words by their place in the spec's list, which the store does
+// not hold: a replay's steps between words may differ from the tune's.)
 std::vector<MeasurementRecord> numbered(std::vector<MeasurementRecord> records) {
   const auto pairs = [](const std::string& text) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -48,22 +51,32 @@ std::vector<MeasurementRecord> numbered(std::vector<MeasurementRecord> records) 
     }
     return out;
   };
+  // Decimals too ("0.5", "16.0"): a word's rank would put 16.0 before 2.0.
   const auto is_number = [](const std::string& v) {
-    return !v.empty() && v.find_first_not_of("-0123456789") == std::string::npos;
+    double x = 0;
+    const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    return !v.empty() && ec == std::errc() && ptr == v.data() + v.size() && std::isfinite(x);
+  };
+  const auto is_int = [](const std::string& v) {
+    int x = 0;
+    const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    return !v.empty() && ec == std::errc() && ptr == v.data() + v.size();
   };
   const auto rank_order = [&](const std::string& a, const std::string& b) {
     const bool na = is_number(a), nb = is_number(b);
     if (na != nb) return na;
     if (na) {
-      const double x = std::strtod(a.c_str(), nullptr), y = std::strtod(b.c_str(), nullptr);
+      double x = 0, y = 0;
+      std::from_chars(a.data(), a.data() + a.size(), x);
+      std::from_chars(b.data(), b.data() + b.size(), y);
       if (x != y) return x < y;
     }
     return a < b;
   };
-  std::map<std::string, std::vector<std::string>> values;  // of the parameters with a word
+  std::map<std::string, std::vector<std::string>> values;  // of the parameters numbered
   for (const auto& r : records) {
     for (const auto& [name, value] : pairs(r.config)) {
-      if (!is_number(value)) values[name];
+      if (!is_int(value)) values[name];
     }
   }
   if (values.empty()) return records;
