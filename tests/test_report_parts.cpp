@@ -77,6 +77,14 @@ TEST(ReportEscaping, EveryFormat) {
   EXPECT_EQ(markdown_escape("a|b *c* _d_ [e](f) <g> & #"),
             "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\<g\\> \\& \\#");
   EXPECT_EQ(markdown_escape("- item\nnext"), "\\- item next");
+  // An imported vendor "1. Ven|dor" started an ordered list.
+  EXPECT_EQ(markdown_escape("1. Ven|dor"), "1\\. Ven\\|dor");
+  EXPECT_EQ(markdown_escape("12) x 3. y"), "12\\) x 3. y");
+  // Formulas stay text in a spreadsheet; numbers stay numbers.
+  EXPECT_EQ(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+  EXPECT_EQ(csv_field("@SUM(A1)"), "'@SUM(A1)");
+  EXPECT_EQ(csv_field("-1.5"), "-1.5");
+  EXPECT_EQ(csv_field("+cmd"), "'+cmd");
 }
 
 TEST(ReportSvg, ChartsAreWellFormedForAnyData) {

@@ -1,6 +1,7 @@
 #include "report/report.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -197,9 +198,17 @@ std::optional<double> arithmetic_intensity(const GemmProblem& p, const std::stri
 }
 
 std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string field(text);
+  // A spreadsheet runs a cell that starts with = + - @ as a formula: an imported device name
+  // ("=HYPERLINK(...)") must stay text. Numbers (-1.5) are left as they are.
+  if (!field.empty() && std::string_view("=+-@\t\r").find(field.front()) != std::string::npos) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+    if (ec != std::errc() || ptr != field.data() + field.size()) field.insert(0, "'");
+  }
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
   std::string out = "\"";
-  for (char c : text) {
+  for (char c : field) {
     if (c == '"') out += '"';
     out += c;
   }
@@ -230,8 +239,11 @@ std::string markdown_escape(std::string_view text) {
   for (std::size_t i = 0; i < plain.size(); ++i) {
     const char c = plain[i];
     const bool special = std::string_view("\\`*_[]<>|~&#!").find(c) != std::string_view::npos;
-    // A leading + - = or . could start a list or underline a heading.
-    const bool leading = i == 0 && std::string_view("+-=.").find(c) != std::string_view::npos;
+    // A leading + - = or . could start a list or underline a heading; digits then . or ) an
+    // ordered list.
+    const bool leading =
+        (i == 0 && std::string_view("+-=.").find(c) != std::string_view::npos) ||
+        ((c == '.' || c == ')') && i > 0 && plain.find_first_not_of("0123456789") == i);
     if (special || leading) out += '\\';
     out += c;
   }

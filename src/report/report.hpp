@@ -58,7 +58,8 @@ std::optional<double> arithmetic_intensity(const GemmProblem& p, const std::stri
 double problem_size_axis(const GemmProblem& p);
 
 // Escaping for the report's formats (exposed for tests).
-std::string csv_field(std::string_view text);        // RFC 4180 quoting when needed
+// RFC 4180 quoting when needed; text a spreadsheet would run as a formula gets a leading '.
+std::string csv_field(std::string_view text);
 std::string markdown_escape(std::string_view text);  // inline text, also inside table cells
 std::string html_escape(std::string_view text);      // = svg::escape_xml
 
