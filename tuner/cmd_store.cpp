@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -196,9 +197,11 @@ int cmd_simulate(const SimulateOptions& o) {
   if (o.save) {
     std::string settings;
     for (const auto& [name, value] : so.settings) {
-      std::ostringstream v;
-      v << value;
-      settings += (settings.empty() ? "" : " ") + name + "=" + v.str();
+      // The shortest text that reads back as the value: six digits made 0.1234567 and
+      // 0.1234568 one key, and the second replay replaced the first.
+      char v[32];
+      const auto end = std::to_chars(v, v + sizeof v, value).ptr;
+      settings += (settings.empty() ? "" : " ") + name + "=" + std::string(v, end);
     }
     for (const auto& r : results) {
       rows::Replay row;
