@@ -119,7 +119,10 @@ std::map<std::string, std::string> csv_files(const Data& d) {
                    full(r.time_limit_s)},
                   problem_fields(r.problem)),
              {r.started_at, r.ended_at, r.outcome, s.host, s.version, std::to_string(ms.size()),
-              std::to_string(ok), fail, start && end ? full(*end - *start) : "", full(best_g)}));
+              std::to_string(ok), fail,
+              // An import took no time here: its wall clock is not 0 s, it is unknown.
+              start && end && r.outcome != kImportedOutcome ? full(*end - *start) : "",
+              full(best_g)}));
   }
   files["sessions.csv"] = sessions.text();
 
