@@ -2,6 +2,7 @@
 // and recognising which format it is (the readers validate; store/import.cpp stores).
 #include <sys/stat.h>
 
+#include <cctype>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -71,13 +72,43 @@ json parse_exchange_json(const std::string& text) {
 
 namespace {
 
+// Kernel Tuner appends each result to its cache file and closes the file only when the run
+// ends: an interrupted run leaves it open. Kernel Tuner reads such a file (correct_open_cache)
+// with a trailing comma dropped and the cache and file closed; so does the import. Nothing for
+// any other text.
+std::optional<json> closed_kerneltuner_cache(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  if (text.empty() || text.find("\"tune_params_keys\"") == std::string::npos ||
+      text.find("\"cache\"") == std::string::npos || text.ends_with("}\n}") ||
+      text.ends_with("}}}")) {
+    return std::nullopt;
+  }
+  if (text.back() == ',') text.pop_back();
+  try {
+    json j = parse_exchange_json(text + "}\n}");
+    if (is_kerneltuner_cache(j)) return j;
+  } catch (const UsageError&) {
+  }
+  return std::nullopt;
+}
+
 // import_text's reading half: no database is touched.
 ImportData read_import_text(const std::string& text, const std::string& name,
                             const std::string& timestamp,
                             const std::optional<ImportProblem>& problem) {
   ImportData data;
   try {
-    const json j = parse_exchange_json(text);
+    json j;
+    bool closed_here = false;
+    try {
+      j = parse_exchange_json(text);
+    } catch (const UsageError&) {
+      auto closed = closed_kerneltuner_cache(text);
+      if (!closed) throw;
+      j = std::move(*closed);
+      closed_here = true;
+    }
+
     if (j.is_object() && j.contains("format")) {
       if (problem)
         throw UsageError("an mmtune export names its problems: drop the problem options");
@@ -96,6 +127,8 @@ ImportData read_import_text(const std::string& text, const std::string& name,
       throw UsageError(
           "neither an mmtune export, a CLBlast tuner file nor a Kernel Tuner cache or T4 file");
     }
+    if (closed_here)
+      data.format += ", a cache its interrupted run left open, read as Kernel Tuner does";
   } catch (const UsageError& e) {
     throw UsageError("cannot import '" + name + "': " + e.what());
   }
