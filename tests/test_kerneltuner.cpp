@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -185,6 +186,15 @@ TEST(KernelTunerImport, T4ResultsAreALandscapeNamedAfterTheirFile) {
   t4["results"][1]["invalidity"] = "correct";
   t4["results"][1]["configuration"]["block_x"] = "32";
   EXPECT_THROW(import_text(store, t4.dump(), "bad.json", "", square(256)), UsageError);
+  // -2^63 passed the range check through llabs (undefined behaviour there) and was refused
+  // later under another name.
+  t4["results"][1]["configuration"]["block_x"] = std::numeric_limits<std::int64_t>::min();
+  try {
+    import_text(store, t4.dump(), "bad.json", "", square(256));
+    ADD_FAILURE() << "-2^63 imported";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("within +-1e9"), std::string::npos) << e.what();
+  }
 }
 
 TEST(KernelTunerCli, ImportSimulateCurveAndExport) {

@@ -188,11 +188,14 @@ void check_output_writable(const std::string& path, const std::string& db) {
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();
   const std::string dir = parent.empty() ? "." : parent.string();
-  const bool exists = fs::exists(path, ec);
-  if (exists ? ::access(path.c_str(), W_OK) != 0 || fs::is_directory(path, ec)
-             : ::access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw UsageError("cannot write '" + path + "'" +
-                     (exists ? "" : ": its directory '" + dir + "' is missing or not writable"));
+  if (fs::is_directory(path, ec)) throw UsageError("cannot write '" + path + "': a directory");
+  if (fs::exists(path, ec) ? ::access(path.c_str(), W_OK) != 0
+                           : ::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError("cannot write '" + path + "': " +
+                     (fs::exists(path, ec) ? "the file is not writable"
+                                           : "its directory '" + dir +
+                                                 "' is missing or not "
+                                                 "writable"));
   }
 }
 

@@ -226,7 +226,7 @@ json t4_as_cache(const json& j, const std::string& name) {
       if (v == c.end()) bad(where, "names other parameters than the first result");
       if (!v->is_number_integer() ||
           (v->is_number_unsigned() && v->get<std::uint64_t>() > 1'000'000'000) ||
-          std::llabs(v->get<std::int64_t>()) > 1'000'000'000) {
+          v->get<std::int64_t>() < -1'000'000'000 || v->get<std::int64_t>() > 1'000'000'000) {
         bad(where + "." + keys[p], "only integer values within +-1e9 are supported");
       }
       values[p].insert(v->get<std::int64_t>());

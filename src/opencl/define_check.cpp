@@ -26,12 +26,19 @@ void check_define_names(ProgramCache& cache, const KernelSpec& spec) {
   const auto define = [](const std::string& name) { return " -D" + name + "=1"; };
   std::string all = spec.build_options;
   for (const auto& n : names) all += define(n);
-  if (cache.build(kEmptyKernel, all)->ok) return;
+  if (cache.build(kEmptyKernel, all)->ok) {
+    cache.keep(kEmptyKernel, all);  // on disk, where programs are kept: the next run reads it
+    return;
+  }
 
   const std::string where = spec.path.string() + ": ";
   if (const auto alone = cache.build(kEmptyKernel, spec.build_options); !alone->ok) {
-    throw UsageError(where + "its build_options '" + spec.build_options +
-                     "' fail on an empty kernel on this device, so every configuration would: " +
+    throw UsageError(where +
+                     (spec.build_options.empty()
+                          ? std::string("this device cannot build an empty kernel: ")
+                          : "its build_options '" + spec.build_options +
+                                "' fail on an empty kernel on this device, so every "
+                                "configuration would: ") +
                      first_error(alone->log));
   }
   std::string clashes, log;

@@ -113,16 +113,15 @@ std::map<std::string, std::string> csv_files(const Data& d) {
       fail += (fail.empty() ? "" : ";") + status + "=" + std::to_string(n);
     }
     const auto start = parse_time(r.started_at), end = parse_time(r.ended_at);
-    sessions.row(
-        join(join({std::to_string(r.id), r.device_key, name_of[r.device_key], r.command_line,
-                   r.strategy, r.kernels, r.space, std::to_string(r.seed), std::to_string(r.budget),
-                   full(r.time_limit_s)},
-                  problem_fields(r.problem)),
-             {r.started_at, r.ended_at, r.outcome, s.host, s.version, std::to_string(ms.size()),
-              std::to_string(ok), fail,
-              // An import took no time here: its wall clock is not 0 s, it is unknown.
-              start && end && r.outcome != kImportedOutcome ? full(*end - *start) : "",
-              full(best_g)}));
+    sessions.row(join(
+        join({std::to_string(r.id), r.device_key, name_of[r.device_key], r.command_line, r.strategy,
+              r.kernels, r.space, std::to_string(r.seed), std::to_string(r.budget),
+              full(r.time_limit_s)},
+             problem_fields(r.problem)),
+        {r.started_at, r.ended_at, r.outcome, s.host, s.version, std::to_string(ms.size()),
+         std::to_string(ok), fail,
+         // An import took no time here: its wall clock is not 0 s, it is unknown.
+         start && end && r.outcome != kImportedOutcome ? full(*end - *start) : "", full(best_g)}));
   }
   files["sessions.csv"] = sessions.text();
 

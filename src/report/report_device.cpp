@@ -115,6 +115,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
       cell[{r->subject, pkey(r->p)}] = r;
     }
     std::sort(problems.begin(), problems.end(), problem_less);
+    bool above_peak = false;
     Table t;
     t.head = {"problem"};
     for (const auto& s : subjects) t.head.push_back(s + " [GFLOPS]");
@@ -129,6 +130,7 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
         } else {
           const double g = *shown_gflops(*it->second);
           const bool share = peak && on_device(s);
+          above_peak = above_peak || (share && g > peak->peak);
           row.push_back(
               Cell{svg::format_value(g) + (share ? " (" + share_of_peak(g, peak->peak) + ")" : ""),
                    true});
@@ -140,8 +142,10 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
     if (peak) {
       doc.note("In parentheses: share of the measured " + pname + " peak of " +
                svg::format_value(peak->peak) + " GFLOPS (mmtune roofline, " + peak->measured_at +
-               "); none for host BLAS, which runs on the host's CPU, not this device. Above "
-               "the peak, the roof was measured on a busy machine: run mmtune roofline again.");
+               "); none for host BLAS, which runs on the host's CPU, not this device." +
+               (above_peak ? " Above the peak, the roof was measured on a busy machine: run "
+                             "mmtune roofline again."
+                           : ""));
     }
   }
 }
@@ -387,7 +391,9 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
   doc.table(std::move(t));
   doc.note(
       "Evaluations: the session's measurements, every status. Wall time from its start to "
-      "its end (\xE2\x89\xA5: not ended, up to its last measurement).");
+      "its end (\xE2\x89\xA5: not ended, up to its last measurement). Best: the session's "
+      "fastest measurement; the best table holds the stored best, measured again side by side "
+      "where the tune confirmed its finalists, which a lucky single measurement may exceed.");
   if (!c.series.empty()) {
     doc.chart(c, tag + "-convergence");
     doc.note(

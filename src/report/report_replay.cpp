@@ -81,11 +81,9 @@ void Report::replays(Doc& doc, const DeviceRow& dev, const std::string& tag) {
               tag + "-replay-" + std::to_string(g + 1));
   }
   doc.note(
-      "Where half the runs or fewer came within the target, their median lies past the budget "
-      "(\">\" and the budget). The landscapes are what was measured once; a replay shows how a "
-      "strategy "
-      "searches that space, "
-      "not how noisy a new measurement would be.");
+      "Where half the runs or fewer came within the target, their median lies past the budget, "
+      "shown as \">\" and the budget. The landscapes are what was measured once; a replay shows "
+      "how a strategy searches that space, not how noisy a new measurement would be.");
 }
 
 }  // namespace mmtune::report_detail

@@ -26,11 +26,7 @@ std::vector<std::pair<std::string, double>> per_configuration(
 class Report {
  public:
   explicit Report(Data d) : d_(std::move(d)) {
-    for (auto& b : d_.bench) {
-      // Built-in defaults measured as the "tuned" subject on a device never tuned: a subject of
-      // their own, or the tables, the roofline and the comparison across devices call them tuned.
-      if (b.subject == "tuned" && b.note == rows::kBuiltInDefaultsNote) b.subject = kUntunedSubject;
-    }
+    label_untuned();
     for (const auto& b : d_.bench) {
       const auto k = std::make_tuple(b.key, b.subject, pkey(b.p));
       const auto it = latest_.find(k);
@@ -53,6 +49,22 @@ class Report {
   const Data& data() const { return d_; }
 
  private:
+  // Built-in defaults measured as the "tuned" subject (a bench before the device was tuned): a
+  // subject of their own where they are the latest tuned run of their problem, or the tables,
+  // the roofline and the comparison across devices call them tuned. A later tuned run replaces
+  // them as before.
+  void label_untuned() {
+    std::map<std::pair<std::string, ProblemKey>, BenchRow*> latest_tuned;
+    for (auto& b : d_.bench) {
+      if (b.subject != "tuned") continue;
+      BenchRow*& at = latest_tuned[{b.key, pkey(b.p)}];
+      if (!at || at->id < b.id) at = &b;
+    }
+    for (auto& [k, b] : latest_tuned) {
+      if (b->note == rows::kBuiltInDefaultsNote) b->subject = kUntunedSubject;
+    }
+  }
+
   struct Tuned {
     double gflops;
     std::string source;  // "bench" or "tuning"

@@ -32,7 +32,8 @@ struct ImportedBest {
   std::string updated_at;
 };
 struct ImportData {
-  std::string format;  // "mmtune-export" or "clblast"
+  std::string format;  // the file's format ("mmtune-export", "clblast", "kerneltuner", ...) as
+                       // the import line names it, with how it was read where that differs
   std::vector<ImportedDevice> devices;
   std::vector<ImportedSession> sessions;
   std::vector<MeasurementRecord> measurements;  // id: the file's (0: none)

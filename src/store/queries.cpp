@@ -280,9 +280,10 @@ Roof put_roof(Store& store, const Roof& r, bool replace) {
     s.bind(4, r.bandwidth).bind(5, r.measured_at.empty() ? now_utc() : r.measured_at);
     sql::Transaction t(store.db());
     Roof stored = r;
-    if (s.step())
+    if (s.step()) {  // one row: the upsert's
       stored.peak = s.real(0), stored.bandwidth = s.real(1), stored.measured_at = s.text(2);
-    s.run();  // SQLite commits only a statement stepped to its end
+      s.run();  // SQLite commits only a statement stepped to its end
+    }
     t.commit();
     return stored;
   });

@@ -27,6 +27,13 @@
 namespace mmtune {
 namespace {
 
+// `text` as one word for a POSIX shell, in single quotes ('\'' for each quote it holds).
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 namespace fs = std::filesystem;
 
 // Each entry migrates from version i to i + 1.
@@ -249,9 +256,9 @@ sql::Database open(const std::string& path, Store::Access access) {
     // file is half a transaction (it was reported damaged, its committed data intact).
     if (hot_journal(path + "-journal")) {
       throw UsageError("database '" + path + "' holds a transaction a writer left unfinished " +
-                       "(its -journal file), which only a writer can roll back: run `sqlite3 '" +
-                       path +
-                       "' 'PRAGMA quick_check'` once with write access to it and its directory");
+                       "(its -journal file), which only a writer can roll back: run `sqlite3 " +
+                       shell_quoted(path) +
+                       " 'PRAGMA quick_check'` once with write access to it and its directory");
     }
     return sql::Database(path, sql::OpenMode::kImmutable);
   } catch (const sql::Error& e) {
