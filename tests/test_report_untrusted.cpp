@@ -193,6 +193,25 @@ TEST(ReportUntrusted, BuiltInDefaultsAreNotShownAsTuned) {
   EXPECT_EQ(later.find("built-in defaults"), std::string::npos) << later;
 }
 
+TEST(ReportUntrusted, TwoDevicesOfOneNameAreToldApartByTheirDriver) {
+  // After a driver upgrade the same GPU is two devices: their headings, columns and legends
+  // were the same name.
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  DeviceInfo before = device("Vendor", "GPU X"), after = before, other = device("Vendor", "Y");
+  after.driver_version = "2.0";
+  after.key = device_key(after.vendor, after.name, after.driver_version);
+  for (const auto* d : {&before, &after, &other}) {
+    store.upsert_device(*d);
+    store.add_measurement(measurement(d->key, 0, tiled(64, 64, 2), square(256), Status::kOk, 1.0));
+  }
+  const std::string md = write_markdown(store, dir / "r");
+  EXPECT_NE(md.find("## GPU X (driver 1.0)"), std::string::npos) << md;
+  EXPECT_NE(md.find("## GPU X (driver 2.0)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| GPU X (driver 2.0) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Y\n"), std::string::npos) << md;  // a name of its own stays as it is
+}
+
 TEST(ReportUntrusted, ADeviceWithOnlyARoofShowsIt) {
   test::TempDir dir;
   Store store(dir / "t.db");

@@ -145,7 +145,8 @@ void Report::overview(Doc& doc) {
 
 void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
   const std::string tag = "d" + std::to_string(index);
-  doc.heading(2, dev.name, tag, dev.imported() ? "imported: " + dev.source.substr(9) : "");
+  doc.heading(2, distinct_name(dev), tag,
+              dev.imported() ? "imported: " + dev.source.substr(9) : "");
   std::string facts = dev.vendor + ", " + (dev.type.empty() ? "unknown type" : dev.type);
   if (dev.compute_units) {
     facts += ", " + std::to_string(dev.compute_units) + " compute units at " +

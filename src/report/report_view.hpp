@@ -82,8 +82,20 @@ class Report {
     std::vector<Spread> params;  // most influential first
   };
 
+  // A device's name, with its driver where another device shares the name (a driver upgrade,
+  // an import of the same model), and its key where even the driver is shared.
+  std::string distinct_name(const DeviceRow& dev) const {
+    const auto sharing = [&](bool driver_too) {
+      return std::count_if(d_.devices.begin(), d_.devices.end(), [&](const DeviceRow& d) {
+        return d.name == dev.name && (!driver_too || d.driver == dev.driver);
+      });
+    };
+    if (sharing(false) < 2) return dev.name;
+    const std::string named = dev.name + " (driver " + dev.driver + ")";
+    return sharing(true) < 2 ? named : named + " " + dev.key;
+  }
   std::string display_name(const DeviceRow& dev) const {
-    return dev.name + (dev.imported() ? " (imported)" : "");
+    return distinct_name(dev) + (dev.imported() ? " (imported)" : "");
   }
   const RoofRow* roof(const std::string& key, int precision) const {
     const auto it = roof_.find({key, precision});
