@@ -80,6 +80,9 @@ TEST(ReportEscaping, EveryFormat) {
   // An imported vendor "1. Ven|dor" started an ordered list.
   EXPECT_EQ(markdown_escape("1. Ven|dor"), "1\\. Ven\\|dor");
   EXPECT_EQ(markdown_escape("12) x 3. y"), "12\\) x 3. y");
+  // A table cell starts no list: its numbers stay as they are.
+  EXPECT_EQ(markdown_cell("-2.5"), "-2.5");
+  EXPECT_EQ(markdown_cell("1. Ven|dor"), "1. Ven\\|dor");
   // Formulas stay text in a spreadsheet; numbers stay numbers.
   EXPECT_EQ(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
   EXPECT_EQ(csv_field("@SUM(A1)"), "'@SUM(A1)");

@@ -217,7 +217,9 @@ std::string csv_field(std::string_view text) {
   return out + "\"";
 }
 
-std::string markdown_escape(std::string_view text) {
+namespace {
+
+std::string escaped_markdown(std::string_view text, bool starts_line) {
   // Through the XML sanitizer first for valid UTF-8, then back from its entities: Markdown
   // escapes with backslashes instead.
   std::string valid;
@@ -244,12 +246,23 @@ std::string markdown_escape(std::string_view text) {
     // A leading + - = or . could start a list or underline a heading; digits then . or ) an
     // ordered list.
     const bool leading =
-        (i == 0 && std::string_view("+-=.").find(c) != std::string_view::npos) ||
-        ((c == '.' || c == ')') && i > 0 && plain.find_first_not_of("0123456789") == i);
+        starts_line &&
+        ((i == 0 && std::string_view("+-=.").find(c) != std::string_view::npos) ||
+         ((c == '.' || c == ')') && i > 0 && plain.find_first_not_of("0123456789") == i));
     if (special || leading) out += '\\';
     out += c;
   }
   return out;
+}
+
+}  // namespace
+
+std::string markdown_escape(std::string_view text) {
+  return escaped_markdown(text, true);
+}
+
+std::string markdown_cell(std::string_view text) {
+  return escaped_markdown(text, false);
 }
 
 std::string html_escape(std::string_view text) {

@@ -60,7 +60,10 @@ double problem_size_axis(const GemmProblem& p);
 // Escaping for the report's formats (exposed for tests).
 // RFC 4180 quoting when needed; text a spreadsheet would run as a formula gets a leading '.
 std::string csv_field(std::string_view text);
-std::string markdown_escape(std::string_view text);  // inline text, also inside table cells
-std::string html_escape(std::string_view text);      // = svg::escape_xml
+// Inline text that may start a line (where "1." or "-" would start a list), and a table cell's
+// text (where they do not: "2.5" stays as it is).
+std::string markdown_escape(std::string_view text);
+std::string markdown_cell(std::string_view text);
+std::string html_escape(std::string_view text);  // = svg::escape_xml
 
 }  // namespace mmtune

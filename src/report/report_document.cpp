@@ -114,7 +114,7 @@ std::string Doc::markdown() const {
       case Block::Kind::kTable: {
         const std::size_t cols = b.table.head.size();
         o << "|";
-        for (const auto& h : b.table.head) o << ' ' << e(h) << " |";
+        for (const auto& h : b.table.head) o << ' ' << markdown_cell(h) << " |";
         o << "\n|";
         for (std::size_t i = 0; i < cols; ++i) {
           const bool numeric =
@@ -125,7 +125,7 @@ std::string Doc::markdown() const {
         for (const auto& row : b.table.rows) {
           o << "|";
           for (const auto& c : row) {
-            const std::string t = e(c.text);
+            const std::string t = markdown_cell(c.text);
             o << ' ' << ((c.strong || c.highlight) && !t.empty() ? "**" + t + "**" : t) << " |";
           }
           o << "\n";
