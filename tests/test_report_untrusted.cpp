@@ -294,5 +294,32 @@ TEST(ReportUntrusted, AUsersKernelWhoseRunsAllFailedShowsItsSizes) {
   EXPECT_NE(md.find("| 4096,4096,15 |"), std::string::npos) << md;
 }
 
+TEST(ReportUntrusted, AUsersKernelsValuesAreOrderedAsNumbers) {
+  // A spec's strings may be digits of any length ("99999999999999999999" made the report throw)
+  // or decimals (16.0 came before 2.0 as text, and took a tie for the best value).
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  const auto add = [&](const std::string& config, double ms) {
+    MeasurementRecord r;
+    r.device_key = a.key, r.kernel = "spec:scale:0123456789abcdef", r.config = config;
+    r.problem.m = 4096, r.problem.n = 1, r.problem.k = 1;
+    r.result.status = Status::kOk;
+    r.result.routine_ms = {ms, ms, ms};
+    r.result.median_ms = ms, r.result.min_ms = ms, r.result.max_ms = ms;
+    store.add_measurement(r);
+  };
+  for (int i = 0; i < 3; ++i) {
+    add("v=2.0 w=99999999999999999999", 1.0);
+    add("v=16.0 w=7", 1.0);
+    add("v=x w=7", 4.0);
+  }
+  const std::string md = section(write_markdown(store, dir / "r"), "Which parameters matter");
+  EXPECT_NE(md.find("| v | 3 | 4 | 2.0 | 1 | x | 4 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| w | 2 | 2.5 | 99999999999999999999 | 1 | 7 | 2.5 |"), std::string::npos)
+      << md;
+}
+
 }  // namespace
 }  // namespace mmtune

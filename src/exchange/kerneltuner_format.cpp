@@ -8,9 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
-#include <sstream>
 
 #include "exchange/exchange.hpp"
+#include "family/config_text.hpp"
 #include "family/recorded.hpp"
 #include "family/spec.hpp"
 #include "mmtune/error.hpp"
@@ -166,19 +166,14 @@ bool is_recorded_kernel(const std::string& kernel) {
 }
 
 std::string canonical_recorded_config(const std::string& kernel, const std::string& config) {
+  const auto pairs = int_config(config);
+  const auto refused = [&] {
+    return UsageError("not a " + kernel.substr(0, 64) + " configuration (NAME=INTEGER pairs)");
+  };
+  if (!pairs) throw refused();
   std::set<std::string> names;
-  std::istringstream in(config);
-  std::string pair;
-  while (in >> pair) {
-    const auto eq = pair.find('=');
-    int v = 0;
-    const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
-    const char* e = pair.data() + pair.size();
-    const auto parsed = b ? std::from_chars(b, e, v) : std::from_chars_result{};
-    if (!b || b == e || parsed.ptr != e || parsed.ec != std::errc() ||
-        !is_identifier(pair.substr(0, eq)) || !names.insert(pair.substr(0, eq)).second) {
-      throw UsageError("not a " + kernel.substr(0, 64) + " configuration (NAME=INTEGER pairs)");
-    }
+  for (const auto& [name, v] : *pairs) {
+    if (!is_identifier(name) || !names.insert(name).second) throw refused();
   }
   if (names.empty()) throw UsageError("an empty " + kernel.substr(0, 64) + " configuration");
   return config;

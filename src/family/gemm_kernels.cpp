@@ -3,9 +3,9 @@
 #include "mmtune/gemm_kernels.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <sstream>
 
+#include "family/config_text.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -92,16 +92,12 @@ KernelConfig parse_config(KernelKind k, const std::string& text) {
                        kernel_name(k) + " kernel");
     }
     const auto& p = params[i];
-    int v = 0;
-    const char* b = pair.data() + eq + 1;
-    const char* e = pair.data() + pair.size();
-    auto [ptr, ec] = std::from_chars(b, e, v);
-    if (ec != std::errc() || ptr != e || seen[i] ||
-        std::find(p.values.begin(), p.values.end(), v) == p.values.end()) {
+    const auto v = whole_int(std::string_view(pair).substr(eq + 1));
+    if (!v || seen[i] || std::find(p.values.begin(), p.values.end(), *v) == p.values.end()) {
       throw UsageError("invalid or repeated value for " + p.name + " in '" + text.substr(0, 200) +
                        "'");
     }
-    values[i] = v;
+    values[i] = *v;
     seen[i] = true;
   }
   for (std::size_t i = 0; i < seen.size(); ++i) {

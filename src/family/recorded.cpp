@@ -1,10 +1,9 @@
 #include "family/recorded.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <sstream>
 #include <stdexcept>
 
+#include "family/config_text.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -16,20 +15,13 @@ std::unique_ptr<RecordedFamily> RecordedFamily::from_texts(const std::string& na
                                                            const std::vector<std::string>& texts) {
   std::vector<ParameterInfo> params;
   for (std::size_t t = 0; t < texts.size(); ++t) {
-    std::istringstream in(texts[t]);
-    std::string pair;
+    const auto pairs = int_config(texts[t]);
+    if (!pairs) {
+      throw UsageError("recorded " + name + " configuration '" + texts[t].substr(0, 200) +
+                       "' is not NAME=INTEGER pairs (of 32-bit integers)");
+    }
     std::size_t i = 0;
-    while (in >> pair) {
-      const auto eq = pair.find('=');
-      int v = 0;
-      const char* b = eq == std::string::npos ? nullptr : pair.data() + eq + 1;
-      const char* e = pair.data() + pair.size();
-      const auto parsed = b ? std::from_chars(b, e, v) : std::from_chars_result{};
-      if (!b || b == e || parsed.ptr != e || parsed.ec != std::errc()) {
-        throw UsageError("recorded " + name + " configuration '" + texts[t].substr(0, 200) +
-                         "' is not NAME=INTEGER pairs (of 32-bit integers)");
-      }
-      const std::string pname = pair.substr(0, eq);
+    for (const auto& [pname, v] : *pairs) {
       if (t == 0) params.push_back({pname, "recorded parameter", {}, std::nullopt});
       if (i >= params.size() || params[i].name != pname) {
         throw UsageError("recorded " + name + " configurations name different parameters");

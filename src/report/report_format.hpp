@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "core/measurement.hpp"
+#include "family/config_text.hpp"
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
 
@@ -90,20 +90,11 @@ inline std::optional<double> parse_time(const std::string& s) {
   return double(timegm(&tm));
 }
 
-// Parameters of a canonical configuration text, in order.
-inline std::vector<std::pair<std::string, int>> config_pairs(const std::string& config) {
+// The integer parameters of a configuration text, in order (words are skipped).
+inline std::vector<std::pair<std::string, int>> int_pairs(const std::string& config) {
   std::vector<std::pair<std::string, int>> out;
-  std::istringstream in(config);
-  std::string pair;
-  while (in >> pair) {
-    const auto eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    int v = 0;
-    const char* first = pair.data() + eq + 1;
-    const char* last = pair.data() + pair.size();
-    if (std::from_chars(first, last, v).ec == std::errc() && first != last) {
-      out.emplace_back(pair.substr(0, eq), v);
-    }
+  for (auto& [name, value] : config_pairs(config)) {
+    if (const auto v = whole_int(value); v && !name.empty()) out.emplace_back(std::move(name), *v);
   }
   return out;
 }

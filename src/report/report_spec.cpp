@@ -3,36 +3,10 @@
 #include <map>
 #include <set>
 
+#include "family/config_text.hpp"
 #include "report/report_view.hpp"
 
 namespace mmtune::report_detail {
-namespace {
-
-// "a=1 b=x" -> {{a, 1}, {b, x}}: a spec's values may be words.
-std::vector<std::pair<std::string, std::string>> text_pairs(const std::string& config) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t pos = 0;
-  while (pos < config.size()) {
-    const std::size_t end = std::min(config.find(' ', pos), config.size());
-    const std::string item = config.substr(pos, end - pos);
-    if (const auto eq = item.find('='); eq != std::string::npos) {
-      out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-    }
-    pos = end + 1;
-  }
-  return out;
-}
-
-// "3" < "12" as numbers, words after numbers in text order.
-bool value_less(const std::string& a, const std::string& b) {
-  const bool na = !a.empty() && a.find_first_not_of("-0123456789") == std::string::npos;
-  const bool nb = !b.empty() && b.find_first_not_of("-0123456789") == std::string::npos;
-  if (na != nb) return na;
-  return na ? std::stoll(a) < std::stoll(b) : a < b;
-}
-
-}  // namespace
-
 void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
   // Ok measurements per spec kernel and sizes, in the store's order.
   std::map<std::pair<std::string, ProblemKey>, std::vector<const MeasRow*>> groups;
@@ -89,7 +63,7 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
   std::vector<std::string> order;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_param;
   for (const auto& [config, ms] : configs) {
-    for (const auto& [name, value] : text_pairs(config)) {
+    for (const auto& [name, value] : config_pairs(config)) {
       if (!by_param.count(name)) order.push_back(name);
       by_param[name][value].push_back(ms);
     }
@@ -106,7 +80,7 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
     double best_ms = 0, worst_ms = 0;
     std::vector<std::string> sorted;
     for (const auto& [v, times] : values) sorted.push_back(v);
-    std::sort(sorted.begin(), sorted.end(), value_less);
+    std::sort(sorted.begin(), sorted.end(), value_rank_less);
     for (const auto& v : sorted) {
       const double med = median(values.at(v));
       if (best_v.empty() || med < best_ms) best_ms = med, best_v = v;

@@ -1,14 +1,12 @@
 #include "tune/replay.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <iterator>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 
+#include "family/config_text.hpp"
 #include "family/recorded.hpp"
 #include "family/spec.hpp"
 #include "mmtune/error.hpp"
@@ -42,61 +40,30 @@ namespace {
 // number's place. (A tune numbers words by their place in the spec's list, which the store does
 // not hold: a replay's steps between words may differ from the tune's.)
 std::vector<MeasurementRecord> numbered(std::vector<MeasurementRecord> records) {
-  const auto pairs = [](const std::string& text) {
-    std::vector<std::pair<std::string, std::string>> out;
-    std::istringstream in(text);
-    for (std::string pair; in >> pair;) {
-      const auto eq = pair.find('=');
-      if (eq != std::string::npos) out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
-    }
-    return out;
-  };
-  // Decimals too ("0.5", "16.0"): a word's rank would put 16.0 before 2.0.
-  const auto is_number = [](const std::string& v) {
-    double x = 0;
-    const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    return !v.empty() && ec == std::errc() && ptr == v.data() + v.size() && std::isfinite(x);
-  };
-  const auto is_int = [](const std::string& v) {
-    int x = 0;
-    const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    return !v.empty() && ec == std::errc() && ptr == v.data() + v.size();
-  };
-  const auto rank_order = [&](const std::string& a, const std::string& b) {
-    const bool na = is_number(a), nb = is_number(b);
-    if (na != nb) return na;
-    if (na) {
-      double x = 0, y = 0;
-      std::from_chars(a.data(), a.data() + a.size(), x);
-      std::from_chars(b.data(), b.data() + b.size(), y);
-      if (x != y) return x < y;
-    }
-    return a < b;
-  };
   std::map<std::string, std::vector<std::string>> values;  // of the parameters numbered
   for (const auto& r : records) {
-    for (const auto& [name, value] : pairs(r.config)) {
-      if (!is_int(value)) values[name];
+    for (const auto& [name, value] : config_pairs(r.config)) {
+      if (!whole_int(value)) values[name];
     }
   }
   if (values.empty()) return records;
   for (const auto& r : records) {
-    for (const auto& [name, value] : pairs(r.config)) {
+    for (const auto& [name, value] : config_pairs(r.config)) {
       if (const auto it = values.find(name); it != values.end()) it->second.push_back(value);
     }
   }
   for (auto& [name, v] : values) {
-    std::sort(v.begin(), v.end(), rank_order);
+    std::sort(v.begin(), v.end(), value_rank_less);
     v.erase(std::unique(v.begin(), v.end()), v.end());
   }
   for (auto& r : records) {
     std::string text;
-    for (const auto& [name, value] : pairs(r.config)) {
+    for (const auto& [name, value] : config_pairs(r.config)) {
       const auto it = values.find(name);
       const std::string shown =
           it == values.end() ? value
                              : std::to_string(std::lower_bound(it->second.begin(), it->second.end(),
-                                                               value, rank_order) -
+                                                               value, value_rank_less) -
                                               it->second.begin());
       text += (text.empty() ? "" : " ") + name + "=" + shown;
     }

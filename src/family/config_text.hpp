@@ -1,0 +1,27 @@
+// A configuration's text, "NAME=VALUE NAME=VALUE", as the store, the exchange formats and the
+// report read it: one reading of its pairs, of an integer value and of how values are ordered.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mmtune {
+
+// "a=1 b=x" -> {{a, 1}, {b, x}}, in order, split at white space; items without '=' are
+// skipped.
+std::vector<std::pair<std::string, std::string>> config_pairs(std::string_view text);
+
+// Every item of the text as NAME=INTEGER (32-bit), in order, or nothing where one is not.
+std::optional<std::vector<std::pair<std::string, int>>> int_config(std::string_view text);
+
+// The whole text as a 32-bit integer ("12", "-3"), or nothing ("", "1.5", "12x", 2^31).
+std::optional<int> whole_int(std::string_view text);
+
+// The order of a parameter's values: numbers first, by value (decimals too: 2.0 < 16.0, and
+// integers of any length), then words in text order.
+bool value_rank_less(std::string_view a, std::string_view b);
+
+}  // namespace mmtune
