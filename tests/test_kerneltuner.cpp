@@ -299,6 +299,11 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("is missing or not writable"), std::string::npos) << r.err;
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--curve",
+                        "--seeds", "1", "--svg", dir.path});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("': a directory"), std::string::npos) << r.err;
   r = test::run_mmtune(
       {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--landscape", "--batch", "4"});
   EXPECT_EQ(r.exit_code, kExitUsage);
