@@ -150,6 +150,10 @@ TEST(Cli, BadOptionsAreUsageErrors) {
   expect_usage_error({"--n", "64", "--strategy", "annealing", "--strategy-option", "heat=1"},
                      "has no option 'heat'");
   expect_usage_error({"--n", "64", "--strategy-option", "kappa=much"}, "not NAME=NUMBER");
+  // Given twice, the first value was dropped without a word.
+  expect_usage_error({"--n", "64", "--strategy", "annealing", "--strategy-option",
+                      "start_temperature=2", "--strategy-option", "start_temperature=3"},
+                     "strategy option 'start_temperature' is given twice");
   expect_usage_error({"run", "--n", "64", "--config", "MWG=3"}, "MWG");
   expect_usage_error({"run", "--n", "64", "--config", "MWG=64 -DEVIL=1"}, "unknown parameter");
 }

@@ -88,7 +88,10 @@ void parse_strategy_setting(const std::string& pair, std::map<std::string, doubl
   if (!b || eq == 0 || b == e || parsed.ec != std::errc() || parsed.ptr != e || !std::isfinite(v)) {
     throw UsageError("strategy option '" + pair.substr(0, 80) + "' is not NAME=NUMBER");
   }
-  settings[pair.substr(0, eq)] = v;
+  if (!settings.emplace(pair.substr(0, eq), v).second) {
+    throw UsageError("strategy option '" + pair.substr(0, std::min<std::size_t>(eq, 80)) +
+                     "' is given twice");
+  }
 }
 
 double option_value(std::span<const StrategyOption> table, const StrategyOptions& options,
