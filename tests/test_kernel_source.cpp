@@ -66,6 +66,57 @@ TEST(KernelSource, EditedKernelsDirIsCompiledAndBuildErrorsAreReported) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// The fp32 peak that `devices` shows from the calibration cache, or 0.
+double cached_peak(const std::string& cache) {
+  const auto r = test::run_mmtune({"devices"}, {{"XDG_CACHE_HOME", cache}});
+  const auto at = r.out.find("fp32 peak ");
+  return at == std::string::npos ? 0.0 : std::stod(r.out.substr(at + 10));
+}
+
+TEST(KernelSource, AnEditedRooflineDoesNotMoveTheDevicesPeak) {
+  // The calibration measures the device with roofline.cl: one edited to do 64 times less work
+  // had stored a peak 64 times too high, and the check of figures against it was off for good.
+  const test::TempDir tmp;
+  const fs::path dir = fs::path(tmp.path) / "kernels";
+  fs::create_directories(dir);
+  for (const auto& name : required_kernel_files()) {
+    fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name);
+  }
+  std::string roofline = read(dir / "roofline.cl");
+  const std::string loop = "i < ITERATIONS;";
+  ASSERT_NE(roofline.find(loop), std::string::npos);
+  roofline.replace(roofline.find(loop), loop.size(), "i < ITERATIONS / 64;");
+  std::ofstream(dir / "roofline.cl") << roofline;
+  const auto tune = [&](const std::string& name, std::vector<std::string> before) {
+    std::vector<std::string> args = {"tune",
+                                     "--device",
+                                     "pthread",
+                                     "--n",
+                                     "64",
+                                     "--budget",
+                                     "1",
+                                     "--no-baselines",
+                                     "--finalists",
+                                     "0",
+                                     "--no-drift",
+                                     "--db",
+                                     tmp / (name + ".db"),
+                                     "-q"};
+    args.insert(args.begin(), before.begin(), before.end());
+    const auto r = test::run_mmtune(args, {{"XDG_CACHE_HOME", tmp / name}});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    // The first calibration of a fresh cache is kept too (its directory did not exist yet).
+    return cached_peak(tmp / name);
+  };
+  const double built_in = tune("built-in", {});
+  const double edited = tune("edited", {"--kernels-dir", dir.string()});
+  ASSERT_GT(built_in, 0);
+  ASSERT_GT(edited, 0);
+  // Side by side on one machine: the same device within its drift, not 64 times apart.
+  EXPECT_LT(edited / built_in, 3.0) << edited << " vs " << built_in;
+  EXPECT_GT(edited / built_in, 1 / 3.0) << edited << " vs " << built_in;
+}
+
 TEST(KernelSource, ContentHashDiffers) {
   EXPECT_EQ(content_hash("abc"), content_hash("abc"));
   EXPECT_NE(content_hash("abc"), content_hash("abd"));

@@ -28,6 +28,9 @@ std::string cache_file(const std::string& dir, const DeviceInfo& d, Precision p)
 
 void save(const std::string& path, const Calibration& c) {
   const std::string tmp = path + ".tmp";
+  std::error_code ec;
+  // A fresh cache has no directory yet: programs are written there only when kept.
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << nlohmann::json{{"peak_gflops", c.peak_gflops},
@@ -37,7 +40,6 @@ void save(const std::string& path, const Calibration& c) {
         << '\n';
     if (!out) return;  // a cache that cannot be written is only a cache
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
 }
 

@@ -64,7 +64,7 @@ void Runner::set_problem(const GemmProblem& problem, std::uint64_t seed,
   }
   if (calibrated_ != problem.precision) {
     calibration_ =
-        calibrate(context_, queue_, cache_, device_, problem.precision, sources_, program_dir_);
+        calibrate(context_, queue_, cache_, device_, problem.precision, builtin_, program_dir_);
     calibrated_ = problem.precision;
     calibration_assumed_ = false;
   }
@@ -204,7 +204,7 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
   std::function<Calibration()> measure_again;
   if (!calibration_assumed_) {
     measure_again = [&] {
-      return calibrate(context_, queue_, cache_, device_, problem_.precision, sources_,
+      return calibrate(context_, queue_, cache_, device_, problem_.precision, builtin_,
                        program_dir_);
     };
   }

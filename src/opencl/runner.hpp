@@ -68,6 +68,9 @@ class Runner {
 
   DeviceInfo device_;
   const KernelSources& sources_;
+  // The built-in roofline.cl, for the calibration: the device's peak is the device's, whatever a
+  // --kernels-dir holds (an edited roofline.cl had stored a peak 50 times too high).
+  const KernelSources builtin_;
   std::string program_dir_;
   cl::Context context_;
   cl::CommandQueue queue_;
