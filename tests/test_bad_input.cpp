@@ -457,6 +457,37 @@ TEST(BadInputCli, KernelsDirWithoutKernelsOrWithABrokenKernel) {
   expect_refused(args, kExitUsage, "gemm_tiled.cl) does not compile");
   EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM measurements"), 0);
   EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions"), 0);
+
+  // A directory or an empty file in a kernel's place: it read as an empty program, built, and
+  // every configuration was LaunchFailed.
+  fs::remove(kdir / "gemm_tiled.cl");
+  fs::create_directories(kdir / "gemm_tiled.cl");
+  args = tune;
+  args.insert(args.begin(), {"--kernels-dir", kdir.string()});
+  expect_refused(args, kExitUsage, "has no readable gemm_tiled.cl (not a regular file)");
+  fs::remove(kdir / "gemm_tiled.cl");
+  std::ofstream(kdir / "gemm_tiled.cl") << "\n";
+  expect_refused(args, kExitUsage, "gemm_tiled.cl is empty");
+
+  // Edited kernels' results are stored under the built-in kernels' names: not in the database
+  // everyone shares (the default one), only in one named for them.
+  fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / "gemm_tiled.cl", kdir / "gemm_tiled.cl",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(kdir / "gemm_tiled.cl", std::ios::app) << "\n// edited\n";
+  const std::vector<std::string> no_db = {
+      "--kernels-dir", kdir.string(), "tune", "--device", "pthread", "--n", "64", "--budget", "1"};
+  auto r = test::run_mmtune(no_db, {{"MMTUNE_DB", dir / "default.db"}});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("holds edited kernels: name a database of their own with --db"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "default.db"));
+  // bench and roofline time the built-in kernels: they ignored the option.
+  expect_refused(
+      {"--kernels-dir", kdir.string(), "bench", "--device", "pthread", "--n", "32", "--db", db},
+      kExitUsage, "--kernels-dir is not an option of bench");
+  expect_refused({"--kernels-dir", kdir.string(), "roofline", "--device", "pthread", "--db", db},
+                 kExitUsage, "--kernels-dir is not an option of roofline");
 }
 
 }  // namespace

@@ -370,6 +370,13 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   req.confirm_rounds = t.confirm_rounds;
   req.command_line = command_line;
   const auto sources = load_sources(g);  // checks --kernels-dir before any work
+  // The store keeps results by kernel name: edited kernels' results would be read as the built-in
+  // kernels' (reused by later tunes, looked up by programs) in the database everyone shares.
+  if (sources.edited() && t.db.empty()) {
+    throw UsageError("--kernels-dir '" + g.kernels_dir +
+                     "' holds edited kernels: name a database of their own with --db (their "
+                     "results are stored under the built-in kernels' names)");
+  }
   const auto devices = list_devices();
   const std::string db = database_path(t.db);
   if (dopt.device == "all") return cmd_tune_all(g, devices, dopt.platform, req, t, db);

@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", g.verbose, "more log output (repeat for more)");
   app.add_flag("-q,--quiet", g.quiet, "only errors on stderr");
   app.add_option("--kernels-dir", g.kernels_dir,
-                 "read kernels/*.cl from this directory instead of the embedded copies");
+                 "read kernels/*.cl from this directory instead of the embedded copies (run, space "
+                 "and tune; a tune of edited kernels needs its own --db)");
 
   cli::DeviceCommands device_cmds;
   device_cmds.add(app);
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
   try {
     if (const int rc = device_cmds.run(g); rc >= 0) return rc;
     if (const int rc = store_cmds.run(); rc >= 0) return rc;
-    if (const int rc = bench_cmds.run(); rc >= 0) return rc;
+    if (const int rc = bench_cmds.run(g); rc >= 0) return rc;
     if (const int rc = exchange.run(); rc >= 0) return rc;
     if (const int rc = report.run(); rc >= 0) return rc;
     if (const int rc = help_cmds.run(); rc >= 0) return rc;

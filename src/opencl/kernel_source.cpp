@@ -25,12 +25,29 @@ KernelSources::KernelSources(const std::filesystem::path& dir) : embedded_(false
     throw UsageError("--kernels-dir '" + dir.string() + "' is not a directory");
   }
   for (const auto& name : required_kernel_files()) {
+    const auto where = "--kernels-dir '" + dir.string() + "'";
+    // An ifstream opens a directory too: it reads as an empty file.
+    if (!std::filesystem::is_regular_file(dir / name, ec)) {
+      throw UsageError(where + " has no readable " + name +
+                       (std::filesystem::exists(dir / name, ec) ? " (not a regular file)" : ""));
+    }
     std::ifstream in(dir / name, std::ios::binary);
-    if (!in) throw UsageError("--kernels-dir '" + dir.string() + "' has no readable " + name);
+    if (!in) throw UsageError(where + " has no readable " + name);
     std::ostringstream ss;
     ss << in.rdbuf();
     files_[name] = ss.str();
+    if (files_[name].find_first_not_of(" \t\r\n") == std::string::npos) {
+      throw UsageError(where + ": " + name + " is empty");
+    }
   }
+}
+
+bool KernelSources::edited() const {
+  for (const auto& k : embedded_kernels()) {
+    if (const auto it = files_.find(k.file); it != files_.end() && it->second != k.text)
+      return true;
+  }
+  return false;
 }
 
 const std::string& KernelSources::file(const std::string& name) const {

@@ -34,6 +34,8 @@ class KernelSources {
   std::string program(const std::string& file) const;
   const std::string& file(const std::string& name) const;
   bool embedded() const { return embedded_; }
+  // Whether a file differs from the copy embedded at build time.
+  bool edited() const;
 
  private:
   std::map<std::string, std::string> files_;
