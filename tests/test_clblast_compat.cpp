@@ -8,6 +8,7 @@
 #include "mmtune/clblast_compat.hpp"
 #include "opencl/host_data.hpp"
 #include "opencl/reference.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 #ifdef MMTUNE_HAVE_CLBLAST
@@ -219,6 +220,52 @@ TEST(Compat, ABadMmtuneDbFailsEveryCall) {
     std::exit(failed);
   };
   EXPECT_EXIT(twice(), ::testing::ExitedWithCode(2), "");
+}
+
+// alpha = 0 reads neither A nor B, but CLBlast still refuses their leading dimensions: the call
+// returned kInvalidValue from the library's later check instead.
+TEST(Compat, ALeadingDimensionTooSmallIsRefusedWhereAAndBAreNotRead) {
+  const Device& dev = test::pocl_device("pthread");
+  cl::Context context(dev.device);
+  cl::CommandQueue queue(context, dev.device);
+  cl::Buffer a(context, CL_MEM_READ_WRITE, 64 * 4), b(context, CL_MEM_READ_WRITE, 64 * 4),
+      c(context, CL_MEM_READ_WRITE, 64 * 4);
+  cl_command_queue q = queue();
+  const auto gemm = [&](std::size_t lda, std::size_t ldb) {
+    return compat::Gemm<float>(compat::Layout::kRowMajor, compat::Transpose::kNo,
+                               compat::Transpose::kNo, 8, 8, 8, 0.0f, a(), 0, lda, b(), 0, ldb,
+                               0.0f, c(), 0, 8, &q);
+  };
+  EXPECT_EQ(gemm(4, 8), compat::StatusCode::kInvalidLeadDimA);
+  EXPECT_EQ(gemm(8, 4), compat::StatusCode::kInvalidLeadDimB);
+  EXPECT_EQ(gemm(8, 8), compat::StatusCode::kSuccess);
+  queue.finish();
+}
+
+// A $MMTUNE_DB that opens but cannot be read (a column an older program dropped) is a database
+// error, CLBlast's kDatabaseError: it was reported as a kernel that failed to build.
+TEST(Compat, AnUnreadableMmtuneDbIsADatabaseError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  {
+    Store store(db);
+    store.db().exec("ALTER TABLE best RENAME COLUMN gflops TO gf");
+  }
+  const auto call = [&] {
+    setenv("MMTUNE_DB", db.c_str(), 1);
+    const Device& dev = test::pocl_device("pthread");
+    cl::Context context(dev.device);
+    cl::CommandQueue queue(context, dev.device);
+    cl::Buffer a(context, CL_MEM_READ_WRITE, 64 * 4), b(context, CL_MEM_READ_WRITE, 64 * 4),
+        c(context, CL_MEM_READ_WRITE, 64 * 4);
+    cl_command_queue q = queue();
+    const auto status = compat::Gemm<float>(compat::Layout::kRowMajor, compat::Transpose::kNo,
+                                            compat::Transpose::kNo, 8, 8, 8, 1.0f, a(), 0, 8, b(),
+                                            0, 8, 0.0f, c(), 0, 8, &q);
+    std::exit(status == compat::StatusCode::kDatabaseError ? 7 : int(-int(status)) % 256);
+  };
+  EXPECT_EXIT(call(), ::testing::ExitedWithCode(7), "");
 }
 
 }  // namespace

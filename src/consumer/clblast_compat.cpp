@@ -116,6 +116,8 @@ StatusCode check_matrix(std::size_t one, std::size_t two, cl_mem buffer, std::si
 StatusCode from_error(const mmtune::Error& e) {
   if (const auto* cl = dynamic_cast<const OpenCLError*>(&e)) return StatusCode(cl->cl_code());
   if (dynamic_cast<const UsageError*>(&e)) return StatusCode::kInvalidValue;
+  // The tuning database failed to read (the lookup opens $MMTUNE_DB at the first call).
+  if (dynamic_cast<const StorageError*>(&e)) return StatusCode::kDatabaseError;
   return StatusCode::kOpenCLBuildProgramFailure;  // Error: a kernel failed to build
 }
 
@@ -148,11 +150,12 @@ StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpos
   const std::size_t es = p.element_size();
   const bool row = p.layout == mmtune::Layout::kRowMajor;
   if (m != 0 && n != 0) {
+    const std::size_t a_one = row ? p.a_cols() : p.a_rows(), a_two = row ? p.a_rows() : p.a_cols();
+    const std::size_t b_one = row ? p.b_cols() : p.b_rows(), b_two = row ? p.b_rows() : p.b_cols();
+    // As CLBlast: a leading dimension too small is refused even where A and B are not read.
+    if (a_ld < a_one) return StatusCode::kInvalidLeadDimA;
+    if (b_ld < b_one) return StatusCode::kInvalidLeadDimB;
     if (GemmRoutine::multiplies(p)) {
-      const std::size_t a_one = row ? p.a_cols() : p.a_rows(),
-                        a_two = row ? p.a_rows() : p.a_cols();
-      const std::size_t b_one = row ? p.b_cols() : p.b_rows(),
-                        b_two = row ? p.b_rows() : p.b_cols();
       StatusCode s =
           check_matrix(a_one, a_two, a_buffer, a_offset, a_ld, es, StatusCode::kInvalidLeadDimA,
                        StatusCode::kInvalidMatrixA, StatusCode::kInsufficientMemoryA);

@@ -13,6 +13,10 @@
 //     dimension + 256) x (other dimension + 256), and likewise m x k, k x n and m x n. So a
 //     1 x 1 x 9,000,000 problem is refused although A holds 9 M elements. Beyond that the call
 //     returns kInvalidValue and touches nothing.
+//   - A C buffer created CL_MEM_READ_ONLY (or A or B CL_MEM_WRITE_ONLY), or a buffer of another
+//     context, returns kInvalidValue (CLBlast does not check).
+//   - A tuning database that cannot be read returns kDatabaseError; one that cannot be opened
+//     ($MMTUNE_DB naming no database) kInvalidValue.
 //   - `temp_buffer` is ignored: scratch buffers are kept per device and context.
 //   - Parameters come from the tuning database set with SetTuningDatabase(), else from the one
 //     $MMTUNE_DB names (when set), else built-in defaults per device type.
