@@ -242,14 +242,16 @@ cl::Event Gemm::batched(const GemmProblem& problem, const std::vector<double>& a
   // a tight strided batch: items may share operands.
   GemmProblem item = problem;
   validate_call(item);
-  // Items run in parallel within one launch: their C matrices must not overlap.
+  // Items run in parallel within one launch: each C matrix has its span to itself (items that
+  // interleave without sharing an element, in the gaps of a padded ldc, are refused too).
   std::vector<std::size_t> order = c_offsets;
   std::sort(order.begin(), order.end());
   for (std::size_t i = 1; i < count; ++i) {
     if (order[i] - order[i - 1] < item.c_span()) {
       throw UsageError("the batch's C matrices at offsets " + std::to_string(order[i - 1]) +
-                       " and " + std::to_string(order[i]) + " overlap (each spans " +
-                       std::to_string(item.c_span()) + " elements)");
+                       " and " + std::to_string(order[i]) +
+                       " lie within each other's span (each spans " +
+                       std::to_string(item.c_span()) + " elements: they must be that far apart)");
     }
   }
   impl_->require_precision(problem);

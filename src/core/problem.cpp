@@ -38,7 +38,7 @@ void check_batch(const GemmProblem& p) {
   };
   if (p.stride_c != 0 && p.stride_c < p.c_span()) {
     throw UsageError("stride_c=" + std::to_string(p.stride_c) +
-                     " makes the batch's C matrices overlap: it must be at least " +
+                     " puts the batch's C matrices within each other's span: it must be at least " +
                      std::to_string(p.c_span()));
   }
   // Only the operands the call touches (gemm.hpp): none when C is empty, and neither A nor B

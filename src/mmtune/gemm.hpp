@@ -57,8 +57,9 @@ class Gemm {
   // Batched GEMM (CLBlast's GemmBatched): item i computes C_i = alphas[i] op(A_i) op(B_i) +
   // betas[i] C_i of `problem`'s shape and leading dimensions (its batch must be 1, its alpha
   // and beta are not used), A_i at a_offsets[i] and so on. The five lists must be equally
-  // long; the C matrices must not overlap. Evenly spaced offsets with equal scalars run as one
-  // strided batch; otherwise one routine per item, in order.
+  // long; each C matrix must have its span to itself (offsets at least C's span apart, even
+  // where items would interleave in the gaps of a padded ldc). Evenly spaced offsets with equal
+  // scalars run as one strided batch; otherwise one routine per item, in order.
   cl::Event batched(const GemmProblem& problem, const std::vector<double>& alphas,
                     const std::vector<double>& betas, const cl::Buffer& a,
                     const std::vector<std::size_t>& a_offsets, const cl::Buffer& b,

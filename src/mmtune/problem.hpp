@@ -77,10 +77,10 @@ struct GemmProblem {
 void validate(const GemmProblem& p);
 
 // The same for a call of the GEMM routine, where BLAS allows m, n, k or batch to be 0 (see
-// gemm.hpp). The C matrices of a batch must not overlap (stride_c >= C's span). 32-bit indexing
-// is checked with room for the kernels' padding: (ld + 256) x (other dimension + 256) per
-// matrix and (m + 256) x (k + 256) etc. below 2^31, which refuses some long thin problems that
-// would fit (1 x 1 x 9,000,000) but keeps every padded index of every family in range.
+// gemm.hpp). The C matrices of a batch must not overlap or interleave (stride_c >= C's span).
+// 32-bit indexing is checked with room for the kernels' padding: (ld + 256) x (other dimension +
+// 256) per matrix and (m + 256) x (k + 256) etc. below 2^31, which refuses some long thin problems
+// that would fit (1 x 1 x 9,000,000) but keeps every padded index of every family in range.
 void validate_call(const GemmProblem& p);
 
 // Largest element index + 1 that the kernels can address: they index with 32-bit ints.
