@@ -209,6 +209,16 @@ TEST(Cli, SpaceCountsConfigurations) {
   const auto jq = nlohmann::json::parse(q.out);
   EXPECT_GE(jq["after_constraints"].get<int>(), 100);
   EXPECT_LE(jq["after_constraints"].get<int>(), 1000);
+  EXPECT_EQ(j["precision"], 32);
+  // A precision the device lacks is refused (it counted 0 without a reason), and without a
+  // device the precision changes nothing (it was ignored).
+  const auto half =
+      run_mmtune({"space", "--kernel", "tiled", "--device", "pthread", "--precision", "16"});
+  EXPECT_EQ(half.exit_code, 3) << half.out;
+  EXPECT_NE(half.err.find("has no fp16 support"), std::string::npos) << half.err;
+  const auto alone = run_mmtune({"space", "--kernel", "tiled", "--precision", "64"});
+  EXPECT_EQ(alone.exit_code, 2) << alone.out;
+  EXPECT_NE(alone.err.find("it needs --device"), std::string::npos) << alone.err;
 }
 
 TEST(Cli, KernelsDirIsUsedAndChecked) {

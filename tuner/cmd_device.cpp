@@ -107,11 +107,20 @@ int cmd_space(const std::string& kernel, const std::string& space, const std::st
     info = select_device(list_devices(), device, platform).info;
   }
   const auto prec = static_cast<Precision>(precision);
+  // The precision only sets the device's limits (local memory per element).
+  if (!info && prec != Precision::kSingle) {
+    throw UsageError(
+        "--precision counts configurations within a device's limits: it needs --device");
+  }
+  if (info && !info->supports(prec)) {
+    throw NoDeviceError("device '" + info->name + "' has no fp" + std::to_string(precision) +
+                        " support");
+  }
   const SpaceSummary s = summarize(*kind, space == "quick" ? SpaceSize::kQuick : SpaceSize::kFull,
                                    info ? &*info : nullptr, prec);
   if (json) {
     auto j = to_json(s);
-    if (info) j["device"] = info->name;
+    if (info) j["device"] = info->name, j["precision"] = precision;
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -197,7 +206,9 @@ void DeviceCommands::add(CLI::App& app) {
       ->capture_default_str();
   space->add_option("-d,--device", space_device, "also apply this device's limits");
   space->add_option("--platform", space_platform, "narrow the device choice to one platform");
-  space->add_option("--precision", space_precision, "bits: 16, 32 or 64")
+  space
+      ->add_option("--precision", space_precision,
+                   "bits: 16, 32 or 64, for the limits of --device (its local memory per element)")
       ->check(CLI::IsMember({16, 32, 64}));
   space->add_flag("--json", space_json, "print JSON");
   space->add_option("--spec", space_spec, "a user's kernel: its spec file (docs/spec.md)");
