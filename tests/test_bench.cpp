@@ -7,6 +7,7 @@
 
 #include "bench/bench.hpp"
 #include "bench/roofline.hpp"
+#include "core/cpu_load.hpp"
 #include "store/queries.hpp"
 #include "test_support.hpp"
 
@@ -292,6 +293,24 @@ TEST(BenchCli, ClblastWithTunerFileParameters) {
                                       "--clblast-tuned", MMTUNE_KERNELS_DIR "/common.cl"});
   EXPECT_EQ(junk.exit_code, 2);
   EXPECT_NE(junk.err.find("--clblast-tuned"), std::string::npos) << junk.err;
+}
+
+// Roofs and bench figures measured while other processes took the CPUs are said to be likely
+// low: they were printed (and the roofs stored) as if from an idle machine.
+TEST(BenchCli, ABusyMachineIsSaid) {
+  test::TempDir dir;
+  const test::CpuHogs hogs;
+  const auto roof = test::run_mmtune({"roofline", "--device", "pthread", "--db", dir / "t.db"});
+  ASSERT_EQ(roof.exit_code, 0) << roof.err;
+  EXPECT_NE(roof.err.find("busy machine: other processes used"), std::string::npos) << roof.err;
+  const auto bench = test::run_mmtune({"bench", "--device", "pthread", "--n", "32",
+                                       "--no-baselines", "--json", "--db", dir / "t.db"});
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_NE(bench.err.find("while 32 was timed; its GFLOPS are likely low"), std::string::npos)
+      << bench.err;
+  const auto rows = nlohmann::json::parse(bench.out);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_GT(rows[0]["other_load"].get<double>(), kBusyShare) << rows[0];
 }
 
 class RooflineTest : public test::BackendTest {};

@@ -87,6 +87,15 @@ int line_count(const std::string& s);
 // on every path that has it); the number of lines found.
 int plant_before_each(std::string& src, const std::string& anchor, const std::string& lines);
 
+// Processes that spin on every core until destroyed (at most two minutes): a busy machine.
+struct CpuHogs {
+  std::vector<int> pids;
+  CpuHogs();
+  ~CpuHogs();
+  CpuHogs(const CpuHogs&) = delete;
+  CpuHogs& operator=(const CpuHogs&) = delete;
+};
+
 }  // namespace mmtune::test
 
 namespace mmtune::test {

@@ -329,26 +329,6 @@ TEST(Tuner, ATimeLimitHoldsForTheWholeTune) {
       << " rounds, baselines " << s.baselines_s << " s";
 }
 
-// Processes that spin on every core until killed (at most two minutes): a busy machine.
-struct CpuHogs {
-  std::vector<pid_t> pids;
-  CpuHogs() {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long i = 0; i < std::max(1L, cpus); ++i) {
-      const pid_t pid = fork();
-      if (pid == 0) {
-        alarm(120);
-        volatile unsigned long spin = 0;
-        while (true) spin = spin + 1;
-      }
-      pids.push_back(pid);
-    }
-  }
-  ~CpuHogs() {
-    for (pid_t p : pids) kill(p, SIGKILL), waitpid(p, nullptr, 0);
-  }
-};
-
 // Other processes' CPU use is read from /proc for each measurement, stored with it, and a busy
 // machine is said once, while tuning and in the summary.
 TEST(Tuner, ABusyMachineIsSeenStoredAndSaidOnce) {
@@ -359,7 +339,7 @@ TEST(Tuner, ABusyMachineIsSeenStoredAndSaidOnce) {
   std::vector<std::string> warnings;
   TuneSummary s;
   {
-    const CpuHogs hogs;
+    const test::CpuHogs hogs;
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     const auto share = probe.sample(-1);
     ASSERT_TRUE(share);

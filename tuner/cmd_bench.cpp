@@ -12,6 +12,7 @@
 
 #include "bench/bench.hpp"
 #include "bench/roofline.hpp"
+#include "core/cpu_load.hpp"
 #include "core/json.hpp"
 #include "exchange/exchange.hpp"
 #include "mmtune/device.hpp"
@@ -100,6 +101,20 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   const auto rows = run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
     spdlog::info("{} {}: {} {:.1f} GFLOPS", shape_text(r.problem), r.subject, r.status, r.gflops);
   });
+  // Once per shape (its rows share their rounds, so the first one's share is theirs).
+  const BenchRow* told = nullptr;
+  for (const BenchRow& r : rows) {
+    if (!r.other_load || *r.other_load <= kBusyShare) continue;
+    if (told && told->problem.m == r.problem.m && told->problem.n == r.problem.n &&
+        told->problem.k == r.problem.k) {
+      continue;
+    }
+    told = &r;
+    spdlog::warn(
+        "busy machine: other processes used {:.0f}% of the CPUs while {} was timed; its GFLOPS "
+        "are likely low (the ratios of subjects timed in the same rounds hold)",
+        100 * *r.other_load, shape_text(r.problem));
+  }
   // Each row against its shape's tuned row (rows come shape by shape, the tuned one first).
   std::vector<GflopsRatio> vs_tuned(rows.size());
   const BenchRow* tuned = nullptr;
@@ -117,27 +132,29 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     nlohmann::json out = nlohmann::json::array();
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const BenchRow& r = rows[i];
-      out.push_back({{"m", r.problem.m},
-                     {"n", r.problem.n},
-                     {"k", r.problem.k},
-                     {"batch", r.problem.batch},
-                     {"precision", o.precision},
-                     {"subject", r.subject},
-                     {"kernel", r.kernel},
-                     {"config", r.config},
-                     {"status", r.status},
-                     {"note", r.note},
-                     {"median_ms", r.median_ms},
-                     {"min_ms", r.min_ms},
-                     {"max_ms", r.max_ms},
-                     {"gflops", r.gflops},
-                     {"flops", r.flops()},
-                     {"kernel_median_ms", r.kernel_median_ms},
-                     {"kernel_gflops", r.kernel_gflops},
-                     {"samples_ms", r.samples_ms},
-                     {"round_ms", r.round_ms},
-                     {"vs_tuned", vs_tuned[i].value},
-                     {"vs_tuned_paired", vs_tuned[i].paired}});
+      out.push_back(
+          {{"m", r.problem.m},
+           {"n", r.problem.n},
+           {"k", r.problem.k},
+           {"batch", r.problem.batch},
+           {"precision", o.precision},
+           {"subject", r.subject},
+           {"kernel", r.kernel},
+           {"config", r.config},
+           {"status", r.status},
+           {"note", r.note},
+           {"median_ms", r.median_ms},
+           {"min_ms", r.min_ms},
+           {"max_ms", r.max_ms},
+           {"gflops", r.gflops},
+           {"flops", r.flops()},
+           {"kernel_median_ms", r.kernel_median_ms},
+           {"kernel_gflops", r.kernel_gflops},
+           {"samples_ms", r.samples_ms},
+           {"round_ms", r.round_ms},
+           {"vs_tuned", vs_tuned[i].value},
+           {"vs_tuned_paired", vs_tuned[i].paired},
+           {"other_load", r.other_load ? nlohmann::json(*r.other_load) : nlohmann::json()}});
     }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -190,7 +207,9 @@ int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db
                                 {"bandwidth_gbs", r.bandwidth_gbs},
                                 {"timing", r.timing},
                                 {"stored_peak_gflops", r.stored_peak_gflops},
-                                {"stored_bandwidth_gbs", r.stored_bandwidth_gbs}}
+                                {"stored_bandwidth_gbs", r.stored_bandwidth_gbs},
+                                {"other_load",
+                                 r.other_load ? nlohmann::json(*r.other_load) : nlohmann::json()}}
                      .dump(2)
               << "\n";
   } else {
@@ -205,6 +224,13 @@ int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db
           "run was slower: a busy machine, or clocks that had not risen)\n",
           r.stored_peak_gflops, r.stored_bandwidth_gbs);
     }
+  }
+  if (r.other_load && *r.other_load > kBusyShare) {
+    // Stored all the same: the fastest roofs measured are kept, so a later run raises them.
+    spdlog::warn(
+        "busy machine: other processes used {:.0f}% of the CPUs while the roofs were measured; "
+        "they are likely low: run roofline again on an idle machine",
+        100 * *r.other_load);
   }
   return kExitOk;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "bench/bench_backends.hpp"
+#include "core/cpu_load.hpp"
 #include "core/measurement.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/calibration.hpp"
@@ -320,7 +321,11 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
                             }});
       }
     }
+    CpuLoad load(0.2);
+    load.sample(-1);
     time_side_by_side(together, o);
+    const auto other_load = load.sample(-1);
+    for (const TimedSubject& t : together) t.row->other_load = other_load;
     for (const BenchRow& row : mine) finish(row);
     finish(peak_row);
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/cpu_load.hpp"
 #include "mmtune/error.hpp"
 #include "opencl/calibration.hpp"
 #include "opencl/kernel_source.hpp"
@@ -45,6 +46,8 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
   const bool events = calibration.events.usable;
   const std::size_t es = static_cast<std::size_t>(precision) / 8;
   Roofline r;
+  CpuLoad load(0.2);
+  load.sample(-1);
 
   // The calibration's peak kernel, grown past launch costs, timed by events where usable; the
   // fastest of several runs, as a busy core slows some of them.
@@ -69,6 +72,7 @@ Roofline measure_roofline(const Device& device, Store& store, Precision precisio
     if (rep > 0) r.bandwidth_gbs = std::max(r.bandwidth_gbs, 2.0 * double(bytes) / seconds * 1e-9);
   }
   r.timing = events ? "events" : "wall clock (" + calibration.events.reason + ")";
+  r.other_load = load.sample(-1);
 
   // A timer that read 0 gives an infinite roof that no later run could lower: not stored.
   for (const double v : {r.peak_gflops, r.bandwidth_gbs}) {

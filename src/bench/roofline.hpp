@@ -2,6 +2,7 @@
 // bandwidth, each measured with a small kernel (kernels/roofline.cl) and stored per precision.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "mmtune/device.hpp"
@@ -13,6 +14,9 @@ struct Roofline {
   double peak_gflops = 0.0;    // best of several runs of the multiply-add kernel
   double bandwidth_gbs = 0.0;  // best of several runs of the copy kernel (bytes read + written)
   std::string timing;          // "events", or "wall clock (why the events are unusable)"
+  // Other processes' share of the CPUs while the roofs were measured (core/cpu_load.hpp); none
+  // where /proc cannot be read. Above kBusyShare the roofs are likely low.
+  std::optional<double> other_load;
   // The roofs stored after this run: the fastest measured so far (rows::put_roof).
   double stored_peak_gflops = 0.0, stored_bandwidth_gbs = 0.0;
 };
