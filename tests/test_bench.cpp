@@ -311,6 +311,12 @@ TEST(BenchCli, ABusyMachineIsSaid) {
   const auto rows = nlohmann::json::parse(bench.out);
   ASSERT_FALSE(rows.empty());
   EXPECT_GT(rows[0]["other_load"].get<double>(), kBusyShare) << rows[0];
+  const auto run = test::run_mmtune({"run", "--device", "pthread", "--n", "64", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("during the run; its times are likely long"), std::string::npos)
+      << run.err;
+  const auto m = nlohmann::json::parse(run.out)["measurement"];
+  EXPECT_GT(m["other_load"].get<double>(), kBusyShare) << m;
 }
 
 class RooflineTest : public test::BackendTest {};

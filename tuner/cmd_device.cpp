@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cmd_spec.hpp"
+#include "core/cpu_load.hpp"
 #include "core/json.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
@@ -152,10 +153,20 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
   const auto sources = load_sources(g);
   const auto devices = list_devices();
   const Device& device = select_device(devices, dopt.device, dopt.platform);
+  // From the calibration on (a run of a small problem is over in under /proc's resolution).
+  CpuLoad load(0.2);
+  load.sample(-1);
   Runner runner(device, sources);
   runner.set_problem(problem, seed);  // refuses what the device cannot run, before any output
   spdlog::info("device [{}] {}", device.info.index, device.info.name);
-  const Measurement m = runner.evaluate(config);
+  Measurement m = runner.evaluate(config);
+  if (const auto share = load.sample(-1)) m.other_load = *share;
+  if (m.status == Status::kOk && m.other_load > kBusyShare) {
+    spdlog::warn(
+        "busy machine: other processes used {:.0f}% of the CPUs during the run; its times are "
+        "likely long",
+        100 * m.other_load);
+  }
   if (json) {
     nlohmann::json j = {{"device", to_json(device.info)},
                         {"problem", to_json(problem)},
