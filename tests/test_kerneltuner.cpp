@@ -395,6 +395,16 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   std::ifstream md(dir / "report/report.md");
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   EXPECT_NE(report.find("Search strategies replayed"), std::string::npos) << report;
+  // A section of recorded kernels: their bests and which parameters matter (they appeared only in
+  // the sessions table).
+  const auto recorded = report.find("### Recorded kernels (imported from Kernel Tuner)");
+  ASSERT_NE(recorded, std::string::npos) << report;
+  EXPECT_NE(report.find("| kt:convolution\\_kernel | 4096,4096,4096 | 5776 | 5776 | ", recorded),
+            std::string::npos)
+      << report.substr(recorded, 2000);
+  EXPECT_NE(report.find("Which parameters matter for kt:convolution\\_kernel (5776 Ok", recorded),
+            std::string::npos)
+      << report.substr(recorded, 2000);
   EXPECT_NE(report.find("5776 recorded configurations"), std::string::npos);
   EXPECT_NE(report.find("79 local minima, 2 of them within 5 %; steepest descent over "
                         "neighbouring values ends within 5 % from 99 of 5776 timed"),

@@ -1,5 +1,6 @@
-// The report's section on users' kernels (spec files, docs/spec.md): per kernel and sizes its
-// stored best, what tuning measured, and which parameters move its time.
+// The report's sections on kernels other than the GEMM families: users' kernels (spec files,
+// docs/spec.md) and recorded ones (Kernel Tuner caches, docs/exchange.md). Per kernel and sizes
+// its stored best, what was measured, and which parameters move its time.
 #include <map>
 #include <set>
 
@@ -7,19 +8,20 @@
 #include "report/report_view.hpp"
 
 namespace mmtune::report_detail {
-void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
-  // Ok measurements per spec kernel and sizes, in the store's order.
+
+void Report::other_kernels(Doc& doc, const DeviceRow& dev, const OtherKernels& kind) {
+  // Ok measurements per kernel and sizes, in the store's order.
   std::map<std::pair<std::string, ProblemKey>, std::vector<const MeasRow*>> groups;
   // Every measurement, failed ones too: their count and sizes.
   std::map<std::pair<std::string, ProblemKey>, std::pair<std::size_t, GemmProblem>> all;
   for (const auto& m : d_.meas) {
-    if (m.key != dev.key || m.kernel.rfind("spec:", 0) != 0) continue;
+    if (m.key != dev.key || m.kernel.rfind(kind.prefix, 0) != 0) continue;
     auto& [count, sizes] = all[{m.kernel, pkey(m.p)}];
     ++count, sizes = m.p;
     if (m.status == "Ok" && m.median_ms) groups[{m.kernel, pkey(m.p)}].push_back(&m);
   }
   if (all.empty()) return;
-  doc.heading(3, "Users' kernels (spec files)");
+  doc.heading(3, kind.heading);
   Table t;
   t.head = {
       "kernel",        "sizes",       "measurements",     "Ok", "best configuration", "best [ms]",
@@ -48,10 +50,7 @@ void Report::spec_kernels(Doc& doc, const DeviceRow& dev) {
          best && best->median_ms > 0 ? number_cell(slowest / best->median_ms) : Cell{"", true}});
   }
   doc.table(std::move(t));
-  doc.note(
-      "Sizes as stored: the spec's sizes in order, 1 where it has fewer than three. GFLOPS need "
-      "the spec's `flops`, GB/s its `bytes` (whole launch, by the wall clock); a spec's kernel "
-      "name ends in the hash of its file and sources.");
+  doc.note(kind.note);
 
   // Which parameters move the time, for the group with the most Ok measurements.
   const std::vector<const MeasRow*>* chosen = nullptr;

@@ -182,7 +182,16 @@ void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
   roofline(doc, dev, tag);
   sessions(doc, dev, tag);
   parameters(doc, dev, tag);
-  spec_kernels(doc, dev);
+  other_kernels(doc, dev,
+                {"spec:", "Users' kernels (spec files)",
+                 "Sizes as stored: the spec's sizes in order, 1 where it has fewer than three. "
+                 "GFLOPS need the spec's `flops`, GB/s its `bytes` (whole launch, by the wall "
+                 "clock); a spec's kernel name ends in the hash of its file and sources."});
+  other_kernels(doc, dev,
+                {"kt:", "Recorded kernels (imported from Kernel Tuner)",
+                 "Times as Kernel Tuner recorded them on this device; sizes as given at import. "
+                 "No GFLOPS: a cache file holds no operation count. These kernels cannot run "
+                 "here: mmtune simulate replays them."});
   replays(doc, dev, tag);
 }
 

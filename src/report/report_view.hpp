@@ -116,7 +116,14 @@ class Report {
   void sessions(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void parameters(Doc& doc, const DeviceRow& dev, const std::string& tag);
   void replays(Doc& doc, const DeviceRow& dev, const std::string& tag);
-  void spec_kernels(Doc& doc, const DeviceRow& dev);
+  // Kernels other than the GEMM families, measured from spec files or imported as recorded
+  // (Kernel Tuner caches): one section each, of their bests and which parameters matter.
+  struct OtherKernels {
+    const char* prefix;   // of their stored names: "spec:", "kt:"
+    const char* heading;  // the section's
+    const char* note;     // under its table
+  };
+  void other_kernels(Doc& doc, const DeviceRow& dev, const OtherKernels& kind);
   void comparison(Doc& doc);
   void implementations(Doc& doc);
 
