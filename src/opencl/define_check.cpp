@@ -1,5 +1,10 @@
 #include "opencl/define_check.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -16,9 +21,33 @@ std::string first_error(const std::string& log) {
   return one_line(log.substr(at, std::min<std::size_t>(log.find('\n', at) - at, 300)));
 }
 
+// PoCL's compiler writes "110 errors generated." to the process's stderr for each build that
+// fails: the check's builds fail on purpose, and the user is owed one line, the refusal.
+class SilencedStderr {
+ public:
+  SilencedStderr() {
+    std::fflush(stderr);
+    saved_ = dup(STDERR_FILENO);
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) dup2(null, STDERR_FILENO);
+    if (null >= 0) close(null);
+  }
+  ~SilencedStderr() {
+    if (saved_ < 0) return;
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+  }
+  SilencedStderr(const SilencedStderr&) = delete;
+  SilencedStderr& operator=(const SilencedStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 }  // namespace
 
 void check_define_names(ProgramCache& cache, const KernelSpec& spec) {
+  const SilencedStderr quiet;
   std::vector<std::string> names;
   for (const auto& p : spec.parameters) names.push_back(p.name);
   for (const auto& [name, e] : spec.defines) names.push_back(name);
