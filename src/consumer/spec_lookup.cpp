@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
+#include "family/config_text.hpp"
 #include "family/spec.hpp"
 #include "mmtune/error.hpp"
 #include "store/queries.hpp"
@@ -20,13 +20,7 @@ std::optional<std::vector<std::pair<std::string, std::string>>> parse(const std:
   } catch (const UsageError&) {
     return std::nullopt;
   }
-  std::vector<std::pair<std::string, std::string>> out;
-  std::istringstream in(text);
-  for (std::string pair; in >> pair;) {
-    const auto eq = pair.find('=');
-    out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
-  }
-  return out;
+  return config_pairs(text);
 }
 
 }  // namespace

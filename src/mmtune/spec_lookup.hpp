@@ -30,7 +30,9 @@ struct TunedDefines {
 // implementation, vendor and type at the nearest sizes; of these, only bests of the spec's
 // version (its sources' hash) tuned last on this device (on a similar one where this has none).
 // nullopt when nothing fits (keep the kernel's own defaults). Reads as ParameterLookup does and
-// throws what it throws.
+// throws what it throws. A similar device's defines fitted that device's limits, not
+// necessarily this one's (the launch a spec computes is the caller's): check the work-group
+// size and local memory they imply, or keep the defaults where source is kSimilarDevice.
 std::optional<TunedDefines> best_defines(const std::string& db_path, const std::string& spec_name,
                                          const DeviceInfo& device,
                                          const std::vector<long long>& sizes);
