@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -290,6 +292,10 @@ CpuHogs::CpuHogs() {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   for (long i = 0; i < std::max(1L, cpus); ++i) {
     const pid_t pid = fork();
+    if (pid < 0) {  // kill(-1) would signal every process we may
+      ADD_FAILURE() << "fork: " << std::strerror(errno);
+      break;
+    }
     if (pid == 0) {
       alarm(120);
       volatile unsigned long spin = 0;
@@ -300,7 +306,9 @@ CpuHogs::CpuHogs() {
 }
 
 CpuHogs::~CpuHogs() {
-  for (const int p : pids) kill(p, SIGKILL), waitpid(p, nullptr, 0);
+  for (const int p : pids) {
+    if (p > 0) kill(p, SIGKILL), waitpid(p, nullptr, 0);
+  }
 }
 
 }  // namespace mmtune::test
