@@ -183,6 +183,8 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
 
   for (const GemmShape& shape : o.shapes) {
+    CpuLoad load(0.2);  // other processes' use of the CPUs while this size is measured
+    load.sample(-1);
     const GemmProblem p = problem_of(shape, o);
     const Operands in = random_operands(p, 1);
     const Reference ref = reference_gemm(p, in);
@@ -204,6 +206,15 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
       if (!v.ok) row.status = "WrongResult", row.note = v.message;
       return v.ok;
     };
+    // Rounds, with other processes' share of the CPUs while they ran (each row's other_load):
+    // over the rounds, or where they took under the window (a small size's CLBlast), from
+    // further back in this size's work.
+    const auto timed_with_load = [&](const std::vector<TimedSubject>& subjects) {
+      load.sample(-1);
+      time_side_by_side(subjects, o);
+      const auto share = load.sample(-1);
+      for (const TimedSubject& t : subjects) t.row->other_load = share;
+    };
     const auto finish = [&](BenchRow row) {
       // The host BLAS does not run on the device, so the device's peak does not bound it.
       for (double g : {row.gflops, row.kernel_gflops}) {
@@ -213,6 +224,11 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
           row.status = "MeasurementError";
           row.note = why;
         }
+      }
+      if (row.status == "Ok" && row.other_load && *row.other_load > kBusyShare) {
+        // In the note, which is stored: the report's latest bench shows it too.
+        row.note += std::string(row.note.empty() ? "" : "; ") + "busy machine: others used " +
+                    std::to_string(int(std::lround(100 * *row.other_load))) + "% of the CPUs";
       }
       store_row(store, device.info.key, run_id, row);
       if (progress) progress(row);
@@ -321,11 +337,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
                             }});
       }
     }
-    CpuLoad load(0.2);
-    load.sample(-1);
-    time_side_by_side(together, o);
-    const auto other_load = load.sample(-1);
-    for (const TimedSubject& t : together) t.row->other_load = other_load;
+    timed_with_load(together);
     for (const BenchRow& row : mine) finish(row);
     finish(peak_row);
 
@@ -343,13 +355,11 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
         return error.empty() ? row : unmeasured(subject, p, "Failed", error);
       }
       bool ok = true;
-      time_side_by_side({{&row,
-                          [&] {
-                            const auto t0 = Clock::now();
-                            ok = ok && call();
-                            return std::pair{ms_since(t0), 0.0};
-                          }}},
-                        o);
+      timed_with_load({{&row, [&] {
+                          const auto t0 = Clock::now();
+                          ok = ok && call();
+                          return std::pair{ms_since(t0), 0.0};
+                        }}});
       return ok ? row : unmeasured(subject, p, "Failed", error);
     };
     const auto not_available = [&](const char* subject, const std::string& why) {

@@ -36,9 +36,9 @@ struct BenchRow {
   double median_ms = 0, min_ms = 0, max_ms = 0, gflops = 0;
   double kernel_median_ms = 0, kernel_gflops = 0;  // 0 when not separately known
   double call_flops = 0;  // one call's operations where they are not the problem's (fma-peak)
-  // Other processes' share of the CPUs while its rounds ran (core/cpu_load.hpp; none: not timed
-  // in rounds, or /proc unreadable). Above kBusyShare its figures are likely low; ratios of
-  // subjects timed in the same rounds hold.
+  // Other processes' share of the CPUs while its rounds ran (core/cpu_load.hpp; none: not timed,
+  // or /proc unreadable). Above kBusyShare its figures are likely low (the note says so); ratios
+  // of subjects timed in the same rounds hold.
   std::optional<double> other_load;
   double flops() const { return call_flops > 0 ? call_flops : problem.flops(); }
 };
