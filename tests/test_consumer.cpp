@@ -310,7 +310,7 @@ TEST(Lookup, AFailureToReadIsAnMmtuneError) {
   EXPECT_THROW(ParameterLookup(dir / "t.db"), Error);
   EXPECT_THROW(best_defines(dir / "t.db", "transpose", dev, {64, 64}), Error);
   EXPECT_EQ(clblast_compat::SetTuningDatabase(dir / "t.db"),
-            clblast_compat::StatusCode::kInvalidValue);
+            clblast_compat::StatusCode::kDatabaseError);
 }
 
 class ReadyGemm : public ::testing::Test {

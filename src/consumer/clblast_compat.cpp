@@ -152,21 +152,24 @@ StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpos
   if (m != 0 && n != 0) {
     const std::size_t a_one = row ? p.a_cols() : p.a_rows(), a_two = row ? p.a_rows() : p.a_cols();
     const std::size_t b_one = row ? p.b_cols() : p.b_rows(), b_two = row ? p.b_rows() : p.b_cols();
-    // As CLBlast: a leading dimension too small is refused even where A and B are not read.
-    if (a_ld < a_one) return StatusCode::kInvalidLeadDimA;
-    if (b_ld < b_one) return StatusCode::kInvalidLeadDimB;
-    if (GemmRoutine::multiplies(p)) {
-      StatusCode s =
-          check_matrix(a_one, a_two, a_buffer, a_offset, a_ld, es, StatusCode::kInvalidLeadDimA,
-                       StatusCode::kInvalidMatrixA, StatusCode::kInsufficientMemoryA);
-      if (s != StatusCode::kSuccess) return s;
-      s = check_matrix(b_one, b_two, b_buffer, b_offset, b_ld, es, StatusCode::kInvalidLeadDimB,
-                       StatusCode::kInvalidMatrixB, StatusCode::kInsufficientMemoryB);
-      if (s != StatusCode::kSuccess) return s;
-    }
-    const StatusCode s = check_matrix(row ? n : m, row ? m : n, c_buffer, c_offset, c_ld, es,
-                                      StatusCode::kInvalidLeadDimC, StatusCode::kInvalidMatrixC,
-                                      StatusCode::kInsufficientMemoryC);
+    // As CLBlast, A's and B's leading dimensions are checked where they are not read (alpha or
+    // k is 0), in its order; their buffers only where they are read (BLAS semantics).
+    const bool reads = GemmRoutine::multiplies(p);
+    StatusCode s = a_ld < a_one ? StatusCode::kInvalidLeadDimA
+                   : reads      ? check_matrix(a_one, a_two, a_buffer, a_offset, a_ld, es,
+                                               StatusCode::kInvalidLeadDimA, StatusCode::kInvalidMatrixA,
+                                               StatusCode::kInsufficientMemoryA)
+                                : StatusCode::kSuccess;
+    if (s != StatusCode::kSuccess) return s;
+    s = b_ld < b_one ? StatusCode::kInvalidLeadDimB
+        : reads
+            ? check_matrix(b_one, b_two, b_buffer, b_offset, b_ld, es, StatusCode::kInvalidLeadDimB,
+                           StatusCode::kInvalidMatrixB, StatusCode::kInsufficientMemoryB)
+            : StatusCode::kSuccess;
+    if (s != StatusCode::kSuccess) return s;
+    s = check_matrix(row ? n : m, row ? m : n, c_buffer, c_offset, c_ld, es,
+                     StatusCode::kInvalidLeadDimC, StatusCode::kInvalidMatrixC,
+                     StatusCode::kInsufficientMemoryC);
     if (s != StatusCode::kSuccess) return s;
   }
   try {
@@ -202,6 +205,8 @@ StatusCode SetTuningDatabase(const std::string& path) {
     Registry::get().set_lookup(path.empty() ? nullptr
                                             : std::make_shared<const ParameterLookup>(path));
     return StatusCode::kSuccess;
+  } catch (const StorageError&) {  // opened, but cannot be read (as in Gemm)
+    return StatusCode::kDatabaseError;
   } catch (const mmtune::Error&) {
     return StatusCode::kInvalidValue;
   } catch (...) {  // a C-style entry point lets no exception out (e.g. std::bad_alloc)

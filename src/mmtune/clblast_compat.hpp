@@ -7,7 +7,8 @@
 //
 // Differences from CLBlast, all documented here:
 //   - m = 0 or n = 0 is a no-op and k = 0 or alpha = 0 computes C = beta * C without reading A
-//     and B (BLAS semantics; CLBlast returns kInvalidDimension for zero sizes).
+//     and B (BLAS semantics; CLBlast returns kInvalidDimension for zero sizes): their buffers are
+//     not checked then, their leading dimensions are.
 //   - Offsets plus the extent of a matrix must stay below 2^31 elements (the kernels index with
 //     32-bit ints), and so must each matrix with room for the kernels' padding: (leading
 //     dimension + 256) x (other dimension + 256), and likewise m x k, k x n and m x n. So a
@@ -15,8 +16,9 @@
 //     returns kInvalidValue and touches nothing.
 //   - A C buffer created CL_MEM_READ_ONLY (or A or B CL_MEM_WRITE_ONLY), or a buffer of another
 //     context, returns kInvalidValue (CLBlast does not check).
-//   - A tuning database that cannot be read returns kDatabaseError; one that cannot be opened
-//     ($MMTUNE_DB naming no database) kInvalidValue.
+//   - A tuning database that opens but cannot be read returns kDatabaseError, one that cannot
+//     be opened (no such file, not an mmtune database) kInvalidValue: from SetTuningDatabase()
+//     at once, through $MMTUNE_DB from every Gemm call.
 //   - `temp_buffer` is ignored: scratch buffers are kept per device and context.
 //   - Parameters come from the tuning database set with SetTuningDatabase(), else from the one
 //     $MMTUNE_DB names (when set), else built-in defaults per device type.
@@ -78,7 +80,8 @@ StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpos
                 cl_command_queue* queue, cl_event* event = nullptr, cl_mem temp_buffer = nullptr);
 
 // Uses the tuning database at `path` (opened read-only) for every later call; an empty path
-// goes back to built-in defaults. kInvalidValue when it cannot be opened (nothing changes then).
+// goes back to built-in defaults. kInvalidValue when it cannot be opened, kDatabaseError when it
+// cannot be read (nothing changes then).
 StatusCode SetTuningDatabase(const std::string& path);
 
 // Drops every cached Gemm (and the contexts and queues they retain).
