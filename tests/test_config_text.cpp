@@ -16,10 +16,17 @@ TEST(ConfigText, ValuesRankNumbersByValueThenWords) {
   const std::vector<std::string> want = {"-3", "0.5", "2", "2.0", "16.0", "99999999999999999999",
                                          "a1", "x"};
   EXPECT_EQ(v, want);
-  // A number too large for a double is ranked as a word, after the numbers.
+  // Integers beyond a double's precision or range, exactly by their digits.
+  EXPECT_TRUE(value_rank_less("9999999999999999999", "10000000000000000001"));
+  EXPECT_FALSE(value_rank_less("10000000000000000001", "9999999999999999999"));
+  EXPECT_TRUE(value_rank_less("-10000000000000000001", "-9999999999999999999"));
   const std::string huge(400, '9');
   EXPECT_TRUE(value_rank_less("7", huge));
+  EXPECT_TRUE(value_rank_less("1.5", huge));
+  EXPECT_TRUE(value_rank_less(huge, "1" + huge));
+  EXPECT_TRUE(value_rank_less("-" + huge, "-1.5"));
   EXPECT_TRUE(value_rank_less(huge, "x"));
+  EXPECT_TRUE(value_rank_less("7", "007") != value_rank_less("007", "7"));  // strict
 }
 
 TEST(ConfigText, IntegerConfigurationsAreWholeNameIntegerPairs) {

@@ -20,8 +20,8 @@ std::optional<std::vector<std::pair<std::string, int>>> int_config(std::string_v
 // The whole text as a 32-bit integer ("12", "-3"), or nothing ("", "1.5", "12x", 2^31).
 std::optional<int> whole_int(std::string_view text);
 
-// The order of a parameter's values: numbers first, by value (decimals too: 2.0 < 16.0, and
-// integers of any length), then words in text order.
+// The order of a parameter's values: numbers first, by value (decimals too: 2.0 < 16.0;
+// integers of any length exactly, by their digits), then words in text order.
 bool value_rank_less(std::string_view a, std::string_view b);
 
 }  // namespace mmtune

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "family/config_text.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "store/store_detail.hpp"
@@ -78,12 +79,9 @@ const char* kProblemMatch =
 
 std::string params_json(const std::string& kernel, const std::string& config) {
   nlohmann::json j = nlohmann::json::object();
-  if (const auto kind = parse_kernel_kind(kernel)) {
-    std::istringstream in(config);
-    std::string pair;
-    while (in >> pair) {
-      const auto eq = pair.find('=');
-      if (eq != std::string::npos) j[pair.substr(0, eq)] = std::stoi(pair.substr(eq + 1));
+  if (parse_kernel_kind(kernel)) {
+    for (const auto& [name, value] : config_pairs(config)) {
+      if (const auto v = whole_int(value)) j[name] = *v;
     }
   }
   return j.dump();
