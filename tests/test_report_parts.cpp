@@ -80,6 +80,12 @@ TEST(ReportEscaping, EveryFormat) {
   // An imported vendor "1. Ven|dor" started an ordered list.
   EXPECT_EQ(markdown_escape("1. Ven|dor"), "1\\. Ven\\|dor");
   EXPECT_EQ(markdown_escape("12) x 3. y"), "12\\) x 3. y");
+  // Only what would start a block is escaped: numbers stay as they are.
+  EXPECT_EQ(markdown_escape("2.5 GFLOPS"), "2.5 GFLOPS");
+  EXPECT_EQ(markdown_escape("-2.5"), "-2.5");
+  EXPECT_EQ(markdown_escape("1."), "1\\.");
+  EXPECT_EQ(markdown_escape("---"), "\\---");
+  EXPECT_EQ(markdown_escape("=="), "\\==");
   // A table cell starts no list: its numbers stay as they are.
   EXPECT_EQ(markdown_cell("-2.5"), "-2.5");
   EXPECT_EQ(markdown_cell("1. Ven|dor"), "1. Ven\\|dor");

@@ -243,12 +243,16 @@ std::string escaped_markdown(std::string_view text, bool starts_line) {
   for (std::size_t i = 0; i < plain.size(); ++i) {
     const char c = plain[i];
     const bool special = std::string_view("\\`*_[]<>|~&#!").find(c) != std::string_view::npos;
-    // A leading + - = or . could start a list or underline a heading; digits then . or ) an
-    // ordered list.
-    const bool leading =
-        starts_line &&
-        ((i == 0 && std::string_view("+-=.").find(c) != std::string_view::npos) ||
-         ((c == '.' || c == ')') && i > 0 && plain.find_first_not_of("0123456789") == i));
+    // At a line's start: "- " or "+ " starts a list, digits then ". " or ") " an ordered one,
+    // a line of only - or = underlines a heading ("2.5" and "-2.5" start nothing).
+    const auto spaced = [&](std::size_t at) {
+      return at + 1 >= plain.size() || plain[at + 1] == ' ';
+    };
+    const bool only = plain.find_first_not_of(std::string(1, c) + " ") == std::string::npos;
+    const bool leading = starts_line && ((i == 0 && (c == '-' || c == '+') && spaced(0)) ||
+                                         (i == 0 && (c == '-' || c == '=') && only) ||
+                                         ((c == '.' || c == ')') && i > 0 &&
+                                          plain.find_first_not_of("0123456789") == i && spaced(i)));
     if (special || leading) out += '\\';
     out += c;
   }
