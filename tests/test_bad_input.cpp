@@ -482,12 +482,23 @@ TEST(BadInputCli, KernelsDirWithoutKernelsOrWithABrokenKernel) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir / "default.db"));
-  // bench and roofline time the built-in kernels: they ignored the option.
+  auto named = no_db;  // the default named as --db is the default all the same
+  named.insert(named.end(), {"--db", dir / "default.db"});
+  r = test::run_mmtune(named, {{"MMTUNE_DB", dir / "default.db"}});
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "default.db"));
+  // Commands that do not read it ignored the option (bench and roofline time the built-in
+  // kernels, space counts from tables, a spec names its own sources).
   expect_refused(
       {"--kernels-dir", kdir.string(), "bench", "--device", "pthread", "--n", "32", "--db", db},
-      kExitUsage, "--kernels-dir is not an option of bench");
+      kExitUsage, "--kernels-dir is an option of run and tune (the GEMM kernels): bench");
   expect_refused({"--kernels-dir", kdir.string(), "roofline", "--device", "pthread", "--db", db},
-                 kExitUsage, "--kernels-dir is not an option of roofline");
+                 kExitUsage, "roofline does not read it");
+  expect_refused({"--kernels-dir", kdir.string(), "space", "--kernel", "tiled"}, kExitUsage,
+                 "space does not read it");
+  expect_refused({"--kernels-dir", kdir.string(), "run", "--spec",
+                  std::string(MMTUNE_EXAMPLES_DIR) + "/kernels/transpose.toml", "--size", "64,32"},
+                 kExitUsage, "--kernels-dir and --spec exclude each other");
 }
 
 }  // namespace

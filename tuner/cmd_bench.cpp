@@ -280,16 +280,8 @@ void BenchCommands::add(CLI::App& app) {
                      "roof is the fastest measured)");
 }
 
-int BenchCommands::run(const GlobalOptions& g) const {
-  // Both time the library's own kernels: edited ones would be timed under their name.
-  const auto refuse_kernels_dir = [&](const char* command) {
-    if (!g.kernels_dir.empty()) {
-      throw UsageError(std::string("--kernels-dir is not an option of ") + command +
-                       ": it times the built-in kernels (the library's)");
-    }
-  };
+int BenchCommands::run() const {
   if (bench->parsed()) {
-    refuse_kernels_dir("bench");
     BenchCliOptions o = bench_opt;
     if (bench->count("--shape") > 0 && o.shapes.empty()) {
       throw UsageError("--shape needs one or more shapes MxNxK");
@@ -298,7 +290,6 @@ int BenchCommands::run(const GlobalOptions& g) const {
     return cmd_bench(bench_dev, o);
   }
   if (roofline->parsed()) {
-    refuse_kernels_dir("roofline");
     return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json, roof_replace);
   }
   return -1;

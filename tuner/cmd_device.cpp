@@ -99,7 +99,8 @@ int cmd_devices(bool json) {
 }
 
 int cmd_space(const std::string& kernel, const std::string& space, const std::string& device,
-              const std::string& platform, int precision, bool json) {
+              const std::string& platform, std::optional<int> given_precision, bool json) {
+  const int precision = given_precision.value_or(32);
   const auto kind = parse_kernel_kind(kernel);
   if (!kind) throw UsageError("unknown kernel '" + kernel + "' (tiled, direct, naive, classic)");
   std::optional<DeviceInfo> info;
@@ -109,7 +110,7 @@ int cmd_space(const std::string& kernel, const std::string& space, const std::st
   }
   const auto prec = static_cast<Precision>(precision);
   // The precision only sets the device's limits (local memory per element).
-  if (!info && prec != Precision::kSingle) {
+  if (!info && given_precision) {
     throw UsageError(
         "--precision counts configurations within a device's limits: it needs --device");
   }
@@ -248,10 +249,13 @@ int DeviceCommands::run(const GlobalOptions& g) const {
   }
   if (space->parsed()) {
     if (!space_sizes.empty()) throw UsageError("--size needs --spec");
-    return cmd_space(space_kernel, space_size, space_device, space_platform, space_precision,
-                     space_json);
+    return cmd_space(
+        space_kernel, space_size, space_device, space_platform,
+        space->count("--precision") > 0 ? std::optional(space_precision) : std::nullopt,
+        space_json);
   }
   if (run_cmd->parsed() && !run_spec.empty()) {
+    if (!g.kernels_dir.empty()) throw UsageError("--kernels-dir and --spec exclude each other");
     refuse_problem_with_spec(*run_cmd, run_prob);
     refuse_with_spec(*run_cmd, {"--kernel", "--seed"});
     return cmd_run_spec(run_spec, run_sizes, run_config, run_dev.device, run_dev.platform,

@@ -372,10 +372,19 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   const auto sources = load_sources(g);  // checks --kernels-dir before any work
   // The store keeps results by kernel name: edited kernels' results would be read as the built-in
   // kernels' (reused by later tunes, looked up by programs) in the database everyone shares.
-  if (sources.edited() && t.db.empty()) {
+  const auto shared_db = [&] {
+    if (t.db.empty()) return true;
+    const std::string given = database_path(t.db), shared = database_path("");
+    std::error_code ec;
+    return given == shared || (given.find("://") == std::string::npos &&
+                               std::filesystem::weakly_canonical(given, ec) ==
+                                   std::filesystem::weakly_canonical(shared, ec));
+  };
+  if (sources.edited() && shared_db()) {
     throw UsageError("--kernels-dir '" + g.kernels_dir +
-                     "' holds edited kernels: name a database of their own with --db (their "
-                     "results are stored under the built-in kernels' names)");
+                     "' holds edited kernels: name a database of their own with --db, not the "
+                     "default one or $MMTUNE_DB (their results are stored under the built-in "
+                     "kernels' names)");
   }
   const auto devices = list_devices();
   const std::string db = database_path(t.db);
@@ -471,6 +480,7 @@ int TuneCommands::run(const GlobalOptions& g, const std::string& command_line) c
     return run_worker(std::cin, std::cout);
   }
   if (!tune_opt.spec.empty()) {
+    if (!g.kernels_dir.empty()) throw UsageError("--kernels-dir and --spec exclude each other");
     refuse_problem_with_spec(*tune, tune_prob);
     refuse_with_spec(*tune, {"--kernel", "--space", "--no-drift", "--no-baselines"});
     TuneEnvironment env;

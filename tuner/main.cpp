@@ -111,9 +111,10 @@ int main(int argc, char** argv) {
   GlobalOptions g;
   app.add_flag("-v,--verbose", g.verbose, "more log output (repeat for more)");
   app.add_flag("-q,--quiet", g.quiet, "only errors on stderr");
-  app.add_option("--kernels-dir", g.kernels_dir,
-                 "read kernels/*.cl from this directory instead of the embedded copies (run, space "
-                 "and tune; a tune of edited kernels needs its own --db)");
+  app.add_option(
+      "--kernels-dir", g.kernels_dir,
+      "read kernels/*.cl from this directory instead of the embedded copies (run and tune "
+      "of the GEMM kernels; a tune of edited kernels needs its own --db)");
 
   cli::DeviceCommands device_cmds;
   device_cmds.add(app);
@@ -148,9 +149,18 @@ int main(int argc, char** argv) {
   setup_logging(g);
   if (pinned) spdlog::debug("POCL_AFFINITY=1: PoCL's worker threads pinned one per core");
   try {
+    // Only the GEMM kernels are read from it: elsewhere it was accepted and ignored.
+    if (!g.kernels_dir.empty()) {
+      const auto parsed = app.get_subcommands();
+      const std::string command = parsed.empty() ? "tune" : parsed.front()->get_name();
+      if (command != "run" && command != "tune") {
+        throw UsageError("--kernels-dir is an option of run and tune (the GEMM kernels): " +
+                         command + " does not read it");
+      }
+    }
     if (const int rc = device_cmds.run(g); rc >= 0) return rc;
     if (const int rc = store_cmds.run(); rc >= 0) return rc;
-    if (const int rc = bench_cmds.run(g); rc >= 0) return rc;
+    if (const int rc = bench_cmds.run(); rc >= 0) return rc;
     if (const int rc = exchange.run(); rc >= 0) return rc;
     if (const int rc = report.run(); rc >= 0) return rc;
     if (const int rc = help_cmds.run(); rc >= 0) return rc;

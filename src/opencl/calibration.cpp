@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "mmtune/error.hpp"
+#include "opencl/kernel_source.hpp"
 
 namespace mmtune {
 namespace {
@@ -22,8 +23,11 @@ std::string ms(double v) {
   return buf;
 }
 
+// Named after the roofline kernels it was measured with, too: a peak an edited roofline.cl had
+// cached (tens of times too high, and kept as the fastest seen) is not read again.
 std::string cache_file(const std::string& dir, const DeviceInfo& d, Precision p) {
-  return dir + "/calibration-" + d.key + "-fp" + to_string(p) + ".json";
+  return dir + "/calibration-" + d.key + "-fp" + to_string(p) + "-" +
+         content_hash(KernelSources().file("roofline.cl")) + ".json";
 }
 
 void save(const std::string& path, const Calibration& c) {

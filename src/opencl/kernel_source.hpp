@@ -20,7 +20,7 @@ struct EmbeddedKernel {
 // Every kernels/*.cl file as it was at build time (generated source).
 const std::vector<EmbeddedKernel>& embedded_kernels();
 
-// The files every program needs; a --kernels-dir must hold all of them.
+// The files the GEMM programs need; a --kernels-dir must hold all of them.
 const std::vector<std::string>& required_kernel_files();
 
 // The set of kernel files a process uses.

@@ -69,7 +69,7 @@ class Runner {
   DeviceInfo device_;
   const KernelSources& sources_;
   // The built-in roofline.cl, for the calibration: the device's peak is the device's, whatever a
-  // --kernels-dir holds (an edited roofline.cl had stored a peak 50 times too high).
+  // --kernels-dir holds (an edited roofline.cl had cached a peak 40 times too high).
   const KernelSources builtin_;
   std::string program_dir_;
   cl::Context context_;
