@@ -197,6 +197,22 @@ TEST(Compat, SetTuningDatabaseRefusesWhatCannotBeRead) {
   EXPECT_EQ(compat::ClearCache(), compat::StatusCode::kSuccess);
 }
 
+// An 8x8x8 row-major fp32 call on PoCL's pthread device, with its own context, queue and
+// buffers: alpha and the leading dimensions of A and B as given.
+struct SmallCall {
+  const Device& dev = test::pocl_device("pthread");
+  cl::Context context{dev.device};
+  cl::CommandQueue queue{context, dev.device};
+  cl::Buffer a{context, CL_MEM_READ_WRITE, 64 * 4}, b{context, CL_MEM_READ_WRITE, 64 * 4},
+      c{context, CL_MEM_READ_WRITE, 64 * 4};
+  compat::StatusCode operator()(float alpha = 1.0f, std::size_t lda = 8, std::size_t ldb = 8) {
+    cl_command_queue q = queue();
+    return compat::Gemm<float>(compat::Layout::kRowMajor, compat::Transpose::kNo,
+                               compat::Transpose::kNo, 8, 8, 8, alpha, a(), 0, lda, b(), 0, ldb,
+                               0.0f, c(), 0, 8, &q);
+  }
+};
+
 // A $MMTUNE_DB that cannot be opened fails every call, not only the first: later calls never
 // run with built-in defaults instead of the database the user named. In a fresh process (the
 // compat layer's state is per process): a "threadsafe" death test runs the test binary again.
@@ -204,19 +220,9 @@ TEST(Compat, ABadMmtuneDbFailsEveryCall) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const auto twice = [] {
     setenv("MMTUNE_DB", "/nonexistent/tuning.db", 1);
-    const Device& dev = test::pocl_device("pthread");
-    cl::Context context(dev.device);
-    cl::CommandQueue queue(context, dev.device);
-    cl::Buffer a(context, CL_MEM_READ_WRITE, 64 * 4), b(context, CL_MEM_READ_WRITE, 64 * 4),
-        c(context, CL_MEM_READ_WRITE, 64 * 4);
+    SmallCall gemm;
     int failed = 0;
-    for (int call = 0; call < 2; ++call) {
-      cl_command_queue q = queue();
-      const auto status = compat::Gemm<float>(compat::Layout::kRowMajor, compat::Transpose::kNo,
-                                              compat::Transpose::kNo, 8, 8, 8, 1.0f, a(), 0, 8, b(),
-                                              0, 8, 0.0f, c(), 0, 8, &q);
-      failed += status == compat::StatusCode::kInvalidValue;
-    }
+    for (int call = 0; call < 2; ++call) failed += gemm() == compat::StatusCode::kInvalidValue;
     std::exit(failed);
   };
   EXPECT_EXIT(twice(), ::testing::ExitedWithCode(2), "");
@@ -225,21 +231,11 @@ TEST(Compat, ABadMmtuneDbFailsEveryCall) {
 // alpha = 0 reads neither A nor B, but CLBlast still refuses their leading dimensions: the call
 // returned kInvalidValue from the library's later check instead.
 TEST(Compat, ALeadingDimensionTooSmallIsRefusedWhereAAndBAreNotRead) {
-  const Device& dev = test::pocl_device("pthread");
-  cl::Context context(dev.device);
-  cl::CommandQueue queue(context, dev.device);
-  cl::Buffer a(context, CL_MEM_READ_WRITE, 64 * 4), b(context, CL_MEM_READ_WRITE, 64 * 4),
-      c(context, CL_MEM_READ_WRITE, 64 * 4);
-  cl_command_queue q = queue();
-  const auto gemm = [&](std::size_t lda, std::size_t ldb) {
-    return compat::Gemm<float>(compat::Layout::kRowMajor, compat::Transpose::kNo,
-                               compat::Transpose::kNo, 8, 8, 8, 0.0f, a(), 0, lda, b(), 0, ldb,
-                               0.0f, c(), 0, 8, &q);
-  };
-  EXPECT_EQ(gemm(4, 8), compat::StatusCode::kInvalidLeadDimA);
-  EXPECT_EQ(gemm(8, 4), compat::StatusCode::kInvalidLeadDimB);
-  EXPECT_EQ(gemm(8, 8), compat::StatusCode::kSuccess);
-  queue.finish();
+  SmallCall gemm;
+  EXPECT_EQ(gemm(0.0f, 4, 8), compat::StatusCode::kInvalidLeadDimA);
+  EXPECT_EQ(gemm(0.0f, 8, 4), compat::StatusCode::kInvalidLeadDimB);
+  EXPECT_EQ(gemm(0.0f, 8, 8), compat::StatusCode::kSuccess);
+  gemm.queue.finish();
 }
 
 // A $MMTUNE_DB that opens but cannot be read (a column an older program dropped) is a database
@@ -254,15 +250,7 @@ TEST(Compat, AnUnreadableMmtuneDbIsADatabaseError) {
   }
   const auto call = [&] {
     setenv("MMTUNE_DB", db.c_str(), 1);
-    const Device& dev = test::pocl_device("pthread");
-    cl::Context context(dev.device);
-    cl::CommandQueue queue(context, dev.device);
-    cl::Buffer a(context, CL_MEM_READ_WRITE, 64 * 4), b(context, CL_MEM_READ_WRITE, 64 * 4),
-        c(context, CL_MEM_READ_WRITE, 64 * 4);
-    cl_command_queue q = queue();
-    const auto status = compat::Gemm<float>(compat::Layout::kRowMajor, compat::Transpose::kNo,
-                                            compat::Transpose::kNo, 8, 8, 8, 1.0f, a(), 0, 8, b(),
-                                            0, 8, 0.0f, c(), 0, 8, &q);
+    const auto status = SmallCall()();
     std::exit(status == compat::StatusCode::kDatabaseError ? 7 : int(-int(status)) % 256);
   };
   EXPECT_EXIT(call(), ::testing::ExitedWithCode(7), "");
