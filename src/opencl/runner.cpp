@@ -47,7 +47,6 @@ double span_ms(const cl::Event& first, const cl::Event& last) {
 Runner::Runner(const Device& device, const KernelSources& sources, const std::string& program_dir,
                BinaryWrites writes)
     : device_(device.info),
-      sources_(sources),
       program_dir_(program_dir),
       context_(device.device),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),

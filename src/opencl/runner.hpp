@@ -67,7 +67,6 @@ class Runner {
   void reset_c();
 
   DeviceInfo device_;
-  const KernelSources& sources_;
   // The built-in roofline.cl, for the calibration: the device's peak is the device's, whatever a
   // --kernels-dir holds (an edited roofline.cl had cached a peak 40 times too high).
   const KernelSources builtin_;
