@@ -372,13 +372,13 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   const auto sources = load_sources(g);  // checks --kernels-dir before any work
   // The store keeps results by kernel name: edited kernels' results would be read as the built-in
   // kernels' (reused by later tunes, looked up by programs) in the database everyone shares.
+  const std::string db = database_path(t.db);
   const auto shared_db = [&] {
-    if (t.db.empty()) return true;
-    const std::string given = database_path(t.db), shared = database_path("");
+    const std::string shared = database_path("");
     std::error_code ec;
-    return given == shared || (given.find("://") == std::string::npos &&
-                               std::filesystem::weakly_canonical(given, ec) ==
-                                   std::filesystem::weakly_canonical(shared, ec));
+    return db == shared || (db.find("://") == std::string::npos &&
+                            std::filesystem::weakly_canonical(db, ec) ==
+                                std::filesystem::weakly_canonical(shared, ec));
   };
   if (sources.edited() && shared_db()) {
     throw UsageError("--kernels-dir '" + g.kernels_dir +
@@ -387,7 +387,6 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
                      "kernels' names)");
   }
   const auto devices = list_devices();
-  const std::string db = database_path(t.db);
   if (dopt.device == "all") return cmd_tune_all(g, devices, dopt.platform, req, t, db);
   const Device& device = select_device(devices, dopt.device, dopt.platform);
   check_fits(req.problem, device.info);

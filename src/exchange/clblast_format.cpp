@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "exchange/exchange.hpp"
+#include "family/config_text.hpp"
 #include "mmtune/error.hpp"
 #include "store/queries.hpp"
 
@@ -105,38 +106,32 @@ std::string two_decimals(double v) {
 
 }  // namespace
 
-std::string canonical_clblast_parameters(const std::string& text) {
+namespace {
+
+// The parameters as CLBlast names them, each a known name once with a value in range.
+std::map<std::string, int> clblast_parameters(const std::string& text) {
   std::map<std::string, int> params;
-  std::istringstream in(text);
-  std::string pair;
-  while (in >> pair) {
-    const auto eq = pair.find('=');
-    const std::string name = pair.substr(0, eq);
-    if (eq == std::string::npos || !known_parameter(name)) {
+  for (const auto& [name, value] : config_items(text)) {
+    if (!value || !known_parameter(name)) {
       throw UsageError("unknown CLBlast parameter '" + name.substr(0, 40) + "'");
     }
-    int v = -1;
-    const char* b = pair.data() + eq + 1;
-    const char* e = pair.data() + pair.size();
-    const auto [ptr, ec] = std::from_chars(b, e, v);
-    if (ec != std::errc() || ptr != e || v < 0 || v > kMaxParameterValue ||
-        !params.emplace(name, v).second) {
+    const auto v = whole_int(*value);
+    if (!v || *v < 0 || *v > kMaxParameterValue || !params.emplace(name, *v).second) {
       throw UsageError("invalid or repeated value for CLBlast parameter " + name);
     }
   }
   if (params.empty()) throw UsageError("empty CLBlast parameter list");
-  return parameters_text(params);
+  return params;
+}
+
+}  // namespace
+
+std::string canonical_clblast_parameters(const std::string& text) {
+  return parameters_text(clblast_parameters(text));
 }
 
 std::map<std::string, int> clblast_parameter_map(const std::string& canonical) {
-  std::map<std::string, int> out;
-  std::istringstream in(canonical_clblast_parameters(canonical));
-  std::string pair;
-  while (in >> pair) {
-    const auto eq = pair.find('=');
-    out[pair.substr(0, eq)] = std::stoi(pair.substr(eq + 1));
-  }
-  return out;
+  return clblast_parameters(canonical);
 }
 
 std::string clblast_driver_version(const std::string& platform_version) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 namespace mmtune {
 namespace {
@@ -60,12 +61,23 @@ std::vector<std::string_view> items(std::string_view text) {
 
 }  // namespace
 
+std::vector<ConfigItem> config_items(std::string_view text) {
+  std::vector<ConfigItem> out;
+  for (const auto item : items(text)) {
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      out.push_back({std::string(item), std::nullopt});
+    } else {
+      out.push_back({std::string(item.substr(0, eq)), std::string(item.substr(eq + 1))});
+    }
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> config_pairs(std::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto item : items(text)) {
-    if (const auto eq = item.find('='); eq != std::string_view::npos) {
-      out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-    }
+  for (auto& item : config_items(text)) {
+    if (item.value) out.emplace_back(std::move(item.name), std::move(*item.value));
   }
   return out;
 }

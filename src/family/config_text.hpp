@@ -10,6 +10,15 @@
 
 namespace mmtune {
 
+// One item of a configuration's text: "a=1" -> {a, 1}; an item without '=' is all name, no value.
+struct ConfigItem {
+  std::string name;
+  std::optional<std::string> value;
+};
+
+// Every item of the text, in order, split at white space (for readers that refuse a bad item).
+std::vector<ConfigItem> config_items(std::string_view text);
+
 // "a=1 b=x" -> {{a, 1}, {b, x}}, in order, split at white space; items without '=' are
 // skipped.
 std::vector<std::pair<std::string, std::string>> config_pairs(std::string_view text);

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "family/config_text.hpp"
 #include "mmtune/error.hpp"
 
 namespace mmtune {
@@ -147,12 +148,8 @@ bool is_spec_kernel(const std::string& kernel) {
 
 std::string canonical_spec_config(const std::string& config) {
   std::set<std::string> names;
-  std::istringstream in(config);
-  std::string pair;
-  while (in >> pair) {
-    const auto eq = pair.find('=');
-    if (eq == std::string::npos || !token(pair.substr(0, eq), true) ||
-        !token(pair.substr(eq + 1), false) || !names.insert(pair.substr(0, eq)).second) {
+  for (const auto& [name, value] : config_items(config)) {
+    if (!value || !token(name, true) || !token(*value, false) || !names.insert(name).second) {
       throw UsageError("not a spec configuration (NAME=VALUE pairs, each name once)");
     }
   }

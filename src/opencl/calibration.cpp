@@ -27,7 +27,7 @@ std::string ms(double v) {
 // cached (tens of times too high, and kept as the fastest seen) is not read again.
 std::string cache_file(const std::string& dir, const DeviceInfo& d, Precision p) {
   return dir + "/calibration-" + d.key + "-fp" + to_string(p) + "-" +
-         content_hash(KernelSources().file("roofline.cl")) + ".json";
+         content_hash(embedded_kernel("roofline.cl")) + ".json";
 }
 
 void save(const std::string& path, const Calibration& c) {

@@ -16,6 +16,13 @@ const std::vector<std::string>& required_kernel_files() {
   return files;
 }
 
+const std::string& embedded_kernel(const std::string& file) {
+  for (const auto& k : embedded_kernels()) {
+    if (k.file == file) return k.text;
+  }
+  throw UsageError("no kernel source named '" + file + "'");
+}
+
 KernelSources::KernelSources() {
   for (const auto& k : embedded_kernels()) files_[k.file] = k.text;
 }

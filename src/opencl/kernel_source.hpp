@@ -19,6 +19,8 @@ struct EmbeddedKernel {
 
 // Every kernels/*.cl file as it was at build time (generated source).
 const std::vector<EmbeddedKernel>& embedded_kernels();
+// One embedded file's text; throws UsageError for an unknown name.
+const std::string& embedded_kernel(const std::string& file);
 
 // The files the GEMM programs need; a --kernels-dir must hold all of them.
 const std::vector<std::string>& required_kernel_files();
