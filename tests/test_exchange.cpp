@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -327,8 +328,17 @@ TEST(ExchangeClblast, ExportReadsBackAndImports) {
   store.add_measurement(timed(d.key, 0, tiled(32, 8), p, 4.0, "2024-01-01T00:00:00Z"));
   store.add_measurement(timed(d.key, 0, best, p, 2.0, "2024-01-01T00:00:01Z"));
   store.add_measurement(timed(d.key, 0, DirectConfig{}, p, 1.0, "2024-01-01T00:00:02Z"));
+  // The tiled best reads the caller's buffers (PACK=0), a routine CLBlast does not have: its
+  // parameters went out as a packed kernel's, with the time of another kernel.
+  TiledConfig unpacked = tiled(64, 16);
+  unpacked.PACK = 0;
+  ASSERT_TRUE(constraint_violations(unpacked).empty());
+  store.add_measurement(timed(d.key, 0, unpacked, p, 1.5, "2024-01-01T00:00:03Z"));
+  ASSERT_EQ(store.best(d.key, p, "tiled")->config, to_string(KernelConfig(unpacked)));
 
-  const std::string text = export_clblast(store, d.key, p).dump(2);
+  const auto exported = export_clblast(store, d.key, p);
+  EXPECT_NE(exported.note.find("is not one CLBlast's Xgemm runs"), std::string::npos);
+  const std::string text = exported.file.dump(2);
   const json j = json::parse(text);
   EXPECT_EQ(j["kernel_family"], "xgemm_1");
   EXPECT_EQ(j["best_kernel"], "Xgemm");
@@ -363,13 +373,35 @@ TEST(ExchangeClblast, ExportReadsBackAndImports) {
   fast.upsert_device(d);
   const GemmProblem small = problem(16, 16, 16);
   fast.add_measurement(timed(d.key, 0, best, small, 0.0004, "2024-01-01T00:00:03Z"));
-  spit(dir / "fast.json", export_clblast(fast, d.key, small).dump());
+  const auto fast_export = export_clblast(fast, d.key, small);
+  EXPECT_EQ(fast_export.note, "");  // the best itself
+  spit(dir / "fast.json", fast_export.file.dump());
   Store fast_back(dir / "fast_back.db");
   import_file(fast_back, dir / "fast.json");
   const auto tiny = fast_back.best(find_stored_device(fast_back, "").key,
                                    problem(16, 16, 16, Layout::kColMajor, false, true), "tiled");
   ASSERT_TRUE(tiny);
   EXPECT_NEAR(tiny->median_ms, 0.00032, 1e-12);
+  // Its best_time too: two decimals had written "0.00", which bench --clblast-tuned ranked first.
+  EXPECT_NEAR(read_clblast_tuner_best(slurp(dir / "fast.json"), "fast.json").time_ms, 0.00032,
+              1e-12);
+  json zero = json::parse(slurp(dir / "fast.json"));
+  zero["best_time"] = "0.00";
+  EXPECT_TRUE(std::isnan(read_clblast_tuner_best(zero.dump(), "zero.json").time_ms));
+
+  // Nothing CLBlast can run: the export says so rather than write another routine's best.
+  Store images(dir / "images.db");
+  images.upsert_device(d);
+  TiledConfig image = tiled(64, 16);
+  image.IMG = 1;
+  ASSERT_TRUE(constraint_violations(image).empty());
+  images.add_measurement(timed(d.key, 0, image, p, 1.0, "2024-01-01T00:00:04Z"));
+  try {
+    export_clblast(images, d.key, p);
+    ADD_FAILURE() << "exported an image kernel";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("IMG=0 PACK=1 KC=0"), std::string::npos) << e.what();
+  }
 }
 
 // ---- header ---------------------------------------------------------------------------------

@@ -159,6 +159,13 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
     for (const char* key : {"median_ms", "min_ms", "max_ms"}) j["measurements"][0][key] = 0.0;
   });
   edited("min above median", [](json& j) { j["measurements"][0]["min_ms"] = 2.0; });
+  // Without a rate to bound it (a recorded kernel has none), a time under a nanosecond.
+  edited("a picosecond without a rate", [](json& j) {
+    auto& m = j["measurements"][0];
+    for (const char* key : {"median_ms", "min_ms", "max_ms", "kernel_median_ms"}) m[key] = 1e-9;
+    m["routine_ms"] = {1e-9}, m["kernel_ms"] = {1e-9};
+    m["gflops"] = nullptr, m["kernel_gflops"] = nullptr;
+  });
   edited("impossible GFLOPS", [](json& j) { j["measurements"][0]["gflops"] = 1e12; });
   // 2 x 64^3 flops in 1 ms are 0.524288 GFLOPS, not 0.6 (nor 0.5, which the sample once said).
   edited("GFLOPS not of its time", [](json& j) { j["measurements"][0]["gflops"] = 0.6; });

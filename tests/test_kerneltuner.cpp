@@ -78,6 +78,10 @@ TEST(KernelTunerImport, XgemmMapsOntoTiledAndOtherKernelsAreRecordedKernels) {
   EXPECT_EQ(exported["kernel_name"], "convolution_kernel");
   EXPECT_EQ(exported["cache"].size(), 5776u);
   Store other(dir / "other.db");
+  // Sizes given beside the file's problem_size were taken silently (a mislabelled landscape).
+  EXPECT_THROW(import_text(other, exported.dump(), "exported.json", "", square(2048)), UsageError);
+  EXPECT_EQ(other.measurements(dev.key, square(2048), "kt:convolution_kernel").size(), 0u);
+  import_text(other, exported.dump(), "exported.json", "", square(4096));  // the same: taken
   import_text(other, exported.dump(), "exported.json");  // its problem_size names the problem
   const auto back = other.measurements(dev.key, square(4096), "kt:convolution_kernel");
   ASSERT_EQ(back.size(), conv.size());
@@ -128,6 +132,8 @@ TEST(KernelTunerImport, MalformedOrHostileFilesAreRejectedAndTheDatabaseIsUntouc
     j["tune_params"]["a"] = {1, 2, std::uint64_t(18446744073709551615ull)};
   });
   edited("negative time", [](json& j) { j["cache"]["1,16"] = {{"time", -1.0}}; });
+  // A recorded kernel has no rate to bound its time: a picosecond was its best.
+  edited("time of a picosecond", [](json& j) { j["cache"]["1,16"] = {{"time", 1e-9}}; });
   edited("unknown failure", [](json& j) { j["cache"]["1,16"] = {{"time", "Whatever"}}; });
   edited("non-integer values", [](json& j) { j["tune_params"]["a"] = {1.5, 2}; });
   edited("kernel name with blanks", [](json& j) { j["kernel_name"] = "rm -rf"; });

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "core/file_write.hpp"
 #include "mmtune/error.hpp"
 #include "store/sql.hpp"
 #include "store/store.hpp"
@@ -207,10 +208,7 @@ void write_output(const std::string& path, const std::string& text, const std::s
     return;
   }
   refuse_database_as_output(path, db);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) throw UsageError("cannot write '" + path + "'");
+  write_text_file(path, text);
 }
 
 std::vector<KernelKind> searched_kernels(const std::string& name) {

@@ -81,8 +81,10 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
     throw UsageError("--clblast-tuned: no file holds fp" + std::to_string(o.precision) +
                      " results");
   }
-  std::stable_sort(clb.begin(), clb.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Files without a time after those with one.
+  std::stable_sort(clb.begin(), clb.end(), [](const auto& x, const auto& y) {
+    return std::isnan(y.first) ? !std::isnan(x.first) : x.first < y.first;
+  });
   for (auto& t : clb) bo.clblast_tuned.push_back(std::move(t.second));
   // The device, its precision and every size are checked before the database is opened: a
   // refused command creates nothing.

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <spdlog/spdlog.h>
+
 #include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
 #include "store/store.hpp"
@@ -55,8 +57,14 @@ int ExchangeCommands::run() const {
       const GemmProblem p = make_problem(problem);
       validate(p);
       const DeviceInfo d = find_stored_device(store, device);
-      const auto j = format == "clblast" ? export_clblast(store, d.key, p)
-                                         : export_kerneltuner(store, d.key, p, kernel);
+      nlohmann::ordered_json j;
+      if (format == "clblast") {
+        auto e = export_clblast(store, d.key, p);
+        if (!e.note.empty()) spdlog::warn("{}", e.note);
+        j = std::move(e.file);
+      } else {
+        j = export_kerneltuner(store, d.key, p, kernel);
+      }
       write_output(out, j.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n", db);
       return kExitOk;
     }

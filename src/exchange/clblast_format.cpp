@@ -98,9 +98,11 @@ std::string parameters_text(const std::map<std::string, int>& params) {
   return s;
 }
 
-std::string two_decimals(double v) {
+// CLBlast writes milliseconds with two decimals; a shorter time keeps three digits ("0.00411"),
+// since "0.00" would read as no time at all.
+std::string clblast_ms(double v) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::snprintf(buf, sizeof buf, v >= 1.0 ? "%.2f" : "%.3g", v);
   return buf;
 }
 
@@ -259,6 +261,7 @@ ImportData read_clblast_tuner_file(const json& j, const std::string& name,
     if (!r.contains("time") || !r["time"].is_number()) bad(where + ".time", "expected a number");
     const double ms = r["time"].get<double>();
     if (!std::isfinite(ms) || ms <= 0.0 || ms > 1e9) bad(where + ".time", "out of range");
+    if (ms < kMinImportMs) bad(where + ".time", "too short to be a measurement");
     if (!r.contains("parameters")) bad(where + ".parameters", "missing");
     const auto params = read_parameters(r["parameters"], where + ".parameters");
     if (params.count("PRECISION") && params.at("PRECISION") != bits) {
@@ -291,24 +294,46 @@ ImportData read_clblast_tuner_file(const json& j, const std::string& name,
   return data;
 }
 
-nlohmann::ordered_json export_clblast(Store& store, const std::string& device_key,
-                                      const GemmProblem& problem) {
+ClblastExport export_clblast(Store& store, const std::string& device_key,
+                             const GemmProblem& problem) {
   const auto device = store.device(device_key);
   if (!device) throw UsageError("no stored device with key '" + device_key + "'");
-  const auto best = store.best(device_key, problem, kernel_name(KernelKind::kTiled));
+  const std::string tiled = kernel_name(KernelKind::kTiled);
+  const auto best = store.best(device_key, problem, tiled);
   if (!best) {
-    throw UsageError("no stored tiled result for " + describe(problem) + " on " + device->name);
+    throw UsageError("no stored tiled result for " + describe(problem) + " on " + device->name +
+                     rows::measured_hint(store, device_key, tiled));
   }
+  // CLBlast's Xgemm is the tiled kernel on packed buffers launched once over all of k. A best
+  // that reads images, the caller's own buffers or k in slices is another routine: the fastest
+  // configuration CLBlast can run is exported instead, its kernel time as CLBlast measures it.
+  const auto runnable = [](const TiledConfig& c) { return !c.IMG && c.PACK == 1 && c.KC == 0; };
   // The stored text is validated again before it is handed to another tool.
-  const auto config = *parse_config(KernelKind::kTiled, best->config).as<TiledConfig>();
-  if (config.IMG) {
-    throw UsageError("the best for " + describe(problem) + " on " + device->name +
-                     " reads its operands through images (IMG=1): CLBlast's Xgemm has no such "
-                     "variant");
-  }
+  auto config = *parse_config(KernelKind::kTiled, best->config).as<TiledConfig>();
   double kernel_ms = best->median_ms;
   if (const auto k = rows::kernel_median_ms(store, best->measurement_id); k && *k > 0.0) {
     kernel_ms = *k;
+  }
+  std::string note;
+  if (!runnable(config)) {
+    std::optional<TiledConfig> chosen;
+    for (const auto& m : store.measurements(device_key, problem, tiled)) {
+      if (m.result.status != Status::kOk || !(m.result.median_ms > 0.0)) continue;
+      const auto c = *parse_config(KernelKind::kTiled, m.config).as<TiledConfig>();
+      const double ms =
+          m.result.kernel_median_ms > 0.0 ? m.result.kernel_median_ms : m.result.median_ms;
+      if (runnable(c) && (!chosen || ms < kernel_ms)) chosen = c, kernel_ms = ms;
+    }
+    if (!chosen) {
+      throw UsageError(
+          "no configuration CLBlast's Xgemm can run (IMG=0 PACK=1 KC=0) was measured "
+          "for " +
+          describe(problem) + " on " + device->name + "; the best is " + best->config);
+    }
+    note = "the best for " + describe(problem) + " on " + device->name + " (" + best->config +
+           ") is not one CLBlast's Xgemm runs: exported the fastest that is, " +
+           to_string(KernelConfig(*chosen));
+    config = *chosen;
   }
 
   const int bits = static_cast<int>(problem.precision);
@@ -337,7 +362,7 @@ nlohmann::ordered_json export_clblast(Store& store, const std::string& device_ke
   out["kernel_family"] = "xgemm_1";
   out["precision"] = std::to_string(bits);
   out["best_kernel"] = "Xgemm";
-  out["best_time"] = two_decimals(kernel_ms);
+  out["best_time"] = clblast_ms(kernel_ms);
   out["best_parameters"] = parameters_text(params);
   out["arg_m"] = std::to_string(cm.m);
   out["arg_n"] = std::to_string(cm.n);
@@ -363,7 +388,7 @@ nlohmann::ordered_json export_clblast(Store& store, const std::string& device_ke
   result["parameters"] = parameters;
   out["results"] = nlohmann::ordered_json::array();
   out["results"].push_back(result);
-  return out;
+  return {out, note};
 }
 
 ClblastTunerBest read_clblast_tuner_best(const std::string& text, const std::string& name) {
@@ -379,6 +404,8 @@ ClblastTunerBest read_clblast_tuner_best(const std::string& text, const std::str
   const std::string t = meta(j, "best_time");
   best.time_ms = t.empty() ? 0 : std::strtod(t.c_str(), nullptr);
   if (!(best.time_ms >= 0 && best.time_ms < 1e12)) bad("best_time", "out of range");
+  // "0.00": a time under CLBlast's two decimals, as unknown as none.
+  if (best.time_ms == 0) best.time_ms = std::numeric_limits<double>::quiet_NaN();
   return best;
 }
 

@@ -316,6 +316,7 @@ ImportData read_mmtune_export(const json& j) {
       if (result && !(0 < x.min_ms && x.min_ms <= x.median_ms && x.median_ms <= x.max_ms)) {
         f.at("median_ms").fail("a run takes time, and min <= median <= max");
       }
+      if (result && x.min_ms < kMinImportMs) f.at("min_ms").fail("too short to be a measurement");
       // Unknown figures are null (or 0, as files before NULLs wrote them).
       const auto figure = [&](const char* key, double hi) {
         const auto v = f.optional(key);

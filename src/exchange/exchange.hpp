@@ -26,6 +26,9 @@ inline constexpr int kExportVersion = 1;
 // Input limits: larger files and deeper nesting are refused before parsing.
 inline constexpr std::uint64_t kMaxImportBytes = std::uint64_t(256) << 20;
 inline constexpr int kMaxImportDepth = 64;
+// No kernel launch completes in under a nanosecond: a shorter imported time is a broken one
+// (a recorded kernel's time has no rate to bound it).
+inline constexpr double kMinImportMs = 1e-6;
 // No device reaches 10 PFLOPS: an imported figure above it is a broken time, not a result.
 inline constexpr double kMaxImportGflops = 1e7;
 // GB/s: only a bound against garbage (1 ZB/s), the one a spec's measurement has: its bytes may
@@ -55,9 +58,15 @@ DeviceInfo find_stored_device(Store& store, const std::string& spec);
 nlohmann::json export_json(Store& store, const std::string& device_key = "");
 
 // The stored best tiled configuration of a device and problem in the layout of CLBlast's
-// clblast_tuner_xgemm output (kernel family xgemm_1). Throws UsageError when there is none.
-nlohmann::ordered_json export_clblast(Store& store, const std::string& device_key,
-                                      const GemmProblem& problem);
+// clblast_tuner_xgemm output (kernel family xgemm_1): the fastest CLBlast's Xgemm can run
+// (IMG=0 PACK=1 KC=0), with a note for the user where the best is another routine. Throws
+// UsageError when there is none.
+struct ClblastExport {
+  nlohmann::ordered_json file;
+  std::string note;  // empty: the best itself was written
+};
+ClblastExport export_clblast(Store& store, const std::string& device_key,
+                             const GemmProblem& problem);
 
 // The measurements of one kernel (a searched family or a recorded kt:NAME one) for a device and
 // problem as a Kernel Tuner cache file: the fastest time per configuration, failures as Kernel
@@ -144,9 +153,9 @@ std::map<std::string, int> clblast_parameter_map(const std::string& canonical);
 
 // The best Xgemm parameters of one clblast_tuner_xgemm file, for clblast::OverrideParameters.
 struct ClblastTunerBest {
-  std::string family;                     // xgemm_N
-  int precision = 32;                     // bits
-  double time_ms = 0;                     // CLBlast's best kernel time
+  std::string family;  // xgemm_N
+  int precision = 32;  // bits
+  double time_ms = 0;  // CLBlast's best kernel time; NaN where the file gives none (or 0.00)
   std::map<std::string, int> parameters;  // validated names, PRECISION left out
 };
 // Validates the text like import does; UsageError when it is not a usable tuner file.

@@ -3,6 +3,7 @@
 // space; any other kernel is stored as a recorded kernel "kt:<kernel_name>" with its own
 // parameters (family/recorded.hpp).
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -273,17 +274,29 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
   if (!xgemm && !is_identifier(kernel)) {
     bad("kernel_name", "must be an identifier of at most 60 characters");
   }
+  // mmtune's own export says the problem size.
+  std::optional<std::array<std::size_t, 3>> file_size;
+  if (const auto ps = j.find("problem_size");
+      ps != j.end() && ps->is_array() && ps->size() == 3 &&
+      std::all_of(ps->begin(), ps->end(), [](const json& v) {
+        return v.is_number_integer() && v.get<std::int64_t>() > 0 &&
+               v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+      })) {
+    file_size = {(*ps)[0].get<std::size_t>(), (*ps)[1].get<std::size_t>(),
+                 (*ps)[2].get<std::size_t>()};
+  }
   GemmProblem p;
   if (problem) {
     p = problem->problem;
-  } else if (const auto ps = j.find("problem_size");
-             ps != j.end() && ps->is_array() && ps->size() == 3 &&
-             std::all_of(ps->begin(), ps->end(), [](const json& v) {
-               return v.is_number_integer() && v.get<std::int64_t>() > 0 &&
-                      v.get<std::int64_t>() <= std::numeric_limits<int>::max();
-             })) {  // mmtune's own export says it
-    p.m = (*ps)[0].get<std::size_t>(), p.n = (*ps)[1].get<std::size_t>();
-    p.k = (*ps)[2].get<std::size_t>();
+    // Stored under another size than the file's own, its landscape would be mislabelled.
+    if (file_size && *file_size != std::array{p.m, p.n, p.k}) {
+      throw UsageError("the file's problem_size is " + std::to_string((*file_size)[0]) + "x" +
+                       std::to_string((*file_size)[1]) + "x" + std::to_string((*file_size)[2]) +
+                       ", not the " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                       std::to_string(p.k) + " given: drop --m, --n and --k");
+    }
+  } else if (file_size) {
+    p.m = (*file_size)[0], p.n = (*file_size)[1], p.k = (*file_size)[2];
   } else {
     throw UsageError("the Kernel Tuner cache file names no problem size: give --n (and --m, --k)");
   }
@@ -363,6 +376,7 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
         continue;
       }
       if (!std::isfinite(ms) || ms <= 0.0 || ms > 1e9) bad(where + ".time", "out of range");
+      if (ms < kMinImportMs) bad(where + ".time", "too short to be a measurement");
       x.status = Status::kOk;
       x.routine_ms = x.kernel_ms = {ms};
       x.median_ms = x.min_ms = x.max_ms = x.kernel_median_ms = ms;

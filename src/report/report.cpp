@@ -1,6 +1,5 @@
 #include "report/report.hpp"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/file_write.hpp"
 #include "mmtune/error.hpp"
 #include "report/report_data.hpp"
 #include "report/report_document.hpp"
@@ -151,24 +151,6 @@ std::map<std::string, std::string> csv_files(const Data& d) {
   return files;
 }
 
-// stdio rather than a stream: errno says why a write failed.
-void write_file(const fs::path& path, const std::string& text) {
-  errno = 0;
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int why = errno;
-  if (f && std::fclose(f) != 0 && ok) ok = false, why = errno;
-  if (ok) return;
-  const std::string message = "cannot write '" + path.string() + "': " + std::strerror(why);
-  // A place the user chose that cannot hold the file is bad input; anything else (a full disk,
-  // an I/O error) is a failure.
-  if (why == EACCES || why == EPERM || why == EROFS || why == EISDIR || why == ENOTDIR ||
-      why == ENOENT) {
-    throw UsageError(message);
-  }
-  throw Error(message);
-}
-
 }  // namespace
 
 double problem_size_axis(const GemmProblem& p) {
@@ -295,7 +277,7 @@ ReportSummary write_report(Store& store, const ReportOptions& options) {
   ReportSummary sum;
   sum.devices = report.data().devices.size();
   for (const auto& [name, text] : files) {
-    write_file(out / name, text);
+    write_text_file(out / name, text);
     sum.files.push_back((out / name).string());
   }
   sum.charts = doc.chart_files().size();
