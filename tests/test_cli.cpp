@@ -156,6 +156,12 @@ TEST(Cli, BadOptionsAreUsageErrors) {
                      "strategy option 'start_temperature' is given twice");
   expect_usage_error({"run", "--n", "64", "--config", "MWG=3"}, "MWG");
   expect_usage_error({"run", "--n", "64", "--config", "MWG=64 -DEVIL=1"}, "unknown parameter");
+  // An empty value ("--db $UNSET") read as the option left out: the shared database, the first
+  // device.
+  expect_usage_error({"--n", "64", "--db", ""}, "--db: an empty value");
+  expect_usage_error({"--n", "64", "--device", ""}, "--device: an empty value");
+  expect_usage_error({"history", "--db", ""}, "--db: an empty value");
+  expect_usage_error({"--kernels-dir", "", "run", "--n", "64"}, "--kernels-dir: an empty value");
 }
 
 TEST(Cli, UnknownDeviceNamesWhatExists) {

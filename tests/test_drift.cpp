@@ -45,6 +45,16 @@ TEST(Drift, TimesAreComparedInTheSpeedOfTheStartAndChallengersArePaired) {
   EXPECT_DOUBLE_EQ(d.factor(), 0.8);
   EXPECT_DOUBLE_EQ(d.normalized(8.0), 10.0);
   EXPECT_FALSE(d.measured(7.0, false)) << "only an Ok variant challenges";
+
+  // A challenger's batch time is the fastest of its batch, low by selection; timed again beside
+  // the reference it is slower. Its base is that second time: a base of the lucky time read the
+  // next re-timing as a slowdown, and each swap compounded it.
+  Drift lucky(/*every=*/8, /*margin=*/0.03);
+  lucky.start(tiled(64), 10.0);
+  ASSERT_TRUE(lucky.measured(7.0, true));  // a lucky measurement of a 9.5 ms kernel
+  EXPECT_TRUE(lucky.paired(tiled(128), 10.0, 9.5));
+  lucky.retimed(9.5);  // the same machine, the same kernel
+  EXPECT_DOUBLE_EQ(lucky.factor(), 1.0);
   d.reset();
   EXPECT_FALSE(d.has_reference());
   EXPECT_EQ(d.factor(), 1.0);

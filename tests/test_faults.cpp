@@ -2,8 +2,10 @@
 // transaction too), Ctrl-C, variants that fail to build, compute wrong results, hang or crash
 // the worker, and the time limit (a full disk and concurrent tunes: test_faults_storage.cpp).
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <unistd.h>
+#include <cstring>
 
 #include <chrono>
 #include <filesystem>
@@ -178,6 +180,28 @@ TEST(FaultsCli, InterruptPrintsTheSummaryExits130AndResumes) {
   ASSERT_NE(number_at, std::string::npos) << again.out;
   EXPECT_GE(std::stoll(again.out.substr(number_at + 2, reused_at - number_at - 2)), 1) << again.out;
   EXPECT_GE(rows(db), stored);
+}
+
+// `kill` and a closed terminal stop a tune as Ctrl-C does: they ended it at once (exit 143, no
+// summary, the session left "running" until another tune marked it abandoned).
+TEST(FaultsCli, TermAndHangUpStopLikeCtrlC) {
+  for (const int sig : {SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(strsignal(sig));
+    test::TempDir dir;
+    const std::string db = dir / "tuning.db";
+    auto bg = test::spawn_mmtune(tune_args(db, "64", "40"), dir.path,
+                                 {{"XDG_CACHE_HOME", dir / "cache"}});
+    for (int i = 0; i < 6000 && rows(db) < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill(bg.pid, sig);
+    const auto r = bg.wait();
+    ASSERT_EQ(r.exit_code, 130) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["outcome"], "interrupted") << r.out;
+    expect_intact_with_everything_reported(db, r.err);
+    EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'interrupted'"),
+              1);
+  }
 }
 
 // A copy of the kernels directory in `dir`, for a test to break.

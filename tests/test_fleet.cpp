@@ -2,7 +2,9 @@
 // bests reach consumers (lookup) and the report, and `mmtune export`/`import` move results
 // between a SQLite file and a PostgreSQL server.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <atomic>
 
 #include <filesystem>
 #include <fstream>
@@ -75,6 +77,32 @@ TEST(Fleet, PlanGroupsTheHostCpuAndSkipsDevicesWithoutThePrecision) {
   // Nothing can run it: the fleet refuses before opening any database.
   FleetPlan none;
   EXPECT_THROW(tune_fleet(none, "/nonexistent/dir/tuning.db", {}, {}), NoDeviceError);
+}
+
+// A database that fails (a full disk) fails every device after it too: they are not started,
+// and the fleet's exit code is the database's (4), as a single tune's (it went on, and said 1).
+TEST(Fleet, ADatabaseFailureStopsTheDevicesAfterIt) {
+  test::TempDir dir;
+  const auto devices = list_devices();
+  std::vector<const Device*> all;
+  for (const auto& d : devices) all.push_back(&d);
+  const FleetPlan plan = plan_fleet(all, square(32));
+  ASSERT_EQ(plan.groups.size(), 1u);  // the host's CPU devices, one after another
+  ASSERT_GE(plan.groups.begin()->second.size(), 2u);
+  std::atomic<int> started{0};
+  const auto results = tune_fleet(plan, dir / "t.db", false, [&](const Device&, Store&) {
+    ++started;
+    throw StorageError("database 't.db' is full");
+    return TuneSummary{};
+  });
+  EXPECT_EQ(started, 1);
+  ASSERT_EQ(results.size(), plan.groups.begin()->second.size());
+  EXPECT_EQ(results[0].exit_code, kExitStorage);
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    EXPECT_NE(results[i].error.find("not started: the database failed on"), std::string::npos)
+        << results[i].error;
+    EXPECT_EQ(results[i].exit_code, kExitStorage);
+  }
 }
 
 TEST_P(FleetTest, DeviceAllTunesEveryDeviceIntoOneStoreThatLookupAndReportRead) {

@@ -33,6 +33,23 @@ namespace {
 namespace fs = std::filesystem;
 using namespace tuner_test;
 
+// The default is measured first; a search that asks for it again takes it from this session,
+// which is no reuse "from the database" (a fresh database said 1 reused).
+TEST(Tuner, ReuseCountsOnlyWhatEarlierSessionsMeasured) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  TuneRequest r = small_request("exhaustive");
+  r.candidates->insert(r.candidates->begin(), default_config(KernelKind::kTiled));
+  r.budget = r.candidates->size();
+  const TuneSummary first = tune(dev, store, r, environment(dir), {}, kNoStop);
+  EXPECT_EQ(first.evaluations, r.candidates->size()) << "the default is not measured twice";
+  EXPECT_EQ(first.reused, 0u);
+  const TuneSummary second = tune(dev, store, r, environment(dir), {}, kNoStop);
+  EXPECT_EQ(second.evaluations, 0u);
+  EXPECT_EQ(second.reused, r.candidates->size());
+}
+
 TEST(Tuner, EveryStrategyFindsTheExhaustiveBest) {
   test::TempDir dir;
   Store store(dir / "tuning.db");

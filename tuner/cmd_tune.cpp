@@ -44,10 +44,26 @@ constexpr std::uint64_t kMaxFinalists = 1000, kMaxConfirmRounds = 1000;
 
 std::atomic<bool> g_stop{false};
 
-extern "C" void on_sigint(int) {
+// Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) stop a tune the same way: what was
+// measured is kept and the session marked interrupted.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void on_stop_signal(int sig) {
   g_stop = true;
-  signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  signal(sig, SIG_DFL);  // a second one ends the process at once
 }
+
+// The handlers while a tune runs; the defaults again after it.
+struct StopSignals {
+  StopSignals() {
+    for (const int sig : kStopSignals) signal(sig, on_stop_signal);
+  }
+  ~StopSignals() {
+    for (const int sig : kStopSignals) signal(sig, SIG_DFL);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+};
 
 std::string self_exe() {
   std::error_code ec;
@@ -309,22 +325,24 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
     spdlog::info("tuning {} on group {} ({}):{}", describe(req.problem), group,
                  members.size() > 1 ? "one after another" : "alone", names);
   }
-  signal(SIGINT, on_sigint);
-  const auto results = tune_fleet(plan, db, g_stop, [&](const Device& d, Store& store) {
-    ProgressPrinter printer;
-    printer.quiet = g.quiet;
-    printer.tty = false;  // one bar cannot show several devices
-    printer.label = "[" + std::to_string(d.info.index) + "] ";
-    return tune_device(g, d, store, req, printer, plan.parallel_builds());
-  });
-  signal(SIGINT, SIG_DFL);
+  const auto results = [&] {
+    const StopSignals stop_signals;
+    return tune_fleet(plan, db, g_stop, [&](const Device& d, Store& store) {
+      ProgressPrinter printer;
+      printer.quiet = g.quiet;
+      printer.tty = false;  // one bar cannot show several devices
+      printer.label = "[" + std::to_string(d.info.index) + "] ";
+      return tune_device(g, d, store, req, printer, plan.parallel_builds());
+    });
+  }();
   int rc = kExitOk;
   nlohmann::json out = nlohmann::json::array();
   for (const auto& o : results) {
     const DeviceInfo& d = o.device->info;
     if (!o.summary) {
       spdlog::error("[{}] {}: {}", d.index, d.name, o.error);
-      if (rc == kExitOk) rc = kExitFailure;
+      // The first failure's own code (4: the database cannot be written), as a single tune's.
+      if (rc == kExitOk) rc = o.exit_code > 0 ? o.exit_code : kExitFailure;
       if (t.json) {
         out.push_back({{"device", {{"index", d.index}, {"name", d.name}, {"key", d.key}}},
                        {"error", o.error}});
@@ -403,10 +421,11 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
                    : std::string("no time limit: the budget decides"));
   ProgressPrinter printer;
   printer.quiet = g.quiet;
-  signal(SIGINT, on_sigint);
-  const TuneSummary summary = tune_device(g, device, store, req, printer,
-                                          std::max(1u, std::thread::hardware_concurrency()));
-  signal(SIGINT, SIG_DFL);
+  const TuneSummary summary = [&] {
+    const StopSignals stop_signals;
+    return tune_device(g, device, store, req, printer,
+                       std::max(1u, std::thread::hardware_concurrency()));
+  }();
   printer.finish();
   if (t.json) {
     std::cout << summary_json(summary, device.info).dump(2) << "\n";
@@ -486,10 +505,8 @@ int TuneCommands::run(const GlobalOptions& g, const std::string& command_line) c
     env.worker_argv = {self_exe(), "worker"};
     if (g.quiet) env.worker_argv.insert(env.worker_argv.begin() + 1, "-q");
     env.program_dir = ProgramCache::default_disk_dir();
-    signal(SIGINT, on_sigint);
-    const int rc = cmd_tune_spec(tune_opt, tune_dev, env, g_stop, command_line);
-    signal(SIGINT, SIG_DFL);
-    return rc;
+    const StopSignals stop_signals;
+    return cmd_tune_spec(tune_opt, tune_dev, env, g_stop, command_line);
   }
   if (!tune_opt.sizes.empty()) throw UsageError("--size needs --spec (a GEMM takes --n, --m, --k)");
   return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);

@@ -64,6 +64,25 @@ std::vector<std::string> with_default_command(int argc, char** argv, const CLI::
   return args;
 }
 
+// An option given an empty value ("--db ''", "--device $UNSET") is refused: CLI11 takes it,
+// and an empty string reads as "not given" everywhere (the default database, the first device).
+std::string empty_value(const CLI::App& app) {
+  std::vector<const CLI::App*> apps = {&app};
+  for (const auto* sub : app.get_subcommands()) apps.push_back(sub);
+  for (const auto* a : apps) {
+    for (const auto* opt : a->get_options()) {
+      if (opt->count() == 0 || opt->get_type_size() == 0) continue;  // not given, or a flag
+      for (const auto& value : opt->results()) {
+        if (value.empty())
+          return opt->get_name() +
+                 ": an empty value (leave the option out for "
+                 "its default)";
+      }
+    }
+  }
+  return "";
+}
+
 // CLI11 (2.1) lists the arguments it did not expect from the reversed vector it consumes: put
 // them back in the order they were given.
 std::string in_given_order(const CLI::ParseError& e) {
@@ -143,6 +162,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "mmtune: " << one_line(in_given_order(e)) << " (see mmtune --help)\n";
+    return kExitUsage;
+  }
+  if (const std::string empty = empty_value(app); !empty.empty()) {
+    std::cerr << "mmtune: " << empty << " (see mmtune --help)\n";
     return kExitUsage;
   }
 

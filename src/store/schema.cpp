@@ -482,7 +482,21 @@ void Store::migrate() {
     if (version > kSchemaVersion) throw newer_schema(db_.path(), version);
     if (version == kSchemaVersion) return;  // the transaction only read: rolling back is fine
     const auto grants = table_grants(db_);
-    db_.exec(db_.ddl(kMigrations[version]));
+    try {
+      db_.exec(db_.ddl(kMigrations[version]));
+    } catch (const sql::Error& e) {
+      // A step that does not fit the tables (a column it adds is there already): the stored
+      // version is not the schema's. A full disk or a lock stays what it is.
+      const bool misfit = e.sqlstate().empty()
+                              ? (e.code() & 0xff) == SQLITE_ERROR
+                              : e.sqlstate().rfind("42", 0) == 0 && e.sqlstate() != "42501";
+      if (version == 0 || !misfit) throw;
+      throw UsageError("database '" + db_.path() +
+                       "' is damaged (its tables are not those of "
+                       "schema version " +
+                       std::to_string(version) + ": " + e.what() +
+                       "); restore it from a copy or use another --db");
+    }
     grant_again(db_, grants);
     db_.set_schema_version(version + 1);
     t.commit();

@@ -2,6 +2,7 @@
 // and schema translation.
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 #include "mmtune/error.hpp"
 #include "store/sql_backend.hpp"
@@ -125,7 +126,13 @@ Dialect Database::dialect() const {
   return conn_->dialect();
 }
 int Database::schema_version() {
-  return conn_->schema_version();
+  const int version = conn_->schema_version();
+  // No mmtune writes a negative version (SQLite's user_version is any 32-bit integer).
+  if (version < 0) {
+    throw UsageError("database '" + path() + "' is damaged (schema version " +
+                     std::to_string(version) + "); restore it from a copy or use another --db");
+  }
+  return version;
 }
 void Database::set_schema_version(int version) {
   conn_->set_schema_version(version);

@@ -92,6 +92,11 @@ class SqliteConnection final : public Connection {
         name = "file:" + uri_path(path) + "?immutable=1";
         break;
     }
+    // A database is a file by its path: SQLite would take ":memory:" as a database that keeps
+    // nothing and "file:x.db" as a URI (naming x.db), where a path names a file of that name.
+    if (mode != OpenMode::kImmutable && (path == ":memory:" || path.rfind("file:", 0) == 0)) {
+      name = "./" + path;
+    }
     const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
       const std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);

@@ -38,8 +38,11 @@ class Drift {
   bool retime_due() const { return reference_ && since_retime_ >= every_; }
   // The reference re-timed alone.
   void retimed(double ms);
-  // The reference and a challenger measured back to back; the challenger becomes the
-  // reference when it was faster. Returns whether it did.
+  // The reference re-timed (`reference_ms`) and the challenger timed again right after it
+  // (`challenger_ms`); the challenger becomes the reference when it was faster. Its base is that
+  // second time: the time it challenged with was the fastest of a batch, low by selection, and a
+  // base that low makes every later re-timing read as the machine slowing down (each swap
+  // compounded it: "the machine ran at 1% of its speed"). Returns whether it did.
   bool paired(const KernelConfig& challenger, double reference_ms, double challenger_ms);
 
  private:

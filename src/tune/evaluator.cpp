@@ -45,9 +45,11 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv) {
   if (pid_ == 0) {
     dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
-    // Ctrl-C reaches the whole process group: the worker finishes its variant and the tuner
-    // decides when to stop it.
+    // Ctrl-C (or a kill of the process group, or a closed terminal) reaches the worker too: it
+    // finishes its variant and the tuner decides when to stop it.
     signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the tuner
 #endif

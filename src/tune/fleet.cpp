@@ -1,6 +1,8 @@
 #include "tune/fleet.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "mmtune/error.hpp"
@@ -39,20 +41,38 @@ std::vector<FleetResult> tune_fleet(const FleetPlan& plan, const std::string& db
   Store(db).upsert_device(plan.groups.begin()->second.front()->info);
   std::vector<std::vector<FleetResult>> by_group(plan.groups.size());
   std::vector<std::thread> threads;
+  std::mutex failed_mutex;
+  std::optional<FleetResult> database_failed;  // the first failure of the database itself
   std::size_t gi = 0;
   for (const auto& entry : plan.groups) {
     threads.emplace_back([&, members = entry.second, slot = &by_group[gi++]] {
       for (const Device* d : members) {
         FleetResult r;
         r.device = d;
+        {
+          const std::lock_guard lock(failed_mutex);
+          if (database_failed) {
+            r.error = "not started: the database failed on [" +
+                      std::to_string(database_failed->device->info.index) + "]";
+            r.exit_code = database_failed->exit_code;
+          }
+        }
         if (stop) {
           r.error = "not started: interrupted";
-        } else {
+        } else if (r.error.empty()) {
           try {
             Store store(db);  // a connection per thread
             r.summary = tune_one(*d, store);
+          } catch (const Error& e) {
+            r.error = e.what();
+            r.exit_code = e.exit_code();
+            if (dynamic_cast<const StorageError*>(&e)) {
+              const std::lock_guard lock(failed_mutex);
+              if (!database_failed) database_failed = r;
+            }
           } catch (const std::exception& e) {
             r.error = e.what();
+            r.exit_code = kExitFailure;
           }
         }
         slot->push_back(std::move(r));

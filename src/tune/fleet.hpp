@@ -34,6 +34,7 @@ struct FleetResult {
   const Device* device = nullptr;
   std::optional<TuneSummary> summary;  // absent when the tune failed or never started
   std::string error;
+  int exit_code = 0;  // the failure's (Error::exit_code()), 0 without one
 };
 
 // One device's tune, on the thread's own store connection (the caller supplies the worker
@@ -41,8 +42,9 @@ struct FleetResult {
 using TuneOne = std::function<TuneSummary(const Device& device, Store& store)>;
 
 // Runs the plan (NoDeviceError when it has no device): a thread per group, each opening `db`
-// for itself. Once `stop` is set, devices
-// not yet started are left out ("not started: interrupted"). Results in plan order.
+// for itself. Once `stop` is set, devices not yet started are left out ("not started:
+// interrupted"); so are they after the database failed (a StorageError: a full disk, an I/O
+// error), which every later device would meet again. Results in plan order.
 std::vector<FleetResult> tune_fleet(const FleetPlan& plan, const std::string& db,
                                     const std::atomic<bool>& stop, const TuneOne& tune_one);
 

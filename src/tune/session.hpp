@@ -133,8 +133,8 @@ class TuneSession {
   // A drift measurement of `c` with full repetitions, stored; its median when it ran Ok.
   std::optional<double> time_again(const KernelConfig& c);
   // Re-times the reference when due, or after `challenger` (the batch's variant that beat it,
-  // normalized; measured at `challenger_ms`), and follows the outcome.
-  void follow_drift(const std::optional<KernelConfig>& challenger, double challenger_ms);
+  // normalized), then the challenger again, and follows the outcome.
+  void follow_drift(const std::optional<KernelConfig>& challenger);
   // Tells a search what the store holds for `picks` and measures the rest; returns what it
   // learned, in the order of `picks` where measured.
   std::vector<Observation> observe(KernelSearch& s, const std::vector<std::size_t>& picks);

@@ -155,7 +155,9 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
     // In the speed of the search's start, as the new measurements below.
     const auto t = observed_time(it->second.record.result);
     observations.push_back({i, t ? std::optional(*t / it->second.slowdown) : t});
-    ++summary_.reused;
+    // "Reused from the database": measured before this session (a default or a seed measured
+    // here is not).
+    if (it->second.record.session_id != summary_.session_id) ++summary_.reused;
   }
   std::optional<KernelConfig> challenger;
   double challenger_ms = 0;
@@ -183,7 +185,7 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
       ++ran;
     }
   }
-  follow_drift(challenger, challenger_ms);  // its re-timing is part of the batch's cost
+  follow_drift(challenger);  // its re-timing is part of the batch's cost
   if (!to_measure.empty()) s.charge(started, ran);
   s.done += observations.size();
   budget_done_ += observations.size();
@@ -217,8 +219,7 @@ double TuneSession::best_now_ms() const {
   return drift_.has_reference() ? drift_.reference_now_ms() : best_ms_;
 }
 
-void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger,
-                               double challenger_ms) {
+void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger) {
   if (stop_ || !drift_.has_reference() || (!challenger && !drift_.retime_due())) return;
   // The reference right after the challenger's batch: the pair ran back to back.
   const KernelConfig reference = drift_.reference();
@@ -229,7 +230,13 @@ void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger,
     return;
   }
   if (challenger) {
-    drift_.paired(*challenger, *ms, challenger_ms);
+    // Timed again right after the reference: the pair runs back to back, and the time it
+    // challenged with (the fastest of its batch) is not its base.
+    if (const auto again = time_again(*challenger)) {
+      drift_.paired(*challenger, *ms, *again);
+    } else {
+      drift_.retimed(*ms);
+    }
   } else {
     drift_.retimed(*ms);
   }
