@@ -237,8 +237,8 @@ void print_summary(const TuneSummary& s, const std::string& db) {
   if (s.drift_evaluations > 0) {
     std::printf(
         "Drift: a reference configuration was timed again %zu times during the search (every "
-        "few variants, and beside each challenger); the machine ran at %.0f%%-%.0f%% of its "
-        "speed at the start, and the search compared times in that speed\n",
+        "few variants); the machine ran at %.0f%%-%.0f%% of its speed at the start, and the "
+        "search compared times in that speed\n",
         s.drift_evaluations, 100 / s.slowest, 100 / s.fastest);
   }
   if (s.busy_measurements > 0) {
@@ -451,7 +451,9 @@ void TuneCommands::add(CLI::App& app) {
   tune->add_option(
       "--strategy-option", tune_opt.strategy_options,
       "NAME=VALUE, repeatable: an option of the strategy\n" + describe_strategy_options());
-  tune->add_option("--budget", tune_opt.budget, "maximum evaluations")
+  tune->add_option("--budget", tune_opt.budget,
+                   "evaluations the search may spend (the defaults, drift re-timings, the "
+                   "confirmation and the baselines come on top)")
       ->check(cli::positive_integer())
       ->capture_default_str();
   tune->add_option("--time-limit", tune_opt.time_limit,

@@ -132,9 +132,8 @@ class TuneSession {
   void start_drift();
   // A drift measurement of `c` with full repetitions, stored; its median when it ran Ok.
   std::optional<double> time_again(const KernelConfig& c);
-  // Re-times the reference when due, or after `challenger` (the batch's variant that beat it,
-  // normalized), then the challenger again, and follows the outcome.
-  void follow_drift(const std::optional<KernelConfig>& challenger);
+  // Re-times the reference when due and follows the machine's speed.
+  void follow_drift();
   // Tells a search what the store holds for `picks` and measures the rest; returns what it
   // learned, in the order of `picks` where measured.
   std::vector<Observation> observe(KernelSearch& s, const std::vector<std::size_t>& picks);

@@ -159,8 +159,6 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
     // here is not).
     if (it->second.record.session_id != summary_.session_id) ++summary_.reused;
   }
-  std::optional<KernelConfig> challenger;
-  double challenger_ms = 0;
   const auto started = Clock::now();
   std::size_t ran = 0;
   if (!to_measure.empty() && !stop_) {
@@ -178,14 +176,12 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
       }
       // The strategy compares times in the machine's speed at the search's start.
       observations.push_back({to_measure[j], t ? std::optional(drift_.normalized(*t)) : t});
-      if (drift_.measured(t, ok) && (!challenger || *t < challenger_ms)) {
-        challenger = configs[j], challenger_ms = *t;
-      }
+      drift_.measured(t, ok);
       report(describe_result(r));
       ++ran;
     }
   }
-  follow_drift(challenger);  // its re-timing is part of the batch's cost
+  follow_drift();  // its re-timing is part of the batch's cost
   if (!to_measure.empty()) s.charge(started, ran);
   s.done += observations.size();
   budget_done_ += observations.size();
@@ -216,12 +212,11 @@ void TuneSession::start_drift() {
 }
 
 double TuneSession::best_now_ms() const {
-  return drift_.has_reference() ? drift_.reference_now_ms() : best_ms_;
+  return drift_.has_reference() ? drift_.best_now_ms() : best_ms_;
 }
 
-void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger) {
-  if (stop_ || !drift_.has_reference() || (!challenger && !drift_.retime_due())) return;
-  // The reference right after the challenger's batch: the pair ran back to back.
+void TuneSession::follow_drift() {
+  if (stop_ || !drift_.has_reference() || !drift_.retime_due()) return;
   const KernelConfig reference = drift_.reference();
   const auto ms = time_again(reference);
   if (!ms) {
@@ -229,22 +224,10 @@ void TuneSession::follow_drift(const std::optional<KernelConfig>& challenger) {
     if (!stop_) drift_.reset();
     return;
   }
-  if (challenger) {
-    // Timed again right after the reference: the pair runs back to back, and the time it
-    // challenged with (the fastest of its batch) is not its base.
-    if (const auto again = time_again(*challenger)) {
-      drift_.paired(*challenger, *ms, *again);
-    } else {
-      drift_.retimed(*ms);
-    }
-  } else {
-    drift_.retimed(*ms);
-  }
-  // The pair was measured at the factor now known: rank them with it.
-  for (const KernelConfig& c : {reference, challenger.value_or(reference)}) {
-    const auto it = known_.find({kernel_name(kind_of(c)), to_string(c)});
-    if (it != known_.end()) it->second.slowdown = drift_.factor();
-  }
+  drift_.retimed(*ms);
+  // It was measured at the factor now known: rank it with it.
+  const auto it = known_.find({kernel_name(kind_of(reference)), to_string(reference)});
+  if (it != known_.end()) it->second.slowdown = drift_.factor();
   summary_.slowest = std::max(summary_.slowest, drift_.factor());
   summary_.fastest = std::min(summary_.fastest, drift_.factor());
 }

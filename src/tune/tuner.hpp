@@ -115,10 +115,10 @@ struct TuneSummary {
   // they used during one (-1: unknown, e.g. no /proc).
   std::size_t busy_measurements = 0;
   double max_other_load = -1;
-  // The drift reference (drift.hpp): its re-timings and pairings with challengers, and the
-  // machine's slowest and fastest speed relative to the search's start (2: twice as slow).
   // The search's fastest single measurement of this session, before the confirmation.
   std::optional<MeasurementRecord> search_fastest;
+  // The drift reference (drift.hpp): its re-timings, and the machine's slowest and fastest speed
+  // relative to the search's start (2: twice as slow).
   std::size_t drift_evaluations = 0;
   double slowest = 1.0, fastest = 1.0;
 };
