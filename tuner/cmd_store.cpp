@@ -346,18 +346,20 @@ int cmd_history(const std::string& db, bool json) {
   for (const auto& s : store.sessions()) {
     const auto count = rows::session_measurements(store, s.id);
     if (json) {
-      out.push_back({{"id", s.id},
-                     {"device_key", s.device_key},
-                     {"problem", to_json(s.problem)},
-                     {"strategy", s.strategy},
-                     {"kernels", s.kernels},
-                     {"seed", s.seed},
-                     {"budget", s.budget},
-                     {"started_at", s.started_at},
-                     {"ended_at", s.ended_at},
-                     {"outcome", s.outcome},
-                     {"measurements", count},
-                     {"command_line", s.command_line}});
+      out.push_back(
+          {{"id", s.id},
+           {"device_key", s.device_key},
+           {"problem", to_json(s.problem)},
+           {"strategy", s.strategy},
+           {"kernels", s.kernels},
+           {"seed", s.seed},
+           {"budget", s.budget},
+           {"started_at", s.started_at},
+           // null while it runs, as the export writes it
+           {"ended_at", s.ended_at.empty() ? nlohmann::json() : nlohmann::json(s.ended_at)},
+           {"outcome", s.outcome},
+           {"measurements", count},
+           {"command_line", s.command_line}});
     } else {
       std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s\n",
                   static_cast<long long>(s.id), s.started_at.c_str(), s.outcome.c_str(),

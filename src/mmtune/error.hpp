@@ -17,11 +17,16 @@ enum ExitCode : int {
   kExitInterrupted = 130,
 };
 
-// `text` with every ASCII control character (newline, escape, ...) as '?': text quoted from a
-// file or the user cannot break a message into lines or drive a terminal.
+// `text` on one line: line breaks and tabs as spaces (a driver's or libpq's message spans lines),
+// every other ASCII control character (escape, ...) as '?': text quoted from a file or the user
+// cannot break a message into lines or drive a terminal.
 inline std::string one_line(std::string text) {
   for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    if (c == '\n' || c == '\r' || c == '\t') {
+      c = ' ';
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      c = '?';
+    }
   }
   return text;
 }

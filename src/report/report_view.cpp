@@ -154,7 +154,7 @@ void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
   }
   if (dev.global_mem)
     facts += ", " + svg::format_value(double(dev.global_mem) / (1 << 30)) + " GiB global memory";
-  facts += ", driver " + dev.driver;
+  if (!dev.driver.empty()) facts += ", driver " + dev.driver;  // an imported device may have none
   if (!dev.platform.empty()) facts += ", platform " + dev.platform;
   facts += ". Key " + dev.key + ", source " + dev.source + ".";
   doc.text(facts);

@@ -1,0 +1,47 @@
+// `mmtune history --json`: a session still running has no end yet.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "store/store.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+// Its ended_at was "" where the export writes null.
+TEST(HistoryJson, ARunningSessionsEndIsNull) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  {
+    Store store(db);
+    const DeviceInfo& dev = test::pocl_device("pthread").info;
+    store.upsert_device(dev);
+    SessionRecord session;
+    session.device_key = dev.key;
+    session.command_line = "mmtune --n 64";
+    session.strategy = "random", session.kernels = "tiled", session.space = "quick";
+    session.problem.m = session.problem.n = session.problem.k = 64;
+    store.begin_session(session);  // this process: running
+    store.end_session(store.begin_session(session), "budget");
+  }
+  const auto r = test::run_mmtune({"history", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u) << r.out;
+  std::size_t running = 0;
+  for (const auto& s : j) {
+    if (s["outcome"] == "running") {
+      ++running;
+      EXPECT_TRUE(s["ended_at"].is_null()) << s;
+    } else {
+      EXPECT_TRUE(s["ended_at"].is_string()) << s;
+      EXPECT_FALSE(s["ended_at"].get<std::string>().empty()) << s;
+    }
+  }
+  EXPECT_EQ(running, 1u);
+}
+
+}  // namespace
+}  // namespace mmtune
