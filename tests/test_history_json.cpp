@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "session_fixture.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
 
@@ -18,11 +19,7 @@ TEST(HistoryJson, ARunningSessionsEndIsNull) {
     Store store(db);
     const DeviceInfo& dev = test::pocl_device("pthread").info;
     store.upsert_device(dev);
-    SessionRecord session;
-    session.device_key = dev.key;
-    session.command_line = "mmtune --n 64";
-    session.strategy = "random", session.kernels = "tiled", session.space = "quick";
-    session.problem.m = session.problem.n = session.problem.k = 64;
+    const SessionRecord session = test::small_session(dev);
     store.begin_session(session);  // this process: running
     store.end_session(store.begin_session(session), "budget");
   }

@@ -66,6 +66,35 @@ TEST(KernelSource, EditedKernelsDirIsCompiledAndBuildErrorsAreReported) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// A kernel file that compiles without its kernel function: every configuration was stored as
+// LaunchFailed ("OpenCL call clCreateKernel failed with error -46") and the tune ended without a
+// best.
+TEST(KernelSource, AKernelFileWithoutItsKernelFunctionIsRefused) {
+  const test::TempDir tmp;
+  const fs::path dir = tmp.path;
+  for (const auto& name : required_kernel_files()) {
+    fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name,
+                  fs::copy_options::overwrite_existing);
+  }
+  std::string direct = read(dir / "gemm_direct.cl");
+  const auto at = direct.find("void gemm_direct(");
+  ASSERT_NE(at, std::string::npos);
+  direct.replace(at, 17, "void renamed_gemm(");
+  std::ofstream(dir / "gemm_direct.cl", std::ios::trunc) << direct;
+  const std::string db = tmp.path + "/edited.db";
+  const auto r =
+      test::run_mmtune({"-q", "--kernels-dir", dir.string(), "tune", "--device", "pthread", "--n",
+                        "16", "--kernel", "direct", "--budget", "2", "--db", db});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the direct kernel (gemm_direct.cl) has no kernel function"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1) << r.err;
+  if (fs::exists(db)) {
+    EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM measurements"), 0);
+  }
+}
+
 // The fp32 peak that `devices` shows from the calibration cache, or 0.
 double cached_peak(const std::string& cache) {
   const auto r = test::run_mmtune({"devices"}, {{"XDG_CACHE_HOME", cache}});

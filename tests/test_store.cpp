@@ -16,6 +16,7 @@
 
 #include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
+#include "session_fixture.hpp"
 #include "store/queries.hpp"
 #include "store/sql_backend.hpp"
 #include "store/store.hpp"
@@ -378,11 +379,7 @@ TEST_P(StoreTest, SessionsWhoseProcessIsGoneReadAsAbandoned) {
   Store store(db);
   const DeviceInfo& dev = test::pocl_device("pthread").info;
   store.upsert_device(dev);
-  SessionRecord session;
-  session.device_key = dev.key;
-  session.command_line = "mmtune --n 64";
-  session.strategy = "random", session.kernels = "tiled", session.space = "quick";
-  session.problem.m = session.problem.n = session.problem.k = 64;
+  const SessionRecord session = test::small_session(dev);
   const auto live = store.begin_session(session);       // this process
   const auto killed = store.begin_session(session);     // given the pid of an exited child
   const auto reused = store.begin_session(session);     // this pid, begun before this process

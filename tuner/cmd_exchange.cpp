@@ -95,11 +95,15 @@ int ExchangeCommands::run() const {
     const ImportData data = read_import_file(file, p);
     Store store(database_path(db));
     const ImportSummary s = store_import(store, data);
+    const std::string repeated =
+        s.measurements_repeated
+            ? "; " + std::to_string(s.measurements_repeated) + " repeated in the file, stored once"
+            : "";
     std::printf(
         "Imported %s (%s): %zu devices added (%zu known), %zu sessions added (%zu known), "
-        "%zu measurements added (%zu already stored)\n",
+        "%zu measurements added (%zu already stored%s)\n",
         file.c_str(), s.format.c_str(), s.devices_added, s.devices_known, s.sessions_added,
-        s.sessions_known, s.measurements_added, s.measurements_known);
+        s.sessions_known, s.measurements_added, s.measurements_known, repeated.c_str());
     return kExitOk;
   }
   return -1;

@@ -104,6 +104,7 @@ ImportSummary store_import(Store& store, const ImportData& data) {
   }
 
   std::map<std::int64_t, MeasurementRecord> by_file_id;  // with the database's id
+  std::set<std::int64_t> added_here;                     // ids this import inserted
   auto find_measurement = db.prepare(
       "SELECT id FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
       "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND batch = ? AND kernel = ? "
@@ -120,8 +121,9 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     find_measurement.bind(10, m.kernel).bind(11, m.config).bind(12, m.measured_at);
     find_measurement.bind(13, to_string(r.status)).bind(14, opt(r.median_ms));
     if (find_measurement.step()) {
-      if (m.id) by_file_id[m.id] = m, by_file_id[m.id].id = find_measurement.integer(0);
-      ++sum.measurements_known;
+      const std::int64_t found = find_measurement.integer(0);
+      if (m.id) by_file_id[m.id] = m, by_file_id[m.id].id = found;
+      ++(added_here.count(found) ? sum.measurements_repeated : sum.measurements_known);
       continue;
     }
     std::optional<std::int64_t> session;
@@ -137,6 +139,7 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     rec.id = store.insert_measurement(  // inside this import's transaction
         rec, !named.count(std::tuple(m.device_key, m.kernel, describe(m.problem))));
     if (m.id) by_file_id[m.id] = rec;
+    added_here.insert(rec.id);
     ++sum.measurements_added;
   }
   // Inserting made the fastest measurements the bests where the file names none. A best of the

@@ -45,6 +45,9 @@ struct ImportSummary {
   std::size_t devices_added = 0, devices_known = 0;
   std::size_t sessions_added = 0, sessions_known = 0;
   std::size_t measurements_added = 0, measurements_known = 0;
+  // Rows the file holds twice (e.g. Xgemm configurations that are one tiled kernel, with the
+  // same time): stored once, and not "already stored" in a database that did not have them.
+  std::size_t measurements_repeated = 0;
 };
 
 // Stores validated data in one transaction, skipping what the database already holds.

@@ -178,6 +178,10 @@ double TuneSession::elapsed_s() const {
   return std::chrono::duration<double>(Clock::now() - t0_).count();
 }
 
+namespace {
+constexpr int kInvalidKernelName = -46;  // CL_INVALID_KERNEL_NAME: the worker's launch reports it
+}  // namespace
+
 void TuneSession::start() {
   // Kernels from --kernels-dir must compile before anything is stored: each tuned kernel's
   // default configuration is built, run once and verified, and a build failure is an input error.
@@ -186,11 +190,20 @@ void TuneSession::start() {
     for (auto k : request_.kernels) defaults.push_back(default_config(k));
     const auto results = evaluator_.evaluate(defaults, TimingOptions::verify_only(), 600.0, &stop_);
     for (std::size_t i = 0; i < defaults.size(); ++i) {
-      if (results[i] && results[i]->status == Status::kBuildFailed) {
-        const KernelFamily& f = defaults[i].kind().family();
-        throw UsageError("--kernels-dir '" + env_.kernels_dir + "': the " + std::string(f.name()) +
-                         " kernel (" + f.source_file() +
-                         ") does not compile: " + first_error_line(results[i]->message));
+      if (!results[i]) continue;
+      const KernelFamily& f = defaults[i].kind().family();
+      const std::string which = "--kernels-dir '" + env_.kernels_dir + "': the " +
+                                std::string(f.name()) + " kernel (" + f.source_file() + ")";
+      if (results[i]->status == Status::kBuildFailed) {
+        throw UsageError(which + " does not compile: " + first_error_line(results[i]->message));
+      }
+      // A file that compiles without the kernel function: every configuration would fail to
+      // launch, each stored as a failed variant.
+      if (results[i]->status == Status::kLaunchFailed &&
+          results[i]->message.find("error " + std::to_string(kInvalidKernelName)) !=
+              std::string::npos) {
+        throw UsageError(which + " has no kernel function of the name the routine launches: " +
+                         first_error_line(results[i]->message));
       }
     }
   }
