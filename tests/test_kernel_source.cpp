@@ -20,6 +20,14 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
+// Every kernel file the programs need, copied into `dir` for a test to edit.
+void copy_kernels(const fs::path& dir) {
+  for (const auto& name : required_kernel_files()) {
+    fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name,
+                  fs::copy_options::overwrite_existing);
+  }
+}
+
 TEST(KernelSource, EmbeddedEqualsFilesOnDisk) {
   std::size_t on_disk = 0;
   for (const auto& entry : fs::directory_iterator(MMTUNE_KERNELS_DIR)) {
@@ -51,10 +59,7 @@ TEST(KernelSource, DirectoryMustHoldEveryKernel) {
 TEST(KernelSource, EditedKernelsDirIsCompiledAndBuildErrorsAreReported) {
   const test::TempDir tmp;
   const fs::path dir = tmp.path;
-  for (const auto& name : required_kernel_files()) {
-    fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name,
-                  fs::copy_options::overwrite_existing);
-  }
+  copy_kernels(dir);
   std::ofstream(dir / "gemm_classic.cl", std::ios::app) << "\nthis is not OpenCL C;\n";
   const auto r =
       test::run_mmtune({"--kernels-dir", dir.string(), "run", "--n", "16", "--kernel", "classic"});
@@ -72,10 +77,7 @@ TEST(KernelSource, EditedKernelsDirIsCompiledAndBuildErrorsAreReported) {
 TEST(KernelSource, AKernelFileWithoutItsKernelFunctionIsRefused) {
   const test::TempDir tmp;
   const fs::path dir = tmp.path;
-  for (const auto& name : required_kernel_files()) {
-    fs::copy_file(fs::path(MMTUNE_KERNELS_DIR) / name, dir / name,
-                  fs::copy_options::overwrite_existing);
-  }
+  copy_kernels(dir);
   std::string direct = read(dir / "gemm_direct.cl");
   const auto at = direct.find("void gemm_direct(");
   ASSERT_NE(at, std::string::npos);
