@@ -202,6 +202,20 @@ TEST(FaultsCli, TermAndHangUpStopLikeCtrlC) {
     EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'interrupted'"),
               1);
   }
+  // Started with SIGHUP ignored (`nohup`), it outlives its terminal.
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  signal(SIGHUP, SIG_IGN);
+  auto bg =
+      test::spawn_mmtune(tune_args(db, "64", "8"), dir.path, {{"XDG_CACHE_HOME", dir / "cache"}});
+  signal(SIGHUP, SIG_DFL);
+  for (int i = 0; i < 6000 && rows(db) < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(bg.pid, SIGHUP);
+  const auto r = bg.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["outcome"], "budget") << r.out;
 }
 
 // A copy of the kernels directory in `dir`, for a test to break.

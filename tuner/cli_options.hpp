@@ -1,6 +1,10 @@
 // Options shared by several commands: device choice and problem shape.
 #pragma once
 
+#include <signal.h>
+
+#include <iterator>
+
 #include <CLI/CLI.hpp>
 #include <initializer_list>
 #include <string>
@@ -13,10 +17,18 @@
 namespace mmtune::cli {
 
 // Options before the command: logging and where kernels come from.
+// Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) stop a tune the same way: what was
+// measured is kept and the session marked interrupted.
+inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 struct GlobalOptions {
   int verbose = 0;
   bool quiet = false;
   std::string kernels_dir;
+  // SIGINT, SIGTERM and SIGHUP as the process started: ignored ones (`nohup`, a background job
+  // of a script) stay ignored during a tune. Read before OpenCL loads: its compiler installs
+  // handlers of its own for them.
+  bool ignored_at_start[std::size(kStopSignals)] = {};
 };
 
 // The kernel sources: the embedded copies, or --kernels-dir's files.

@@ -1,6 +1,7 @@
 #include "cmd_tune.hpp"
 
 #include "cmd_spec.hpp"
+#include "stop_signals.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -41,29 +42,6 @@ namespace {
 // Each finalist is measured in every round of the confirmation, which no search budget bounds:
 // beyond these it is a second search, not a confirmation.
 constexpr std::uint64_t kMaxFinalists = 1000, kMaxConfirmRounds = 1000;
-
-std::atomic<bool> g_stop{false};
-
-// Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) stop a tune the same way: what was
-// measured is kept and the session marked interrupted.
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-extern "C" void on_stop_signal(int sig) {
-  g_stop = true;
-  signal(sig, SIG_DFL);  // a second one ends the process at once
-}
-
-// The handlers while a tune runs; the defaults again after it.
-struct StopSignals {
-  StopSignals() {
-    for (const int sig : kStopSignals) signal(sig, on_stop_signal);
-  }
-  ~StopSignals() {
-    for (const int sig : kStopSignals) signal(sig, SIG_DFL);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-};
 
 std::string self_exe() {
   std::error_code ec;
@@ -306,7 +284,7 @@ TuneSummary tune_device(const GlobalOptions& g, const Device& device, Store& sto
   env.scratch_dir = scratch.path;
   env.parallel_builds = parallel_builds;
   return tune(
-      device, store, req, env, [&](const TuneProgress& p) { printer(p); }, g_stop);
+      device, store, req, env, [&](const TuneProgress& p) { printer(p); }, stop_requested());
 }
 
 // `--device all` (tune/fleet.hpp): each device with its own worker and store connection, the
@@ -326,8 +304,8 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
                  members.size() > 1 ? "one after another" : "alone", names);
   }
   const auto results = [&] {
-    const StopSignals stop_signals;
-    return tune_fleet(plan, db, g_stop, [&](const Device& d, Store& store) {
+    const StopSignals stop_signals(g);
+    return tune_fleet(plan, db, stop_requested(), [&](const Device& d, Store& store) {
       ProgressPrinter printer;
       printer.quiet = g.quiet;
       printer.tty = false;  // one bar cannot show several devices
@@ -362,7 +340,7 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
     }
   }
   if (t.json) std::cout << out.dump(2) << "\n";
-  return g_stop ? kExitInterrupted : rc;
+  return stop_requested() ? kExitInterrupted : rc;
 }
 
 int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOptions& popt,
@@ -422,7 +400,7 @@ int cmd_tune(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpt
   ProgressPrinter printer;
   printer.quiet = g.quiet;
   const TuneSummary summary = [&] {
-    const StopSignals stop_signals;
+    const StopSignals stop_signals(g);
     return tune_device(g, device, store, req, printer,
                        std::max(1u, std::thread::hardware_concurrency()));
   }();
@@ -507,8 +485,8 @@ int TuneCommands::run(const GlobalOptions& g, const std::string& command_line) c
     env.worker_argv = {self_exe(), "worker"};
     if (g.quiet) env.worker_argv.insert(env.worker_argv.begin() + 1, "-q");
     env.program_dir = ProgramCache::default_disk_dir();
-    const StopSignals stop_signals;
-    return cmd_tune_spec(tune_opt, tune_dev, env, g_stop, command_line);
+    const StopSignals stop_signals(g);
+    return cmd_tune_spec(tune_opt, tune_dev, env, stop_requested(), command_line);
   }
   if (!tune_opt.sizes.empty()) throw UsageError("--size needs --spec (a GEMM takes --n, --m, --k)");
   return cmd_tune(g, tune_dev, tune_prob, tune_opt, command_line);

@@ -3,7 +3,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <signal.h>
 #include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -73,10 +75,10 @@ std::string empty_value(const CLI::App& app) {
     for (const auto* opt : a->get_options()) {
       if (opt->count() == 0 || opt->get_type_size() == 0) continue;  // not given, or a flag
       for (const auto& value : opt->results()) {
-        if (value.empty())
-          return opt->get_name() +
-                 ": an empty value (leave the option out for "
-                 "its default)";
+        if (value.empty()) {
+          return opt->get_name() + ": an empty value" +
+                 (opt->get_required() ? "" : " (leave the option out for its default)");
+        }
       }
     }
   }
@@ -111,6 +113,12 @@ bool pin_pocl_workers() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  GlobalOptions g;
+  for (std::size_t i = 0; i < std::size(cli::kStopSignals); ++i) {
+    struct sigaction now = {};
+    sigaction(cli::kStopSignals[i], nullptr, &now);
+    g.ignored_at_start[i] = now.sa_handler == SIG_IGN;
+  }
   const bool pinned = pin_pocl_workers();
   CLI::App app{"mmtune: generates, verifies, times and tunes OpenCL GEMM kernels for a device",
                "mmtune"};
@@ -127,7 +135,6 @@ int main(int argc, char** argv) {
       "130 interrupted.");
   app.require_subcommand(0, 1);
   app.fallthrough();
-  GlobalOptions g;
   app.add_flag("-v,--verbose", g.verbose, "more log output (repeat for more)");
   app.add_flag("-q,--quiet", g.quiet, "only errors on stderr");
   app.add_option(

@@ -19,6 +19,10 @@ void Drift::reset() {
   since_retime_ = 0;
 }
 
+double Drift::reference_now_ms() const {
+  return reference_ ? reference_ms_ * factor_ : std::numeric_limits<double>::infinity();
+}
+
 double Drift::best_now_ms() const {
   return reference_ ? best_ms_ * factor_ : std::numeric_limits<double>::infinity();
 }

@@ -33,6 +33,8 @@ class Drift {
   double factor() const { return factor_; }
   // A time measured now, in the origin's speed.
   double normalized(double ms) const { return ms / factor_; }
+  // The reference's time now, as last seen (infinite without a reference).
+  double reference_now_ms() const;
   // The fastest time seen since the origin (the reference's, or a searched variant's that ran
   // Ok), in the machine's speed now; infinite without a reference.
   double best_now_ms() const;

@@ -44,7 +44,8 @@ using TuneOne = std::function<TuneSummary(const Device& device, Store& store)>;
 // Runs the plan (NoDeviceError when it has no device): a thread per group, each opening `db`
 // for itself. Once `stop` is set, devices not yet started are left out ("not started:
 // interrupted"); so are they after the database failed (a StorageError: a full disk, an I/O
-// error), which every later device would meet again. Results in plan order.
+// error, a lock held too long), which every later device would likely meet again. Results in plan
+// order.
 std::vector<FleetResult> tune_fleet(const FleetPlan& plan, const std::string& db,
                                     const std::atomic<bool>& stop, const TuneOne& tune_one);
 

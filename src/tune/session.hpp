@@ -126,12 +126,14 @@ class TuneSession {
   // before it), skipping what the store holds. They do not count against the budget.
   // `baseline_limit_s` > 0: naive/classic, whose first run is stopped there.
   void measure_references(const std::vector<KernelConfig>& list, double baseline_limit_s = 0);
-  // The best searched time as the machine runs now: the drift reference's, else the fastest.
+  // The best searched time as the machine runs now: the fastest measured, or the fastest in the
+  // machine's speed now where that is slower (drift.hpp).
   double best_now_ms() const;
   // The drift's origin: the fastest searched configuration known, timed now.
   void start_drift();
-  // A drift measurement of `c` with full repetitions, stored; its median when it ran Ok.
-  std::optional<double> time_again(const KernelConfig& c);
+  // A drift measurement of `c` with full repetitions, stored; its median when it ran Ok. Its
+  // limits follow `expected_ms`, its own time now (the reference can be far slower than the best).
+  std::optional<double> time_again(const KernelConfig& c, double expected_ms);
   // Re-times the reference when due and follows the machine's speed.
   void follow_drift();
   // Tells a search what the store holds for `picks` and measures the rest; returns what it

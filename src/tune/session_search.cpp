@@ -188,8 +188,9 @@ std::vector<Observation> TuneSession::observe(KernelSearch& s,
   return observations;
 }
 
-std::optional<double> TuneSession::time_again(const KernelConfig& c) {
-  const auto results = measure({c}, search_timing(std::numeric_limits<double>::infinity()));
+std::optional<double> TuneSession::time_again(const KernelConfig& c, double expected_ms) {
+  const auto results = measure({c}, search_timing(std::numeric_limits<double>::infinity()),
+                               run_limits(std::max(expected_ms, best_now_ms())));
   if (!results[0]) return std::nullopt;  // interrupted
   const auto r = record(c, *results[0]);
   ++summary_.drift_evaluations;
@@ -208,17 +209,19 @@ void TuneSession::start_drift() {
   }
   if (!fastest) return;
   const KernelConfig c = *fastest->config;  // `record` replaces the entry
-  if (const auto ms = time_again(c)) drift_.start(c, *ms);
+  if (const auto ms = time_again(c, fastest->record.result.median_ms)) drift_.start(c, *ms);
 }
 
 double TuneSession::best_now_ms() const {
-  return drift_.has_reference() ? drift_.best_now_ms() : best_ms_;
+  // Never below a time actually measured: the drift's figure carries its re-timings' errors,
+  // and an early-stop bound too low stops the best itself.
+  return drift_.has_reference() ? std::max(best_ms_, drift_.best_now_ms()) : best_ms_;
 }
 
 void TuneSession::follow_drift() {
   if (stop_ || !drift_.has_reference() || !drift_.retime_due()) return;
   const KernelConfig reference = drift_.reference();
-  const auto ms = time_again(reference);
+  const auto ms = time_again(reference, drift_.reference_now_ms());
   if (!ms) {
     // A reference that no longer runs Ok cannot measure the drift: the next batch starts anew.
     if (!stop_) drift_.reset();
