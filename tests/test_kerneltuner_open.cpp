@@ -2,6 +2,8 @@
 // closes the file only at the end) imports as Kernel Tuner itself reads it.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -43,6 +45,58 @@ TEST(KernelTunerOpenCache, ImportsAsKernelTunerReadsIt) {
   r = test::run_mmtune({"import", dir / "cut.json", "--db", dir / "t.db", "--n", "4096"});
   EXPECT_EQ(r.exit_code, kExitUsage) << r.out;
   EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
+}
+
+// A CLBlast or Kernel Tuner file carries no date: its rows are dated with the file's time. A copy
+// or a `touch` gave the same file another date, and importing it again stored it twice.
+TEST(KernelTunerOpenCache, AFileImportedAgainAddsOnlyWhatIsNewWhateverItsTime) {
+  test::TempDir dir;
+  const auto db = dir / "t.db";
+  const auto later = [](const std::string& file, int hours) {
+    std::filesystem::last_write_time(
+        file, std::filesystem::last_write_time(file) + std::chrono::hours(hours));
+  };
+  const auto rows = [&](const char* table) {
+    return test::count_rows(db, std::string("SELECT COUNT(*) FROM ") + table);
+  };
+  const auto import = [&](const std::string& file) {
+    return test::run_mmtune({"-q", "import", file, "--db", db, "--n", "4096"});
+  };
+  std::ofstream(dir / "run.json") << open_cache(20);
+  ASSERT_EQ(import(dir / "run.json").exit_code, 0);
+  later(dir / "run.json", 1);
+  auto r = import(dir / "run.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 sessions added (1 known), 0 measurements added (20 already stored"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(rows("sessions"), 1);
+  EXPECT_EQ(rows("measurements"), 20);
+  // The interrupted run went on: its cache grew. The new results come in as a session of their
+  // own; the 20 stored are not stored again.
+  std::ofstream(dir / "run.json") << open_cache(30);
+  later(dir / "run.json", 2);
+  r = import(dir / "run.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 sessions added (0 known), 10 measurements added (20 already stored"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(rows("measurements"), 30);
+
+  // A CLBlast tuner file copied (cp gives the copy a time of its own) imports once.
+  const std::string clblast =
+      std::string(MMTUNE_KERNELS_DIR) + "/../tests/data/clblast/clblast_xgemm_1_32.json";
+  std::filesystem::copy_file(clblast, dir / "a.json");
+  r = test::run_mmtune({"-q", "import", dir / "a.json", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto stored = rows("measurements");
+  std::filesystem::copy_file(clblast, dir / "b.json");
+  later(dir / "b.json", 3);
+  r = test::run_mmtune({"-q", "import", dir / "b.json", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" 0 measurements added"), std::string::npos) << r.out;
+  EXPECT_EQ(rows("measurements"), stored);
+  EXPECT_EQ(rows("sessions"), 3);
 }
 
 }  // namespace

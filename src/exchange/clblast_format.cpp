@@ -248,6 +248,7 @@ ImportData read_clblast_tuner_file(const json& j, const std::string& name,
 
   ImportData data;
   data.format = "clblast";
+  data.dated_by_file = true;
   data.devices.push_back(dev);
   data.sessions.push_back(foreign_session(d.key, "clblast_tuner_xgemm", family, "clblast",
                                           it->size(), p, name, timestamp));

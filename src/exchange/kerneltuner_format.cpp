@@ -323,6 +323,7 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
   if (cache->size() > kMaxEntries) bad("cache", "too many entries");
   ImportData data;
   data.format = "kerneltuner";
+  data.dated_by_file = true;
   data.devices.push_back(dev);
   data.sessions.push_back(
       foreign_session(d.key, "kerneltuner", kernel, "recorded", cache->size(), p, name, timestamp));

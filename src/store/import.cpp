@@ -49,6 +49,35 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     return it->second;
   };
 
+  // A stored row: the same device, problem, kernel, configuration, status and time, and date
+  // where the file has dates of its own.
+  auto find_measurement = db.prepare(
+      std::string("SELECT id FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? "
+                  "AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND batch = ? "
+                  "AND kernel = ? AND config = ? AND status = ? AND median_ms IS NOT DISTINCT "
+                  "FROM ?") +
+      (data.dated_by_file ? "" : " AND measured_at = ?") + " LIMIT 1");
+  const auto stored_id = [&](const MeasurementRecord& m) -> std::optional<std::int64_t> {
+    const Measurement& r = m.result;
+    find_measurement.reset();
+    find_measurement.bind(1, device_id(m.device_key));
+    bind_problem(find_measurement, 2, m.problem);
+    find_measurement.bind(10, m.kernel).bind(11, m.config).bind(12, to_string(r.status));
+    find_measurement.bind(13,
+                          r.routine_ms.empty() ? std::nullopt : std::optional<double>(r.median_ms));
+    if (!data.dated_by_file) find_measurement.bind(14, m.measured_at);
+    if (!find_measurement.step()) return std::nullopt;
+    return find_measurement.integer(0);
+  };
+  // A file without dates imported again (copied, touched, or a cache its run went on to fill)
+  // is the same session only where nothing in it is new: new rows come as a session of their own.
+  std::set<std::int64_t> sessions_with_new_rows;
+  if (data.dated_by_file) {
+    for (const auto& m : data.measurements) {
+      if (!stored_id(m)) sessions_with_new_rows.insert(m.session_id);
+    }
+  }
+
   std::map<std::int64_t, std::int64_t> session_ids;  // the file's id -> the database's
   auto find_session = db.prepare(
       "SELECT id, command_line FROM sessions WHERE device_id = ? AND started_at = ? AND "
@@ -59,6 +88,10 @@ ImportSummary store_import(Store& store, const ImportData& data) {
       "time_limit_s, m, n, k, precision, layout, trans_a, trans_b, batch, started_at, ended_at, "
       "outcome, host, mmtune_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& [s, host, version] : data.sessions) {
+    if (data.dated_by_file && !sessions_with_new_rows.count(s.id)) {
+      ++sum.sessions_known;
+      continue;
+    }
     const std::int64_t dev = device_id(s.device_key);
     find_session.reset();
     find_session.bind(1, dev).bind(2, s.started_at);
@@ -105,23 +138,9 @@ ImportSummary store_import(Store& store, const ImportData& data) {
 
   std::map<std::int64_t, MeasurementRecord> by_file_id;  // with the database's id
   std::set<std::int64_t> added_here;                     // ids this import inserted
-  auto find_measurement = db.prepare(
-      "SELECT id FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
-      "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND batch = ? AND kernel = ? "
-      "AND "
-      "config = ? AND measured_at = ? AND status = ? AND median_ms IS NOT DISTINCT FROM ? LIMIT 1");
   for (const auto& m : data.measurements) {
-    const Measurement& r = m.result;
-    const std::int64_t dev = device_id(m.device_key);
-    const bool timed = !r.routine_ms.empty();
-    const auto opt = [&](double v) { return timed ? std::optional<double>(v) : std::nullopt; };
-    find_measurement.reset();
-    find_measurement.bind(1, dev);
-    bind_problem(find_measurement, 2, m.problem);
-    find_measurement.bind(10, m.kernel).bind(11, m.config).bind(12, m.measured_at);
-    find_measurement.bind(13, to_string(r.status)).bind(14, opt(r.median_ms));
-    if (find_measurement.step()) {
-      const std::int64_t found = find_measurement.integer(0);
+    if (const auto stored = stored_id(m)) {
+      const std::int64_t found = *stored;
       if (m.id) by_file_id[m.id] = m, by_file_id[m.id].id = found;
       ++(added_here.count(found) ? sum.measurements_repeated : sum.measurements_known);
       continue;

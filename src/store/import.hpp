@@ -38,6 +38,9 @@ struct ImportData {
   std::vector<ImportedSession> sessions;
   std::vector<MeasurementRecord> measurements;  // id: the file's (0: none)
   std::vector<ImportedBest> bests;
+  // The file carries no dates (CLBlast, Kernel Tuner): its rows are dated with the file's time,
+  // which a copy or a `touch` changes, so a stored row is recognised without its date.
+  bool dated_by_file = false;
 };
 
 struct ImportSummary {
