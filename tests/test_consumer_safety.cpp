@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <thread>
@@ -388,6 +390,62 @@ TEST_F(SafeGemm, ABatchIsCheckedOnlyForTheOperandsItTouches) {
   EXPECT_NO_THROW(validate_call(p));
   p.alpha = 1e-3;
   EXPECT_THROW(validate_call(p), UsageError);
+}
+
+// A batch of no items computes nothing (BLAS), so it builds nothing either: a kernel that does
+// not build here cannot fail a call with nothing to do. The program cache on disk shows builds.
+TEST_F(SafeGemm, ABatchOfNoItemsBuildsNothing) {
+  test::TempDir dir;
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const auto programs = [&] {
+    std::error_code ec;
+    std::size_t n = 0;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir / "cache", ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      n += it->is_regular_file();
+    }
+    return n;
+  };
+  {
+    Gemm gemm(context, queue);
+    GemmProblem p;
+    p.m = p.n = p.k = 64, p.batch = 0;
+    gemm(p, cl::Buffer(), cl::Buffer(), cl::Buffer()).wait();
+    p.batch = 1;
+    const Operands o = random_operands(p, 3);
+    const cl::Buffer a = upload(context, o.a, p.precision), b = upload(context, o.b, p.precision);
+    const cl::Buffer c = upload(context, o.c, p.precision);
+    gemm.batched(p, {}, {}, a, {}, b, {}, c, {}).wait();  // no items
+    EXPECT_EQ(programs(), 0u);
+    EXPECT_EQ(download(queue, c, o.c.size(), p.precision), o.c);
+    gemm(p, a, b, c).wait();
+    EXPECT_GT(programs(), 0u);  // a call that multiplies does build
+  }
+  if (old) {
+    setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  } else {
+    unsetenv("XDG_CACHE_HOME");
+  }
+}
+
+// A configuration built by hand with a parameter outside its values (a zero that several rules
+// divide by) is named as such by the public checks, never a crash (SIGFPE).
+TEST(ConfigChecks, ValuesOutsideTheirSetsAreViolationsNotADivisionByZero) {
+  for (int field = 0; field < 3; ++field) {
+    TiledConfig t;
+    (field == 0 ? t.MDIMC : field == 1 ? t.MWG : t.KWI) = 0;
+    const auto v = constraint_violations(KernelConfig(t));
+    ASSERT_FALSE(v.empty()) << field;
+    EXPECT_NE(v.front().find("is not one of its values"), std::string::npos) << v.front();
+    DeviceInfo d;
+    d.image_support = true, d.image_max_buffer_texels = std::size_t(1) << 27;
+    EXPECT_FALSE(images_fit(KernelConfig(t), d, GemmProblem{}));
+  }
+  DirectConfig dc;
+  dc.MDIMAD = 0;
+  EXPECT_FALSE(constraint_violations(KernelConfig(dc)).empty());
 }
 
 // One Gemm and one lookup shared by 8 threads, 200 calls each: every result is right.

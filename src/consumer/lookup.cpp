@@ -24,6 +24,7 @@ const char* to_string(LookupSource s) {
 }
 
 bool images_fit(const KernelConfig& config, const DeviceInfo& device, const GemmProblem& problem) {
+  if (!constraint_violations(config).empty()) return false;  // launch() divides by its tiles
   const ColMajorProblem cp = to_col_major(problem);
   const KernelLaunch l = config.kind()->launch(config, cp);
   if (!l.images) return true;

@@ -3,7 +3,7 @@
 // holds for the queue's device and the problem (or built-in defaults without a database).
 //
 // BLAS semantics:
-//   - m = 0, n = 0 or batch = 0: nothing is computed; the returned event completes once
+//   - m = 0, n = 0 or batch = 0: nothing is computed or built; the returned event completes once
 //     `wait_for` has.
 //   - k = 0 or alpha = 0: C = beta * C; A and B are not read (they may hold NaN, or be null).
 //   - beta = 0: C is not read (it may hold NaN); C = alpha * op(A) * op(B).

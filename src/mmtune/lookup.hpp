@@ -41,7 +41,8 @@ TunedParameters default_parameters(const DeviceInfo& device, const GemmProblem& 
 
 // Whether the routine can run `config` on this problem as far as the device's images go: true
 // when it reads no images, or reads one item at a time and each image fits the device's limit
-// on 1-D buffer images (the routine would fail with CL_INVALID_IMAGE_SIZE otherwise).
+// on 1-D buffer images (the routine would fail with CL_INVALID_IMAGE_SIZE otherwise); false for a
+// configuration that breaks its rules.
 bool images_fit(const KernelConfig& config, const DeviceInfo& device, const GemmProblem& problem);
 
 // The configuration running k whole where `config`'s slices of k would cover all of it (the same

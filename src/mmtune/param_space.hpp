@@ -74,9 +74,16 @@ class ParamSpace {
     return out;
   }
 
-  // Names of the constraints a configuration violates (empty: it satisfies all).
+  // Names of the constraints a configuration violates (empty: it satisfies all). A value
+  // outside its set is named instead: the constraints hold only over the sets (several divide).
   std::vector<std::string> violations(const Config& c) const {
     std::vector<std::string> v;
+    for (const auto& p : params_) {
+      if (std::find(p.values.begin(), p.values.end(), c.*(p.field)) == p.values.end()) {
+        v.push_back(p.name + " = " + std::to_string(c.*(p.field)) + " is not one of its values");
+      }
+    }
+    if (!v.empty()) return v;
     for (const auto& con : constraints_) {
       if (!con.holds(c)) v.push_back(con.name);
     }

@@ -76,7 +76,7 @@ bool GemmRoutine::one_launch_batches(const KernelConfig& config, const GemmProbl
 }
 
 bool GemmRoutine::multiplies(const GemmProblem& p) {
-  return p.m != 0 && p.n != 0 && p.k != 0 && round_to(p.alpha, p.precision) != 0.0;
+  return p.m != 0 && p.n != 0 && p.k != 0 && p.batch != 0 && round_to(p.alpha, p.precision) != 0.0;
 }
 
 GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,

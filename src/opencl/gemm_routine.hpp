@@ -69,7 +69,7 @@ class GemmRoutine {
   // Keeps the programs prepare() built on disk (ProgramCache::keep).
   void keep(const KernelConfig& config, const GemmProblem& problem);
 
-  // Whether a call of the problem runs a GEMM kernel: m, n, k > 0 and alpha != 0 in the
+  // Whether a call of the problem runs a GEMM kernel: m, n, k and batch > 0 and alpha != 0 in the
   // problem's precision. Otherwise it only scales C (or does nothing) and needs no prepare().
   static bool multiplies(const GemmProblem& problem);
   // Whether a batch of the configuration runs as one launch (KernelFamily::batches(), and not
