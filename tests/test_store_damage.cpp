@@ -1,5 +1,6 @@
 // Databases that are not what they say: a schema version no mmtune wrote, on both backends
-// (refused as damage, the database untouched), and names SQLite reads specially.
+// (refused as damage, the database untouched), a lock held past the wait, and names SQLite
+// reads specially.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -51,6 +52,30 @@ TEST_P(StoreDamageTest, AVersionItsTablesAreNotIsDamage) {
   expect_damaged(target, Store::Access::kReadWrite);
   sql::Database db(target, sql::OpenMode::kReadWrite);
   EXPECT_EQ(db.schema_version(), 3) << "the failed step was rolled back";
+}
+
+// A database another process keeps locked past the wait while it is opened (here, while an older
+// schema is upgraded) is a failure of the database: a StorageError (exit 4; kDatabaseError for
+// the CLBlast entry point). It was a plain mmtune::Error, which reads as a failed kernel build.
+TEST(StoreLocked, ALockHeldPastTheWaitIsAStorageError) {
+  test::TempDir dir;
+  const std::string path = dir / "old.db";
+  {
+    sql::Database db(path, sql::OpenMode::kCreate);
+    db.exec(db.ddl(schema_migrations()[0]));
+    db.set_schema_version(1);
+  }
+  sql::Database holder(path, sql::OpenMode::kReadWrite);
+  holder.exec("BEGIN EXCLUSIVE");
+  try {
+    Store s(path);  // waits for the lock as long as every open does (30 s)
+    ADD_FAILURE() << "opened";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("stayed locked"), std::string::npos) << e.what();
+  }
+  holder.exec("ROLLBACK");
+  { Store s(path); }  // upgraded once the lock is gone
+  EXPECT_EQ(sql::Database(path, sql::OpenMode::kReadWrite).schema_version(), kSchemaVersion);
 }
 
 // "--db :memory:" kept nothing while it said "Stored in :memory:", and "--db file:u.db" stored in

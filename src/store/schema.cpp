@@ -378,7 +378,7 @@ Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
     if (e.sqlstate() == "42501") {  // insufficient_privilege: e.g. no right to create the schema
       throw UsageError("database '" + db_.path() + "': permission denied (" + e.what() + ")");
     }
-    throw Error("database '" + db_.path() + "': " + e.what());
+    throw_database_error(db_.path(), e);  // a lock, a full disk, an I/O error: the database's
   }
 }
 
