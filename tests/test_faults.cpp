@@ -182,6 +182,21 @@ TEST(FaultsCli, InterruptPrintsTheSummaryExits130AndResumes) {
   EXPECT_GE(rows(db), stored);
 }
 
+// A tune of `budget` evaluations sent `sig` once it has stored 3 rows; started with SIGHUP
+// ignored (as `nohup` starts it) where `hangup_ignored`.
+test::CommandResult signalled_tune(const std::string& db, const test::TempDir& dir,
+                                   const char* budget, int sig, bool hangup_ignored = false) {
+  if (hangup_ignored) signal(SIGHUP, SIG_IGN);
+  auto bg = test::spawn_mmtune(tune_args(db, "64", budget), dir.path,
+                               {{"XDG_CACHE_HOME", dir / "cache"}});
+  if (hangup_ignored) signal(SIGHUP, SIG_DFL);
+  for (int i = 0; i < 6000 && rows(db) < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(bg.pid, sig);
+  return bg.wait();
+}
+
 // `kill` and a closed terminal stop a tune as Ctrl-C does: they ended it at once (exit 143, no
 // summary, the session left "running" until another tune marked it abandoned).
 TEST(FaultsCli, TermAndHangUpStopLikeCtrlC) {
@@ -189,13 +204,7 @@ TEST(FaultsCli, TermAndHangUpStopLikeCtrlC) {
     SCOPED_TRACE(strsignal(sig));
     test::TempDir dir;
     const std::string db = dir / "tuning.db";
-    auto bg = test::spawn_mmtune(tune_args(db, "64", "40"), dir.path,
-                                 {{"XDG_CACHE_HOME", dir / "cache"}});
-    for (int i = 0; i < 6000 && rows(db) < 3; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    kill(bg.pid, sig);
-    const auto r = bg.wait();
+    const auto r = signalled_tune(db, dir, "40", sig);
     ASSERT_EQ(r.exit_code, 130) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["outcome"], "interrupted") << r.out;
     expect_intact_with_everything_reported(db, r.err);
@@ -205,15 +214,7 @@ TEST(FaultsCli, TermAndHangUpStopLikeCtrlC) {
   // Started with SIGHUP ignored (`nohup`), it outlives its terminal.
   test::TempDir dir;
   const std::string db = dir / "tuning.db";
-  signal(SIGHUP, SIG_IGN);
-  auto bg =
-      test::spawn_mmtune(tune_args(db, "64", "8"), dir.path, {{"XDG_CACHE_HOME", dir / "cache"}});
-  signal(SIGHUP, SIG_DFL);
-  for (int i = 0; i < 6000 && rows(db) < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  kill(bg.pid, SIGHUP);
-  const auto r = bg.wait();
+  const auto r = signalled_tune(db, dir, "8", SIGHUP, /*hangup_ignored=*/true);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["outcome"], "budget") << r.out;
 }
