@@ -70,7 +70,7 @@ nlohmann::json to_json(const GemmProblem& p) {
 }
 
 nlohmann::json to_json(const Measurement& m) {
-  return {
+  nlohmann::json j = {
       {"status", to_string(m.status)},
       {"message", m.message},
       {"build_seconds", m.build_seconds},
@@ -88,6 +88,8 @@ nlohmann::json to_json(const Measurement& m) {
       {"max_error", std::isfinite(m.max_error) ? nlohmann::json(m.max_error) : nlohmann::json()},
       {"routine_ms", m.routine_ms},
       {"kernel_ms", m.kernel_ms}};
+  if (m.opencl_error) j["opencl_error"] = m.opencl_error;
+  return j;
 }
 
 nlohmann::json to_json(const TimingOptions& t) {
@@ -122,6 +124,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   Measurement m;
   m.status = parse_status(j.at("status").get<std::string>()).value_or(Status::kCrashed);
   m.message = j.value("message", "");
+  m.opencl_error = j.value("opencl_error", 0);
   m.build_seconds = j.value("build_seconds", 0.0);
   m.verify_seconds = j.value("verify_seconds", 0.0);
   m.first_run_extra_seconds = j.value("first_run_extra_seconds", 0.0);

@@ -30,7 +30,8 @@ struct TimingOptions {
 
 struct Measurement {
   Status status = Status::kOk;
-  std::string message;  // why it failed (the build log for BuildFailed)
+  std::string message;   // why it failed (the build log for BuildFailed)
+  int opencl_error = 0;  // the OpenCL error code a failed launch returned (0: none or unknown)
   double build_seconds = 0.0;
   double verify_seconds = 0.0;  // reading back and checking the result
   // The first run's time beyond a typical run's: one-time work of the implementation (PoCL

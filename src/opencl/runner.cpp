@@ -182,11 +182,13 @@ Measurement Runner::evaluate(const KernelConfig& config, const TimingOptions& ti
     m.status =
         e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;
     m.message = std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err());
+    m.opencl_error = e.err();
     return m;
   } catch (const OpenCLError& e) {  // the routine's enqueue: a failing variant, not an abort
     m.status =
         e.cl_code() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed;
     m.message = e.what();
+    m.opencl_error = e.cl_code();
     return m;
   }
   m.median_ms = median(m.routine_ms);

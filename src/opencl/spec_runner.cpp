@@ -445,6 +445,7 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
       m.status = Status::kSlowerEarlyStop;
     }
   } catch (const cl::Error& e) {
+    m.opencl_error = e.err();
     return fail(
         e.err() == CL_INVALID_WORK_GROUP_SIZE ? Status::kExceedsLimits : Status::kLaunchFailed,
         std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err()));

@@ -200,8 +200,7 @@ void TuneSession::start() {
       // A file that compiles without the kernel function: every configuration would fail to
       // launch, each stored as a failed variant.
       if (results[i]->status == Status::kLaunchFailed &&
-          results[i]->message.find("error " + std::to_string(kInvalidKernelName)) !=
-              std::string::npos) {
+          results[i]->opencl_error == kInvalidKernelName) {
         throw UsageError(which + " has no kernel function of the name the routine launches: " +
                          first_error_line(results[i]->message));
       }
