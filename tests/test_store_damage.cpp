@@ -93,6 +93,9 @@ TEST(StorePaths, NamesSqliteReadsSpeciallyAreFiles) {
     { Store(name).upsert_device(d); }
     EXPECT_TRUE(std::filesystem::is_regular_file(dir / name));
     EXPECT_TRUE(Store(name, Store::Access::kReadOnly).device(d.key).has_value());
+    // Read immutable (a WAL database in a read-only directory), ":memory:" was SQLite's
+    // in-memory database: an empty one.
+    EXPECT_EQ(sql::Database(name, sql::OpenMode::kImmutable).schema_version(), kSchemaVersion);
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "u.db"));
 }

@@ -76,7 +76,10 @@ class SqliteConnection final : public Connection {
  public:
   SqliteConnection(const std::string& path, OpenMode mode, int busy_timeout_ms) {
     int flags = SQLITE_OPEN_NOMUTEX;
-    std::string name = path;
+    // A database is a file by its path: SQLite would take ":memory:" as a database that keeps
+    // nothing and "file:x.db" as a URI (naming x.db), where a path names a file of that name.
+    const std::string file = path == ":memory:" || path.rfind("file:", 0) == 0 ? "./" + path : path;
+    std::string name = file;
     switch (mode) {
       case OpenMode::kCreate:
         flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -89,13 +92,8 @@ class SqliteConnection final : public Connection {
         break;
       case OpenMode::kImmutable:
         flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-        name = "file:" + uri_path(path) + "?immutable=1";
+        name = "file:" + uri_path(file) + "?immutable=1";
         break;
-    }
-    // A database is a file by its path: SQLite would take ":memory:" as a database that keeps
-    // nothing and "file:x.db" as a URI (naming x.db), where a path names a file of that name.
-    if (mode != OpenMode::kImmutable && (path == ":memory:" || path.rfind("file:", 0) == 0)) {
-      name = "./" + path;
     }
     const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
