@@ -359,6 +359,27 @@ TEST_F(ReadyGemm, IrregularShapesWithDefaultsAndTunedParameters) {
   check(tuned, p);
 }
 
+// Tuned parameters that do not build here (a database from another driver or a similar device)
+// give way to the built-in defaults, as a BLAS would run: every call of the shape threw.
+TEST_F(ReadyGemm, ATunedKernelThatDoesNotBuildHereGivesWayToTheDefaults) {
+  test::TempDir dir;
+  {
+    Store store(dir / "t.db");
+    store_best(store, dev.info, 20, DirectConfig{}, 0.01);
+  }
+  // A driver that cannot build the direct kernel: its options name its parameters (WGD).
+  const test::ScopedEnv env(
+      {{"MMTUNE_TEST_BUILD_FAILS", " -DWGD="}, {"XDG_CACHE_HOME", dir / "cache"}});
+  Gemm gemm(context, queue, std::make_shared<const ParameterLookup>(dir / "t.db"));
+  GemmProblem p;
+  p.m = p.n = p.k = 20;
+  EXPECT_EQ(kind_of(gemm.parameters(p).config), KernelKind::kDirect);
+  check(gemm, p);
+  EXPECT_EQ(gemm.parameters(p).source, LookupSource::kDefault);
+  EXPECT_NE(kind_of(gemm.parameters(p).config), KernelKind::kDirect);
+  check(gemm, p);  // the shape keeps the defaults
+}
+
 TEST_F(ReadyGemm, TheShapesHeldAreBounded) {
   // A program that calls with ever new shapes (a growing sequence length) must not grow the
   // per-shape cache without bound.

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <random>
@@ -396,9 +395,7 @@ TEST_F(SafeGemm, ABatchIsCheckedOnlyForTheOperandsItTouches) {
 // not build here cannot fail a call with nothing to do. The program cache on disk shows builds.
 TEST_F(SafeGemm, ABatchOfNoItemsBuildsNothing) {
   test::TempDir dir;
-  const char* old = std::getenv("XDG_CACHE_HOME");
-  const std::string saved = old ? old : "";
-  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const test::ScopedEnv env({{"XDG_CACHE_HOME", dir / "cache"}});
   const auto programs = [&] {
     std::error_code ec;
     std::size_t n = 0;
@@ -422,11 +419,6 @@ TEST_F(SafeGemm, ABatchOfNoItemsBuildsNothing) {
     EXPECT_EQ(download(queue, c, o.c.size(), p.precision), o.c);
     gemm(p, a, b, c).wait();
     EXPECT_GT(programs(), 0u);  // a call that multiplies does build
-  }
-  if (old) {
-    setenv("XDG_CACHE_HOME", saved.c_str(), 1);
-  } else {
-    unsetenv("XDG_CACHE_HOME");
   }
 }
 

@@ -218,6 +218,24 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path, ec);
 }
 
+ScopedEnv::ScopedEnv(const std::map<std::string, std::string>& vars) {
+  for (const auto& [name, value] : vars) {
+    const char* old = std::getenv(name.c_str());
+    before_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+}
+
+ScopedEnv::~ScopedEnv() {
+  for (const auto& [name, value] : before_) {
+    if (value) {
+      setenv(name.c_str(), value->c_str(), 1);
+    } else {
+      unsetenv(name.c_str());
+    }
+  }
+}
+
 Background spawn_mmtune(const std::vector<std::string>& args, const std::string& out_dir,
                         const std::map<std::string, std::string>& env) {
   Background b;

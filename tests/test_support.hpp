@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -108,6 +109,17 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+// Environment variables set for the test's own process, put back as they were at scope exit.
+struct ScopedEnv {
+  explicit ScopedEnv(const std::map<std::string, std::string>& vars);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::map<std::string, std::optional<std::string>> before_;
 };
 
 // Starts the built mmtune in the background with stdout and stderr going to files.

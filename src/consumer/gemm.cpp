@@ -206,7 +206,16 @@ cl::Event Gemm::Impl::run_locked(const cl::CommandQueue& queue, const GemmProble
     if (GemmRoutine::multiplies(problem)) {
       Ready& r = ready(problem);
       if (!r.built) {
-        const auto prepared = routine_.prepare(r.parameters.config, problem);
+        auto prepared = routine_.prepare(r.parameters.config, problem);
+        // Tuned parameters from another driver or a similar device may not build here: the
+        // built-in defaults run instead, as a BLAS would (parameters() then says kDefault).
+        if (!prepared.ok && r.parameters.source != LookupSource::kDefault) {
+          TunedParameters defaults = default_parameters(device_, problem);
+          if (auto built = routine_.prepare(defaults.config, problem); built.ok) {
+            r.parameters = std::move(defaults);
+            prepared = std::move(built);
+          }
+        }
         if (!prepared.ok) {
           throw Error("cannot build the " + std::string(kernel_name(kind_of(r.parameters.config))) +
                       " kernel for '" + device_.name + "': " + log_line(prepared.log));

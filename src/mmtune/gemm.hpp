@@ -73,7 +73,9 @@ class Gemm {
                     std::size_t b_offset = 0, std::size_t c_offset = 0,
                     const std::vector<cl::Event>& wait_for = {});
 
-  // The parameters used for a problem (looked up once per shape, then cached).
+  // The parameters used for a problem (looked up once per shape, then cached). Tuned parameters
+  // that do not build on this device (a database from another driver or a similar device) give
+  // way to the built-in defaults at the first call: kDefault from then on.
   TunedParameters parameters(const GemmProblem& problem);
   // Shapes whose parameters are cached: at most kShapesHeld, the least recently used dropped.
   static constexpr std::size_t kShapesHeld = 1024;

@@ -108,8 +108,13 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
   auto result = std::make_shared<BuildResult>();
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path path = file(k);
+  // Tests stand in for a driver that cannot build a configuration: a build whose options hold
+  // this text fails as a compiler's would (nothing else reads it).
+  const char* refuse = std::getenv("MMTUNE_TEST_BUILD_FAILS");
+  const bool refused = refuse && *refuse && options.find(refuse) != std::string::npos;
+  if (refused) result->log = "error: MMTUNE_TEST_BUILD_FAILS refuses this build";
   std::error_code unreadable;  // a cache that cannot be looked into is a cache miss
-  if (!path.empty() && fs::exists(path, unreadable)) {
+  if (!refused && !path.empty() && fs::exists(path, unreadable)) {
     try {
       const cl::Program::Binaries bins = {read_file(path)};
       cl::Program program(context_, {device_}, bins);
@@ -122,7 +127,7 @@ std::shared_ptr<const BuildResult> ProgramCache::build(const std::string& source
       fs::remove(path, ec);  // stale or damaged: rebuild from source below
     }
   }
-  if (!result->ok) {
+  if (!refused && !result->ok) {
     try {
       cl::Program program(context_, source);
       try {
