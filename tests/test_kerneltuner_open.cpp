@@ -82,6 +82,18 @@ TEST(KernelTunerOpenCache, AFileImportedAgainAddsOnlyWhatIsNewWhateverItsTime) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(rows("measurements"), 30);
+  // Another run of the same kernel: the same configurations, one time not the same. It is not
+  // the file imported before, so every row of it is stored, those of equal times too.
+  std::string other = open_cache(20);
+  other.replace(other.find("\"time\":"), 7, "\"time\":1");
+  std::ofstream(dir / "run.json") << other;
+  later(dir / "run.json", 3);
+  r = import(dir / "run.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 sessions added (0 known), 20 measurements added (0 already stored"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(rows("measurements"), 50);
 
   // A CLBlast tuner file copied (cp gives the copy a time of its own) imports once.
   const std::string clblast =
@@ -96,7 +108,7 @@ TEST(KernelTunerOpenCache, AFileImportedAgainAddsOnlyWhatIsNewWhateverItsTime) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(" 0 measurements added"), std::string::npos) << r.out;
   EXPECT_EQ(rows("measurements"), stored);
-  EXPECT_EQ(rows("sessions"), 3);
+  EXPECT_EQ(rows("sessions"), 4);
 }
 
 }  // namespace

@@ -55,8 +55,9 @@ TEST_P(StoreDamageTest, AVersionItsTablesAreNotIsDamage) {
 }
 
 // A database another process keeps locked past the wait while it is opened (here, while an older
-// schema is upgraded) is a failure of the database: a StorageError (exit 4; kDatabaseError for
-// the CLBlast entry point). It was a plain mmtune::Error, which reads as a failed kernel build.
+// schema is upgraded: WAL lets the checks before read) is a failure of the database: a
+// StorageError (exit 4; kDatabaseError for the CLBlast entry point). It was a plain
+// mmtune::Error, which reads as a failed kernel build.
 TEST(StoreLocked, ALockHeldPastTheWaitIsAStorageError) {
   test::TempDir dir;
   const std::string path = dir / "old.db";
@@ -64,6 +65,7 @@ TEST(StoreLocked, ALockHeldPastTheWaitIsAStorageError) {
     sql::Database db(path, sql::OpenMode::kCreate);
     db.exec(db.ddl(schema_migrations()[0]));
     db.set_schema_version(1);
+    db.exec("PRAGMA journal_mode = WAL");
   }
   sql::Database holder(path, sql::OpenMode::kReadWrite);
   holder.exec("BEGIN EXCLUSIVE");

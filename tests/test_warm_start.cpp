@@ -365,9 +365,9 @@ TEST_F(TunerWithADevice, APrecisionVariantKeepsTheBytesOfItsVectorsAndTile) {
   EXPECT_EQ(narrow->as<TiledConfig>()->VWM, 1);
   EXPECT_EQ(narrow->as<TiledConfig>()->MWG, fp32.MWG / 2);
   TiledConfig thin = fp32;  // half the tile would hold fewer than its work-items' vectors
-  thin.MWG = thin.MDIMC * thin.VWM;
-  thin.VWM = 1, thin.MDIMC = thin.MDIMA = thin.MWG;
-  ASSERT_TRUE(constraint_violations(KernelConfig(thin)).empty());
+  thin.MWG = 16, thin.VWM = 1, thin.MDIMC = thin.MDIMA = 16;
+  // Values in their sets too: an MDIMC of 64 passed as valid while the rules alone were checked.
+  ASSERT_EQ(constraint_violations(KernelConfig(thin)), std::vector<std::string>{});
   EXPECT_FALSE(precision_variant(thin, Precision::kSingle, Precision::kDouble, dev.info));
   EXPECT_FALSE(precision_variant(default_config(KernelKind::kDirect), Precision::kSingle,
                                  Precision::kDouble, dev.info));

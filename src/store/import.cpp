@@ -11,6 +11,53 @@
 
 namespace mmtune {
 
+namespace {
+
+// The stored sessions, at the places (device, problem) of the file's rows, whose every row the
+// file holds: kernel, configuration, status and time alike.
+template <class DeviceId>
+std::vector<std::int64_t> sessions_held(sql::Database& db, const ImportData& data,
+                                        const DeviceId& device_id) {
+  using Row = std::tuple<std::int64_t, std::string, std::string, std::string, std::string,
+                         std::optional<double>>;  // device, problem, kernel, config, status, time
+  std::set<Row> rows;
+  std::map<std::pair<std::int64_t, std::string>, GemmProblem> places;
+  for (const auto& m : data.measurements) {
+    const std::int64_t dev = device_id(m.device_key);
+    const bool timed = !m.result.routine_ms.empty();
+    rows.emplace(dev, describe(m.problem), m.kernel, m.config, to_string(m.result.status),
+                 timed ? std::optional<double>(m.result.median_ms) : std::nullopt);
+    places.emplace(std::pair(dev, describe(m.problem)), m.problem);
+  }
+  auto sessions_at = db.prepare(
+      "SELECT id FROM sessions WHERE device_id = ? AND m = ? AND n = ? AND k = ? AND "
+      "precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND batch = ?");
+  auto rows_of =
+      db.prepare("SELECT kernel, config, status, median_ms FROM measurements WHERE session_id = ?");
+  std::vector<std::int64_t> held;
+  for (const auto& [place, problem] : places) {
+    sessions_at.reset();
+    sessions_at.bind(1, place.first);
+    bind_problem(sessions_at, 2, problem);
+    std::vector<std::int64_t> ids;
+    while (sessions_at.step()) ids.push_back(sessions_at.integer(0));
+    for (const std::int64_t id : ids) {
+      rows_of.reset();
+      rows_of.bind(1, id);
+      bool all = true, any = false;
+      while (all && rows_of.step()) {
+        any = true;
+        all = rows.count(Row(place.first, place.second, rows_of.text(0), rows_of.text(1),
+                             rows_of.text(2), rows_of.optional_real(3))) > 0;
+      }
+      if (all && any) held.push_back(id);
+    }
+  }
+  return held;
+}
+
+}  // namespace
+
 ImportSummary store_import(Store& store, const ImportData& data) {
   auto& db = store.db();
   ImportSummary sum;
@@ -49,28 +96,43 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     return it->second;
   };
 
+  const auto timed_median = [](const MeasurementRecord& m) {
+    return m.result.routine_ms.empty() ? std::nullopt : std::optional<double>(m.result.median_ms);
+  };
+  // A file without dates (dated by the file's time, which a copy or a touch changes) is known
+  // by its rows instead: a stored session whose every row the file holds is this file imported
+  // before (or the cache of a run that went on since). Another run is never taken for it, even
+  // where some of its times or failures are the same.
+  std::vector<std::int64_t> held;
+  if (data.dated_by_file) held = sessions_held(db, data, device_id);
+
   // A stored row: the same device, problem, kernel, configuration, status and time, and date
-  // where the file has dates of its own.
+  // where the file has dates; of a session the file holds where it has none.
   auto find_measurement = db.prepare(
       std::string("SELECT id FROM measurements WHERE device_id = ? AND m = ? AND n = ? AND k = ? "
                   "AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? AND batch = ? "
                   "AND kernel = ? AND config = ? AND status = ? AND median_ms IS NOT DISTINCT "
                   "FROM ?") +
-      (data.dated_by_file ? "" : " AND measured_at = ?") + " LIMIT 1");
-  const auto stored_id = [&](const MeasurementRecord& m) -> std::optional<std::int64_t> {
-    const Measurement& r = m.result;
+      (data.dated_by_file ? " AND session_id = ?" : " AND measured_at = ?") + " LIMIT 1");
+  const auto find = [&](const MeasurementRecord& m, const auto& last) {
     find_measurement.reset();
     find_measurement.bind(1, device_id(m.device_key));
     bind_problem(find_measurement, 2, m.problem);
-    find_measurement.bind(10, m.kernel).bind(11, m.config).bind(12, to_string(r.status));
-    find_measurement.bind(13,
-                          r.routine_ms.empty() ? std::nullopt : std::optional<double>(r.median_ms));
-    if (!data.dated_by_file) find_measurement.bind(14, m.measured_at);
-    if (!find_measurement.step()) return std::nullopt;
-    return find_measurement.integer(0);
+    find_measurement.bind(10, m.kernel).bind(11, m.config).bind(12, to_string(m.result.status));
+    find_measurement.bind(13, timed_median(m)).bind(14, last);
+    return find_measurement.step() ? std::optional(find_measurement.integer(0)) : std::nullopt;
   };
-  // A file without dates imported again (copied, touched, or a cache its run went on to fill)
-  // is the same session only where nothing in it is new: new rows come as a session of their own.
+  std::map<std::int64_t, std::int64_t> session_ids;  // the file's id -> the database's
+  const auto stored_id = [&](const MeasurementRecord& m) -> std::optional<std::int64_t> {
+    if (!data.dated_by_file) return find(m, m.measured_at);
+    for (const std::int64_t session : held) {
+      if (const auto id = find(m, session)) return id;
+    }
+    // A row the file holds twice (configurations that fold into one tiled kernel) is stored once.
+    const auto own = session_ids.find(m.session_id);
+    return own == session_ids.end() ? std::nullopt : find(m, own->second);
+  };
+  // Only a session with rows not stored before is added.
   std::set<std::int64_t> sessions_with_new_rows;
   if (data.dated_by_file) {
     for (const auto& m : data.measurements) {
@@ -78,7 +140,6 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     }
   }
 
-  std::map<std::int64_t, std::int64_t> session_ids;  // the file's id -> the database's
   auto find_session = db.prepare(
       "SELECT id, command_line FROM sessions WHERE device_id = ? AND started_at = ? AND "
       "m = ? AND n = ? AND k = ? AND precision = ? AND layout = ? AND trans_a = ? AND trans_b = ? "

@@ -1,5 +1,5 @@
-// Opening a store and its schema: the migrations from version 1 on, the checks for what cannot
-// be read or written, and the mmtune errors for a database's failures.
+// Opening a store: the checks for what cannot be read or written, and the mmtune errors for a
+// database's failures (the schema's migrations are in migrations.cpp).
 #include "store/store.hpp"
 
 #include <signal.h>
@@ -17,7 +17,6 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -226,10 +225,9 @@ Store::Store(const std::string& path, Access access) : db_(open(path, access)) {
                        (access == Access::kReadOnly ? "cannot be read" : "is not writable") + " (" +
                        e.what() + ")");
     }
-    if (e.sqlstate() == "42501") {  // insufficient_privilege: e.g. no right to create the schema
-      throw UsageError("database '" + db_.path() + "': permission denied (" + e.what() + ")");
-    }
-    throw_database_error(db_.path(), e);  // a lock, a full disk, an I/O error: the database's
+    // No right to create the schema (42501) is a UsageError there; a lock, a full disk or an
+    // I/O error a StorageError.
+    throw_database_error(db_.path(), e);
   }
 }
 
