@@ -62,10 +62,14 @@ TEST(KernelTunerOpenCache, AFileImportedAgainAddsOnlyWhatIsNewWhateverItsTime) {
   const auto import = [&](const std::string& file) {
     return test::run_mmtune({"-q", "import", file, "--db", db, "--n", "4096"});
   };
-  std::ofstream(dir / "run.json") << open_cache(20);
-  ASSERT_EQ(import(dir / "run.json").exit_code, 0);
-  later(dir / "run.json", 1);
-  auto r = import(dir / "run.json");
+  // The run's cache written as `text`, dated `hours` later than now, imported.
+  const auto import_run = [&](const std::string& text, int hours) {
+    std::ofstream(dir / "run.json") << text;
+    later(dir / "run.json", hours);
+    return import(dir / "run.json");
+  };
+  ASSERT_EQ(import_run(open_cache(20), 0).exit_code, 0);
+  auto r = import_run(open_cache(20), 1);  // the same file, touched
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 sessions added (1 known), 0 measurements added (20 already stored"),
             std::string::npos)
@@ -74,9 +78,7 @@ TEST(KernelTunerOpenCache, AFileImportedAgainAddsOnlyWhatIsNewWhateverItsTime) {
   EXPECT_EQ(rows("measurements"), 20);
   // The interrupted run went on: its cache grew. The new results come in as a session of their
   // own; the 20 stored are not stored again.
-  std::ofstream(dir / "run.json") << open_cache(30);
-  later(dir / "run.json", 2);
-  r = import(dir / "run.json");
+  r = import_run(open_cache(30), 2);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 sessions added (0 known), 10 measurements added (20 already stored"),
             std::string::npos)
@@ -86,9 +88,7 @@ TEST(KernelTunerOpenCache, AFileImportedAgainAddsOnlyWhatIsNewWhateverItsTime) {
   // the file imported before, so every row of it is stored, those of equal times too.
   std::string other = open_cache(20);
   other.replace(other.find("\"time\":"), 7, "\"time\":1");
-  std::ofstream(dir / "run.json") << other;
-  later(dir / "run.json", 3);
-  r = import(dir / "run.json");
+  r = import_run(other, 3);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 sessions added (0 known), 20 measurements added (0 already stored"),
             std::string::npos)

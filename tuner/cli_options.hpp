@@ -16,11 +16,11 @@
 
 namespace mmtune::cli {
 
-// Options before the command: logging and where kernels come from.
 // Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) stop a tune the same way: what was
 // measured is kept and the session marked interrupted.
 inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+// Options before the command: logging and where kernels come from.
 struct GlobalOptions {
   int verbose = 0;
   bool quiet = false;

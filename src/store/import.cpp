@@ -13,6 +13,11 @@ namespace mmtune {
 
 namespace {
 
+// A row's time as stored: its median where it was timed, none (NULL) otherwise.
+std::optional<double> timed_median(const MeasurementRecord& m) {
+  return m.result.routine_ms.empty() ? std::nullopt : std::optional<double>(m.result.median_ms);
+}
+
 // The stored sessions, at the places (device, problem) of the file's rows, whose every row the
 // file holds: kernel, configuration, status and time alike.
 template <class DeviceId>
@@ -24,9 +29,8 @@ std::vector<std::int64_t> sessions_held(sql::Database& db, const ImportData& dat
   std::map<std::pair<std::int64_t, std::string>, GemmProblem> places;
   for (const auto& m : data.measurements) {
     const std::int64_t dev = device_id(m.device_key);
-    const bool timed = !m.result.routine_ms.empty();
     rows.emplace(dev, describe(m.problem), m.kernel, m.config, to_string(m.result.status),
-                 timed ? std::optional<double>(m.result.median_ms) : std::nullopt);
+                 timed_median(m));
     places.emplace(std::pair(dev, describe(m.problem)), m.problem);
   }
   auto sessions_at = db.prepare(
@@ -96,9 +100,6 @@ ImportSummary store_import(Store& store, const ImportData& data) {
     return it->second;
   };
 
-  const auto timed_median = [](const MeasurementRecord& m) {
-    return m.result.routine_ms.empty() ? std::nullopt : std::optional<double>(m.result.median_ms);
-  };
   // A file without dates (dated by the file's time, which a copy or a touch changes) is known
   // by its rows instead: a stored session whose every row the file holds is this file imported
   // before (or the cache of a run that went on since). Another run is never taken for it, even
