@@ -329,8 +329,18 @@ TEST_F(SafeGemm, EveryMisuseIsAnMmtuneError) {
   GemmProblem bad = p;
   bad.layout = static_cast<Layout>(7);
   EXPECT_THROW(gemm(bad, ok, ok, ok), UsageError);
+  EXPECT_THROW(gemm.parameters(bad), UsageError);  // asking is checked as calling is
   bad = p, bad.precision = static_cast<Precision>(8);
   EXPECT_THROW(gemm(bad, ok, ok, ok), UsageError);
+  EXPECT_THROW(gemm.parameters(bad), UsageError);
+  bad = p, bad.lda = 3;  // under m: no parameters are for it
+  EXPECT_THROW(gemm.parameters(bad), UsageError);
+  for (const auto precision : {Precision::kHalf, Precision::kDouble}) {
+    bad = p, bad.precision = precision;
+    if (!dev.info.supports(precision)) {
+      EXPECT_THROW(gemm.parameters(bad), NoDeviceError);
+    }
+  }
   // A second queue of the same context and device is fine.
   cl::CommandQueue second(context, dev.device);
   gemm.enqueue(second, p, ok, ok, ok).wait();

@@ -165,6 +165,9 @@ std::size_t Gemm::shapes_held() const {
 }
 
 TunedParameters Gemm::parameters(const GemmProblem& problem) {
+  // As a call would refuse it: a lookup indexes by precision and sizes.
+  validate_call(problem);
+  impl_->require_precision(problem);
   std::lock_guard<std::mutex> lock(impl_->mutex_);
   return impl_->ready(problem).parameters;
 }

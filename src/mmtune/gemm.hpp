@@ -76,6 +76,7 @@ class Gemm {
   // The parameters used for a problem (looked up once per shape, then cached). Tuned parameters
   // that do not build on this device (a database from another driver or a similar device) give
   // way to the built-in defaults at the shape's first call: kDefault while the shape is held.
+  // UsageError or NoDeviceError for a problem a call would refuse as such.
   TunedParameters parameters(const GemmProblem& problem);
   // Shapes whose parameters are cached: at most kShapesHeld, the least recently used dropped.
   static constexpr std::size_t kShapesHeld = 1024;
