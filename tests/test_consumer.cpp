@@ -380,6 +380,33 @@ TEST_F(ReadyGemm, ATunedKernelThatDoesNotBuildHereGivesWayToTheDefaults) {
   check(gemm, p);  // the shape keeps the defaults
 }
 
+// A tuned kernel that builds but does not launch here (more registers or local memory than its
+// work-group leaves: CL_OUT_OF_RESOURCES on a GPU) gives way to the defaults at its first launch,
+// C read and written once: a kernel that reads packed copies and one that reads in place.
+TEST_F(ReadyGemm, ATunedKernelThatDoesNotLaunchHereGivesWayToTheDefaults) {
+  const std::pair<KernelConfig, std::string> cases[] = {{tiled(64, 8), " -DMWG=64 "},
+                                                        {DirectConfig{}, " -DWGD="}};
+  for (const auto& [config, options] : cases) {
+    SCOPED_TRACE(to_string(config));
+    test::TempDir dir;
+    {
+      Store store(dir / "t.db");
+      store_best(store, dev.info, 20, config, 0.01);
+    }
+    const test::ScopedEnv env(
+        {{"MMTUNE_TEST_LAUNCH_FAILS", options}, {"XDG_CACHE_HOME", dir / "cache"}});
+    Gemm gemm(context, queue, std::make_shared<const ParameterLookup>(dir / "t.db"));
+    GemmProblem p;
+    p.m = p.n = p.k = 20;
+    p.alpha = 1.5, p.beta = -0.5;
+    ASSERT_EQ(gemm.parameters(p).config, config);
+    check(gemm, p);
+    EXPECT_EQ(gemm.parameters(p).source, LookupSource::kDefault);
+    EXPECT_NE(gemm.parameters(p).config, config);
+    check(gemm, p);
+  }
+}
+
 TEST_F(ReadyGemm, TheShapesHeldAreBounded) {
   // A program that calls with ever new shapes (a growing sequence length) must not grow the
   // per-shape cache without bound.

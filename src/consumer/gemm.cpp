@@ -61,6 +61,12 @@ DeviceInfo described(const cl::Device& device) {
   }
 }
 
+// Errors of a launch that another configuration may not meet (not the caller's arguments).
+bool refused_launch(cl_int code) {
+  return code == CL_OUT_OF_RESOURCES || code == CL_INVALID_WORK_GROUP_SIZE ||
+         code == CL_INVALID_WORK_ITEM_SIZE;
+}
+
 // Build logs span many lines; error messages are one.
 std::string log_line(std::string log) {
   for (char& ch : log) {
@@ -86,8 +92,13 @@ struct Gemm::Impl {
   struct Ready {
     TunedParameters parameters;
     bool built = false;
+    bool launched = false;   // its kernel has been enqueued once
     std::uint64_t used = 0;  // when last asked for, in ready() calls
   };
+  // Tuned parameters from another driver or a similar device may not build or launch here: the
+  // built-in defaults take the shape over, as a BLAS would (parameters() then says kDefault).
+  // False where `r` holds the defaults already or they do not build either.
+  bool to_defaults(Ready& r, const GemmProblem& problem);
   Ready& ready(const GemmProblem& problem);  // needs mutex_
   // NoDeviceError when the device lacks the problem's precision.
   void require_precision(const GemmProblem& problem) const {
@@ -203,36 +214,52 @@ cl::Event Gemm::Impl::run_locked(const cl::CommandQueue& queue, const GemmProble
                                  const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
                                  std::size_t a_offset, std::size_t b_offset, std::size_t c_offset,
                                  const std::vector<cl::Event>& wait_for) {
-  try {
-    // Only a problem that multiplies needs tuned kernels (BLAS semantics, see the header).
-    KernelConfig config = NaiveConfig{};
-    if (GemmRoutine::multiplies(problem)) {
-      Ready& r = ready(problem);
-      if (!r.built) {
-        auto prepared = routine_.prepare(r.parameters.config, problem);
-        // Tuned parameters from another driver or a similar device may not build here: the
-        // built-in defaults run instead, as a BLAS would (parameters() then says kDefault).
-        if (!prepared.ok && r.parameters.source != LookupSource::kDefault) {
-          TunedParameters defaults = default_parameters(device_, problem);
-          if (auto built = routine_.prepare(defaults.config, problem); built.ok) {
-            r.parameters = std::move(defaults);
-            prepared = std::move(built);
-          }
-        }
-        if (!prepared.ok) {
-          throw Error("cannot build the " + std::string(kernel_name(kind_of(r.parameters.config))) +
-                      " kernel for '" + device_.name + "': " + log_line(prepared.log));
-        }
-        r.built = true;
-      }
-      config = r.parameters.config;
-    }
+  const auto enqueue = [&](const KernelConfig& config) {
     return routine_
         .enqueue(queue, problem, config, {&a, a_offset}, {&b, b_offset}, {&c, c_offset}, wait_for)
         .events.back();
+  };
+  try {
+    // Only a problem that multiplies needs tuned kernels (BLAS semantics, see the header).
+    if (!GemmRoutine::multiplies(problem)) return enqueue(NaiveConfig{});
+    Ready& r = ready(problem);
+    if (!r.built) {
+      const auto prepared = routine_.prepare(r.parameters.config, problem);
+      if (!prepared.ok && !to_defaults(r, problem)) {
+        throw Error("cannot build the " + std::string(kernel_name(kind_of(r.parameters.config))) +
+                    " kernel for '" + device_.name + "': " + log_line(prepared.log));
+      }
+      r.built = true;
+    }
+    try {
+      cl::Event done = enqueue(r.parameters.config);
+      r.launched = true;
+      return done;
+    } catch (const OpenCLError& e) {
+      // A kernel that builds may still not launch here: more registers or local memory than a
+      // work-group of its size leaves, which no query tells reliably (rusticl's
+      // CL_KERNEL_WORK_GROUP_SIZE says 32 where 1024 run). Its first launch gives way to the
+      // defaults where it failed before C was written (only scratch buffers were).
+      if (r.launched || routine_.main_enqueued() || !refused_launch(e.cl_code()) ||
+          !to_defaults(r, problem)) {
+        throw;
+      }
+      cl::Event done = enqueue(r.parameters.config);
+      r.launched = true;
+      return done;
+    }
   } catch (const cl::Error& e) {
     throw opencl_error(e);
   }
+}
+
+bool Gemm::Impl::to_defaults(Ready& r, const GemmProblem& problem) {
+  if (r.parameters.source == LookupSource::kDefault) return false;
+  TunedParameters defaults = default_parameters(device_, problem);
+  if (!routine_.prepare(defaults.config, problem).ok) return false;
+  r.parameters = std::move(defaults);
+  r.built = true;
+  return true;
 }
 
 cl::Event Gemm::batched(const GemmProblem& problem, const std::vector<double>& alphas,

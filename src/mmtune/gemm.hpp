@@ -74,8 +74,9 @@ class Gemm {
                     const std::vector<cl::Event>& wait_for = {});
 
   // The parameters used for a problem (looked up once per shape, then cached). Tuned parameters
-  // that do not build on this device (a database from another driver or a similar device) give
-  // way to the built-in defaults at the shape's first call: kDefault while the shape is held.
+  // that do not build or launch on this device (a database from another driver or a similar
+  // device) give way to the built-in defaults at the shape's first call: kDefault while the
+  // shape is held.
   // UsageError or NoDeviceError for a problem a call would refuse as such.
   TunedParameters parameters(const GemmProblem& problem);
   // Shapes whose parameters are cached: at most kShapesHeld, the least recently used dropped.

@@ -1,6 +1,7 @@
 #include "opencl/gemm_routine.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/precision.hpp"
 #include "family/typed_family.hpp"
@@ -81,7 +82,11 @@ bool GemmRoutine::multiplies(const GemmProblem& p) {
 
 GemmRoutine::GemmRoutine(const KernelSources& sources, ProgramCache& cache,
                          const DeviceInfo& device)
-    : sources_(sources), cache_(cache), device_(device) {}
+    : sources_(sources), cache_(cache), device_(device) {
+  // Tests stand in for a kernel that builds but does not launch on a device (more registers
+  // or local memory than its work-group leaves), read once: not per call.
+  if (const char* refuse = std::getenv("MMTUNE_TEST_LAUNCH_FAILS")) refused_launch_ = refuse;
+}
 
 std::string GemmRoutine::options(const KernelConfig& config, const GemmProblem& problem) {
   return build_options(config, problem.precision) +
@@ -159,6 +164,7 @@ RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProb
   for (const auto& e : wait_for) {
     if (!e()) throw UsageError("the wait list holds a null event");
   }
+  main_enqueued_ = false;
   try {
     // Scaling C runs a batch in one launch too (batch 10^8 one launch per item took minutes
     // and gigabytes of events).
@@ -225,7 +231,12 @@ RoutineEvents GemmRoutine::launch(const cl::CommandQueue& queue, const GemmProbl
     out.main_kernel = kern;
     out.main_global = global;
     out.main_local = local;
+    if (!refused_launch_.empty() &&
+        options(config, problem).find(refused_launch_) != std::string::npos) {
+      throw cl::Error(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel");
+    }
     launch_one(kern, global, local);
+    main_enqueued_ = true;
   };
   const int M = i32(cp.m), N = i32(cp.n), K = i32(cp.k);
 

@@ -86,6 +86,9 @@ class GemmRoutine {
   RoutineEvents enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
                         const KernelConfig& config, Operand a, Operand b, Operand c,
                         const std::vector<cl::Event>& wait_for = {});
+  // Whether the last enqueue() enqueued its main kernel: after one that failed, whether C may
+  // have been written (until then only scratch buffers are).
+  bool main_enqueued() const { return main_enqueued_; }
   // The checks of enqueue() alone, enqueueing nothing: a caller that runs several calls as
   // one (a batch given as lists) checks them all before the first runs.
   void check(const GemmProblem& problem, Operand a, Operand b, Operand c) const;
@@ -139,6 +142,10 @@ class GemmRoutine {
   TexelImage images_[2];
   cl::Event scratch_busy_;          // the last event of the last call that used the scratch buffers
   cl::CommandQueue scratch_queue_;  // the queue of that call
+  // MMTUNE_TEST_LAUNCH_FAILS: a main kernel whose build options hold this text fails its launch
+  // (docs/reliability.md); empty: none.
+  std::string refused_launch_;
+  bool main_enqueued_ = false;
 };
 
 }  // namespace mmtune
