@@ -61,7 +61,8 @@ class Report {
       if (!at || at->id < b.id) at = &b;
     }
     for (auto& [k, b] : latest_tuned) {
-      if (b->note == rows::kBuiltInDefaultsNote) b->subject = kUntunedSubject;
+      // The bench adds to the note what else it saw ("; busy machine: ...").
+      if (b->note.starts_with(rows::kBuiltInDefaultsNote)) b->subject = kUntunedSubject;
     }
   }
 
