@@ -94,6 +94,8 @@ void Report::performance(Doc& doc, const DeviceRow& dev, const std::string& tag)
       for (std::size_t i = 0; i < lines.size(); ++i) {
         if (!on_device(lines[i].color_key)) continue;
         auto s = c.series[i];
+        // Above the peak the table says n/a (a busy machine measured the roof): no point.
+        std::erase_if(s.points, [&](const auto& pt) { return pt.second > peak->peak; });
         for (auto& pt : s.points) pt.second = pt.second / peak->peak * 100.0;
         f.series.push_back(std::move(s));
       }
