@@ -2,6 +2,10 @@
 // format and the SVG writer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "report/report.hpp"
 #include "report/svg_chart.hpp"
 #include "report_fixture.hpp"
@@ -130,6 +134,40 @@ TEST(ReportSvg, ChartsAreWellFormedForAnyData) {
   }
   bar.categories.clear(), bar.series.clear();
   EXPECT_TRUE(well_formed(svg::render(bar, false)));
+}
+
+// The values of the y axis's tick labels (the texts that end at the axis).
+std::vector<double> y_ticks(const std::string& svg) {
+  std::vector<double> out;
+  for (std::size_t at = svg.find("<text"); at != std::string::npos;
+       at = svg.find("<text", at + 1)) {
+    const std::size_t from = svg.find('>', at) + 1, to = svg.find('<', from);
+    if (svg.substr(at, from - at).find("text-anchor=\"end\"") == std::string::npos) continue;
+    out.push_back(std::stod(svg.substr(from, to - from)));
+  }
+  return out;
+}
+
+TEST(ReportSvg, AFixedEndOfAnAxisStaysWhereItIs) {
+  // A replay whose every run found the optimum: each point at 1.0, the axis's fixed end. The
+  // axis ran from 1 to 2 ("fraction of the optimum" 2), the curve on its lower frame.
+  svg::XYChart xy;
+  xy.id = "t3";
+  xy.x = {"evaluations", svg::Scale::kLog2, std::nullopt, std::nullopt, true};
+  xy.y = {"fraction", svg::Scale::kLinear, std::nullopt, 1.0, false};
+  xy.series = {{"random", {{1, 1.0}, {2, 1.0}, {4, 1.0}}, svg::Mark::kLinePoints, "", false}};
+  const auto ticks = y_ticks(svg::render(xy, true));
+  ASSERT_GE(ticks.size(), 2u);
+  EXPECT_EQ(*std::max_element(ticks.begin(), ticks.end()), 1.0);
+  EXPECT_LT(*std::min_element(ticks.begin(), ticks.end()), 1.0);
+}
+
+TEST(ReportSvg, ValuesUnder10000AreNotInExponentForm) {
+  EXPECT_EQ(svg::format_value(9999.7), "10000");  // was "1e+04"
+  EXPECT_EQ(svg::format_value(-9999.7), "-10000");
+  EXPECT_EQ(svg::format_value(9999.4), "9999");
+  EXPECT_EQ(svg::format_value(123456.0), "123456");
+  EXPECT_EQ(svg::format_value(0.25), "0.25");
 }
 
 }  // namespace

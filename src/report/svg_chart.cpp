@@ -65,7 +65,12 @@ Range make_range(const Axis& a, const std::vector<double>& raw) {
     double hi = v.empty() ? 1.0 : *std::max_element(v.begin(), v.end());
     if (a.min) lo = *a.min;
     if (a.max) hi = *a.max;
-    if (!(hi > lo)) hi = lo + std::max(1.0, std::fabs(lo) * 0.5);
+    // An empty range widens away from a fixed end (a fraction of the optimum stays <= 1).
+    if (!(hi > lo) && a.max && !a.min) {
+      lo = hi - std::max(1.0, std::fabs(hi) * 0.5);
+    } else if (!(hi > lo)) {
+      hi = lo + std::max(1.0, std::fabs(lo) * 0.5);
+    }
     const double step = nice_step((hi - lo) / 5.0, a.integer);
     r.lo = a.min ? lo : std::floor(lo / step) * step;
     r.hi = a.max ? hi : std::ceil(hi / step) * step;

@@ -55,7 +55,8 @@ std::string esc(const std::string& valid) {
 
 std::string format_value(double v) {
   char buf[48];
-  if (std::fabs(v) >= 1e4) {
+  // From where four digits round to 10000 ("%.4g" would print 1e+04).
+  if (std::fabs(v) >= 9999.5) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.4g", v);
