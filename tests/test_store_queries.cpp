@@ -63,5 +63,24 @@ TEST_P(StoreQueries, WarmStartCandidatesAreTheFastestElsewhere) {
   EXPECT_EQ(top[1].second, "slow");
 }
 
+// Times come back exactly as stored, whatever the server's float output: extra_float_digits 0
+// (PostgreSQL's default before 12, or a pooler's setting) rounded 7.895999908447266 to 15
+// digits, and a re-import no longer knew its own rows.
+TEST_P(StoreQueries, TimesComeBackToTheLastBit) {
+  const std::string db = fresh_db();
+  if (!sqlite()) {
+    Store store(db);
+    store.db().exec(
+        "DO $$BEGIN EXECUTE format('ALTER DATABASE %I SET extra_float_digits = 0', "
+        "current_database()); END$$");
+  }
+  Store store(db);
+  store.upsert_device(d);
+  store.add_measurement(timed(d, "direct", "x", 64, 7.895999908447266));
+  auto q = store.db().prepare("SELECT median_ms FROM measurements");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.real(0), 7.895999908447266);
+}
+
 }  // namespace
 }  // namespace mmtune

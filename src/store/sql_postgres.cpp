@@ -146,6 +146,9 @@ class PgConnection final : public Connection {
         conn_, [](void*, const char*) {}, nullptr);  // no NOTICEs on stderr
     // Waits for other writers' locks are bounded like SQLite's busy timeout.
     exec("SET lock_timeout = " + std::to_string(busy_timeout_ms));
+    // Doubles come back as text: exactly, whatever the server's or a pooler's default (0 rounds
+    // to 15 digits; 3 is exact on every version).
+    exec("SET extra_float_digits = 3");
   }
   ~PgConnection() override { PQfinish(conn_); }
   PgConnection(const PgConnection&) = delete;
