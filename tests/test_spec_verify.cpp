@@ -178,6 +178,26 @@ __kernel void s(__global float* y, const short n) {
   const Measurement m = big.evaluate(big.instance().parse("u=1"));
   EXPECT_NE(m.status, Status::kOk);
   EXPECT_NE(m.message.find("n = 40000 is outside short's range"), std::string::npos) << m.message;
+  // A long beyond 2^53: computed in doubles, its value reached the kernel rounded (n * n * n *
+  // n + 1 at n = 40000 came as n^4), a wrong result the kernel was blamed for.
+  std::ofstream(dir / "w.cl") << R"cl(
+__kernel void w(__global float* y, const long n) {
+  const int i = get_global_id(0);
+  if (i < n) y[i] = 1.0f;
+}
+)cl";
+  std::string wide = kYAndN;
+  wide.replace(wide.find(int_type), int_type.size(), "type = \"long\"");
+  wide.replace(wide.find("value = \"n\""), 11, "value = \"n * n * n * n + 1\"");
+  std::ofstream(dir / "w.toml") << one_dimensional("w", "u = [1]", wide);
+  const KernelSpec wide_spec = parse_spec_file(dir / "w.toml");
+  SpecRunner beyond(test::pocl_device("pthread"), wide_spec, {40000});
+  const Measurement rounded = beyond.evaluate(beyond.instance().parse("u=1"));
+  EXPECT_NE(rounded.status, Status::kOk);
+  EXPECT_NE(rounded.message.find("n = 2560000000000000000 is beyond 2^53"), std::string::npos)
+      << rounded.message;
+  SpecRunner below(test::pocl_device("pthread"), wide_spec, {9000});
+  EXPECT_EQ(below.evaluate(below.instance().parse("u=1")).status, Status::kOk);
   // A buffer's constant initial value must be one of its type's values.
   std::string uchar = arguments;
   uchar.replace(uchar.find("type = \"float\""), 14, "type = \"uchar\"\ninit = 300");

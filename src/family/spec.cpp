@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -58,7 +59,7 @@ const char* to_string(SpecType t) {
   return "?";
 }
 
-std::string unrepresentable(SpecType t, double v) {
+std::string unrepresentable(SpecType t, double v, bool computed) {
   const auto range = [&](double lo, double hi) -> std::string {
     if (v != std::floor(v))
       return "is not a whole number, as " + std::string(to_string(t)) + " needs";
@@ -85,6 +86,8 @@ std::string unrepresentable(SpecType t, double v) {
     case SpecType::kUint:
       why = range(0, 4294967295.0);
       break;
+    // Expressions are computed in doubles: from 2^53 on, a whole number may be a rounded one
+    // (n * n * n * n + 1 came as n^4), so it is not passed as exact.
     case SpecType::kLong:  // doubles near 2^63 are 2^10 apart: the largest below 2^63 fits
       why = range(-0x1p63, std::nextafter(0x1p63, 0.0));
       break;
@@ -99,9 +102,19 @@ std::string unrepresentable(SpecType t, double v) {
       if (!std::isfinite(v)) why = "is not finite";
       break;
   }
+  // Computed in doubles: from 2^53 on, a whole number may be a rounded one (n * n * n * n + 1
+  // came as n^4), which the kernel would be blamed for.
+  const bool wide = t == SpecType::kLong || t == SpecType::kUlong;
+  if (why.empty() && computed && wide && std::fabs(v) >= 0x1p53) {
+    why = "is beyond 2^53, where doubles are not exact";
+  }
   if (why.empty()) return why;
   std::ostringstream out;
-  out.precision(17);
+  // Whole numbers in full (2560000000000000000, not 2.56e+18).
+  if (v == std::floor(v) && std::fabs(v) < 1e19)
+    out << std::fixed << std::setprecision(0);
+  else
+    out.precision(17);
   out << v << ' ' << why;
   return out.str();
 }

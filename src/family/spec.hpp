@@ -33,7 +33,9 @@ std::size_t type_bytes(SpecType t);
 const char* to_string(SpecType t);
 // Why v cannot be a value of type t ("300 is outside uchar's range", "2.5 is not a whole number,
 // as int needs"); "" when it can. A value converted regardless would wrap or be undefined.
-std::string unrepresentable(SpecType t, double v);
+// `computed`: v is an expression's value, computed in doubles, which from 2^53 on may be a
+// rounded one; a long or ulong there is refused too.
+std::string unrepresentable(SpecType t, double v, bool computed = true);
 
 enum class ArgumentKind { kBuffer, kScalar, kLocal };
 // How a buffer starts: uniform random numbers in [-1, 1) (or [0, 100) for integer types) from a
