@@ -150,6 +150,15 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
       calibrate(context_, queue_, cache_, device_, Precision::kSingle, builtin_, program_dir);
   flops_ = spec_metric(spec, spec.flops, sizes, device_);
   bytes_ = spec_metric(spec, spec.bytes, sizes, device_);
+  // A misspelled kernel failed every configuration's launch: one line instead, from the first
+  // valid configuration's build (the reference's too; one that does not build tells nothing).
+  if (const auto first = instance_.enumerate(nullptr, 1); !first.empty()) {
+    if (const auto opts = build_options(first.front())) {
+      if (const auto built = cache_.build(source_, *opts); built->ok) {
+        check_kernel_signature(built->program, spec_);
+      }
+    }
+  }
   compute_reference();
 }
 
