@@ -172,6 +172,20 @@ TEST(SpecSession, TheConfirmationKeepsToTheTimeLimit) {
   EXPECT_FALSE(j["best"].is_null());
 }
 
+TEST(SpecSession, OneFinalistIsNoConfirmation) {
+  // "--finalists (0 or 1: none)", as in a GEMM tune: a spec tune measured the one finalist, the
+  // default and the stored best again in three rounds.
+  test::TempDir dir;
+  write_spec(dir, "a = [1, 2, 3]");
+  const auto r =
+      test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device", "pthread",
+                        "--db", dir / "s.db", "--budget", "2", "--finalists", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["evaluations"], 2);
+  EXPECT_EQ(j["confirm_rounds"], 0);
+}
+
 TEST(SpecSession, ASpaceOfMillionsIsSearched) {
   // 2,000,000 valid configurations: the space is held as the strategies' numbers only.
   test::TempDir dir;

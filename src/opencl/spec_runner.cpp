@@ -137,7 +137,7 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
                        BinaryWrites writes)
     : spec_(spec),
       device_(device.info),
-      instance_(spec, sizes, &device.info),
+      instance_(spec, sizes, &device_),  // its own copy: the caller's Device may go
       context_(device.device),
       queue_(context_, device.device, CL_QUEUE_PROFILING_ENABLE),
       cache_(context_, device.device, device.info.key, program_dir, writes),

@@ -275,6 +275,8 @@ TuneOutcome search(Strategy& strategy, const SpecSpace& space, SpecMeasurer& mea
 void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer, Store& store,
              const Device& device, const KernelSpec& spec, const SpecTuneRequest& r,
              Clock::time_point start, const std::atomic<bool>& stop, SpecTuneSummary& out) {
+  // One finalist is none, as in a GEMM tune (--finalists "0 or 1: none").
+  if (r.finalists <= 1 || r.confirm_rounds == 0) return;
   const GemmProblem problem = spec_problem(r.sizes);
   std::vector<std::string> finalists;
   for (const std::size_t i : known.fastest(r.finalists)) finalists.push_back(space.text(i));
@@ -292,7 +294,7 @@ void confirm(SpecSpace& space, const KnownResults& known, SpecMeasurer& measurer
   }
   std::sort(finalists.begin(), finalists.end());
   finalists.erase(std::unique(finalists.begin(), finalists.end()), finalists.end());
-  if (r.finalists == 0 || r.confirm_rounds == 0 || finalists.empty()) return;
+  if (finalists.empty()) return;
 
   std::map<std::string, std::vector<MeasurementRecord>> rounds;
   std::size_t rounds_run = 0;
