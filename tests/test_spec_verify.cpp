@@ -381,5 +381,24 @@ TEST(SpecInputs, AnEarlyStoppedFirstRunIsTheKernelsTime) {
       << "the first launch's compilation was stored as the kernel's time";
 }
 
+// A __constant argument gets no guard zone: the kernel cannot write it, and 64 KiB more would
+// pass a GPU's constant-buffer limit (64 KiB on NVIDIA's), the convolution example's 900-byte
+// weights with it. Both implementations here tell each argument's qualifier.
+TEST(SpecInputs, AConstantArgumentIsNoneTheKernelWrites) {
+  for (const Device* device : {&test::pocl_device("pthread"), &test::llvmpipe_device()}) {
+    SCOPED_TRACE(device->info.name);
+    const cl::Context context(device->device);
+    cl::Program program(context,
+                        "__kernel void k(__global float* a, __constant float* w, "
+                        "const __global float* r, int n) { a[0] = w[0] + r[0] + n; }");
+    program.build();
+    const cl::Kernel kernel(program, "k");
+    EXPECT_TRUE(argument_may_be_written(kernel, 0, true));
+    EXPECT_FALSE(argument_may_be_written(kernel, 1, true));
+    EXPECT_FALSE(argument_may_be_written(kernel, 1, false));
+    EXPECT_TRUE(argument_may_be_written(kernel, 2, false));  // const: a promise, not a qualifier
+  }
+}
+
 }  // namespace
 }  // namespace mmtune

@@ -222,6 +222,15 @@ std::size_t guard_bytes(std::size_t bytes, std::uint64_t max_alloc) {
   return bytes + kGuardBytes <= max_alloc ? kGuardBytes : 0;
 }
 
+bool argument_may_be_written(const cl::Kernel& kernel, cl_uint index, bool output) {
+  cl_kernel_arg_address_qualifier qualifier = 0;
+  if (clGetKernelArgInfo(kernel(), index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof qualifier,
+                         &qualifier, nullptr) != CL_SUCCESS) {
+    return output;
+  }
+  return qualifier != CL_KERNEL_ARG_ADDRESS_CONSTANT;
+}
+
 std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSizes& launch) {
   std::vector<cl::Buffer> buffers(spec_.arguments.size());
   for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
@@ -229,7 +238,9 @@ std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSiz
     const cl_uint index = cl_uint(i);
     if (a.kind == ArgumentKind::kBuffer) {
       const auto& bytes = initial(i, launch.argument_sizes[i]);
-      const std::size_t guard = guard_bytes(bytes.size(), device_.max_alloc_bytes);
+      const std::size_t guard = argument_may_be_written(kernel, index, a.output)
+                                    ? guard_bytes(bytes.size(), device_.max_alloc_bytes)
+                                    : 0;
       buffers[i] = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes.size() + guard);
       if (!bytes.empty()) {
         queue_.enqueueWriteBuffer(buffers[i], CL_TRUE, 0, bytes.size(), bytes.data());
@@ -271,7 +282,7 @@ std::string SpecRunner::overrun(const std::vector<cl::Buffer>& buffers,
     const SpecArgument& a = spec_.arguments[i];
     if (a.kind != ArgumentKind::kBuffer) continue;
     const std::size_t bytes = std::size_t(launch.argument_sizes[i]) * type_bytes(a.type);
-    const std::size_t guard = guard_bytes(bytes, device_.max_alloc_bytes);
+    const std::size_t guard = buffers[i].getInfo<CL_MEM_SIZE>() - bytes;  // as bind() chose
     if (!guard) continue;
     zone.resize(guard);
     queue_.enqueueReadBuffer(buffers[i], CL_TRUE, bytes, guard, zone.data());
