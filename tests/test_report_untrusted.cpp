@@ -223,6 +223,10 @@ TEST(ReportUntrusted, BuiltInDefaultsAreNotShownAsTuned) {
   EXPECT_EQ(md.find("| tuned \\[GFLOPS\\] |"), std::string::npos) << md;
   EXPECT_EQ(md.find("tuned (tiled)"), std::string::npos) << md;   // not placed as tuned
   EXPECT_EQ(md.find("Above the peak"), std::string::npos) << md;  // said only where one is
+  // The CSV files hold the database's values: its subject is "tuned".
+  const std::string csv = slurp(dir / "r/bench.csv");
+  EXPECT_EQ(csv.find("tuned (built-in defaults)"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",tuned,"), std::string::npos) << csv;
   // Tuned later: the tuned run replaces the defaults, which are no column of their own then.
   add_bench(store, a.key, "tuned", "tiled", to_string(KernelConfig(tiled(64, 64, 2))), p, "Ok",
             p.flops() / 9e6, "parameters: exact");
