@@ -174,6 +174,33 @@ TEST(ReportUntrusted, NoValueIsTheOddOneOutWhenTheMostCommonValuesTie) {
   EXPECT_EQ(three.find("**64**"), std::string::npos) << three;
 }
 
+TEST(ReportUntrusted, ImportedDevicesAreNoImplementationsOfThisMachine) {
+  // The comparison of implementations counts the platforms of devices measured here, but its
+  // tables listed imported ones (a Kernel Tuner or CLBlast file's, of no implementation here).
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  DeviceInfo a = device("Vendor", "A"), b = device("Vendor", "B"), c = device("Vendor", "Far GPU");
+  a.platform_name = "One", b.platform_name = "Two", c.platform_name = "Three";
+  for (const auto* d : {&a, &b, &c}) {
+    store.upsert_device(*d);
+    SessionRecord s;
+    s.device_key = d->key, s.problem = square(256);
+    const auto id = store.begin_session(s);
+    store.add_measurement(measurement(d->key, id, tiled(64, 64, 2), square(256), Status::kOk, 1.0));
+    store.end_session(id, "completed");
+  }
+  auto mark =
+      store.db().prepare("UPDATE devices SET source = 'imported:kerneltuner' WHERE key = ?");
+  mark.bind(1, c.key);
+  mark.run();
+  const std::string md = write_markdown(store, dir / "r");
+  const std::size_t at = md.find("Implementations side by side");
+  const std::string compared = md.substr(at, md.find("\n## ", at) - at);  // its subsections too
+  ASSERT_NE(compared.find("What each best asks of the hardware"), std::string::npos) << compared;
+  EXPECT_NE(compared.find("| One |"), std::string::npos) << compared;
+  EXPECT_EQ(compared.find("Far GPU"), std::string::npos) << compared;
+}
+
 TEST(ReportUntrusted, AConfigurationMeasuredAgainCountsOnceForItsParameters) {
   // The default, timed again as the drift reference, made its values the medians: "worst
   // value" was the default's in every row. Here MWG=64 is fast once (timed 5 times) and slow

@@ -83,6 +83,7 @@ void Report::implementations(Doc& doc) {
                 "vector widths (m x n)",
                 "local memory (A, B)"};
   for (const auto& dev : d_.devices) {
+    if (dev.imported()) continue;  // no implementation of this machine, as counted above
     const BestRow* pick = nullptr;
     for (const auto* b : bests(dev.key)) {
       if (!pick || problem_size_axis(b->p) > problem_size_axis(pick->p)) pick = b;
@@ -122,6 +123,7 @@ void Report::implementations(Doc& doc) {
   Table cost;
   cost.head = {"implementation", "device", "sessions", "evaluations", "tuning wall time [s]"};
   for (const auto& dev : d_.devices) {
+    if (dev.imported()) continue;
     std::size_t sessions = 0, evaluations = 0, timed = 0;
     double wall = 0;
     for (const auto& s : d_.sessions) {
