@@ -348,6 +348,14 @@ TEST(ReportUntrusted, AUsersKernelWhoseRunsAllFailedShowsItsSizes) {
   store.add_measurement(r);
   const std::string md = write_markdown(store, dir / "r");
   EXPECT_NE(md.find("| 4096,4096,15 |"), std::string::npos) << md;
+  // Its sizes are no GEMM problem ("4096x4096x15 fp32 row NN") in the session table either.
+  SessionRecord s;
+  s.device_key = a.key, s.kernels = r.kernel, s.problem = r.problem;
+  r.session_id = store.begin_session(s);
+  store.add_measurement(r);
+  const std::string again = write_markdown(store, dir / "r2");
+  EXPECT_EQ(again.find("4096x4096x15"), std::string::npos) << again;
+  EXPECT_NE(again.find("| \\#1 | 4096,4096,15 |"), std::string::npos) << again;
 }
 
 TEST(ReportUntrusted, AUsersKernelsValuesAreOrderedAsNumbers) {

@@ -174,8 +174,8 @@ void Report::best_table(Doc& doc, const DeviceRow& dev) {
   bool busy = false;
   for (const auto* b : rows) {
     const RoofRow* peak = roof(dev.key, int(b->p.precision));
-    t.rows.push_back({text_cell(describe(b->p)), text_cell(b->kernel), code_cell(b->config),
-                      number_cell(b->median_ms), number_cell(b->gflops),
+    t.rows.push_back({text_cell(describe_for(b->kernel, b->p)), text_cell(b->kernel),
+                      code_cell(b->config), number_cell(b->median_ms), number_cell(b->gflops),
                       b->kernel_gflops ? number_cell(*b->kernel_gflops) : Cell{"", true},
                       Cell{peak ? share_of_peak(b->gflops, peak->peak) : "", true},
                       text_cell(noise(b->measurement_id)),
@@ -384,9 +384,10 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
       wall = "\xE2\x89\xA5 " +
              svg::format_value(*last - *start);  // not ended: up to its last measurement
     }
-    t.rows.push_back({Cell{"#" + std::to_string(s->r.id), true}, text_cell(describe(s->r.problem)),
-                      text_cell(s->r.strategy), text_cell(s->r.kernels), text_cell(s->r.started_at),
-                      Cell{wall, true}, number_cell(double(ms.size())), number_cell(double(ok)),
+    t.rows.push_back({Cell{"#" + std::to_string(s->r.id), true},
+                      text_cell(describe_for(s->r.kernels, s->r.problem)), text_cell(s->r.strategy),
+                      text_cell(s->r.kernels), text_cell(s->r.started_at), Cell{wall, true},
+                      number_cell(double(ms.size())), number_cell(double(ok)),
                       text_cell(fail.empty() ? "none" : fail), text_cell(s->r.outcome),
                       best ? number_cell(*best) : Cell{"", true}});
   }

@@ -13,6 +13,7 @@
 
 #include "core/measurement.hpp"
 #include "family/config_text.hpp"
+#include "family/spec.hpp"
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
 
@@ -26,6 +27,17 @@ using ProblemKey =
 
 inline ProblemKey pkey(const GemmProblem& p) {
   return {int(p.precision), p.m, p.n, p.k, int(p.layout), p.trans_a, p.trans_b, p.batch};
+}
+
+// A user's kernel's (spec's) sizes, stored as m, n and k with 1 for those it lacks.
+inline std::string spec_sizes(const GemmProblem& p) {
+  return std::to_string(p.m) + "," + std::to_string(p.n) + "," + std::to_string(p.k);
+}
+
+// A problem as the row of `kernel` shows it: a spec's has sizes only, not a precision, layout
+// or transpositions.
+inline std::string describe_for(const std::string& kernel, const GemmProblem& p) {
+  return is_spec_kernel(kernel) ? spec_sizes(p) : describe(p);
 }
 
 inline bool problem_less(const GemmProblem& a, const GemmProblem& b) {

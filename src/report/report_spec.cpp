@@ -40,10 +40,8 @@ void Report::other_kernels(Doc& doc, const DeviceRow& dev, const OtherKernels& k
       if (best && m->id == best->measurement_id) gbps = m->gbps;
     }
     t.rows.push_back(
-        {code_cell(k.first),
-         text_cell(std::to_string(p.m) + "," + std::to_string(p.n) + "," + std::to_string(p.k)),
-         number_cell(double(n)), number_cell(double(ok.size())),
-         best ? code_cell(best->config) : text_cell("none"),
+        {code_cell(k.first), text_cell(spec_sizes(p)), number_cell(double(n)),
+         number_cell(double(ok.size())), best ? code_cell(best->config) : text_cell("none"),
          best ? number_cell(best->median_ms) : Cell{"", true},
          best && best->gflops > 0 ? number_cell(best->gflops) : Cell{"", true},
          gbps ? number_cell(*gbps) : Cell{"", true},
