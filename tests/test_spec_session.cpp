@@ -115,6 +115,34 @@ TEST(SpecSession, AConfigurationStoredUnderAnotherTextIsTheSameConfiguration) {
             3);
 }
 
+TEST(SpecSession, RowsStoredWhenTheWallTimeRankedAreRankedByTheirKernelsTime) {
+  // Rows of a tune before the kernel's time was the ranked one hold the wall time around each
+  // launch as their median (0.5 ms), their kernel's time beside it (0.01 ms): read as stored,
+  // a=1 was no finalist beside today's rows.
+  test::TempDir dir;
+  write_spec(dir, "a = [1, 2, 3]");
+  const KernelSpec spec = parse_spec_file(dir / "s.toml");
+  {
+    Store store(dir / "s.db");
+    const DeviceInfo& d = test::pocl_device("pthread").info;
+    store.upsert_device(d);
+    MeasurementRecord old = stored(spec, d, "a=1", Status::kOk, 0.5);
+    old.result.kernel_median_ms = 0.01, old.result.kernel_ms = {0.01};
+    store.add_measurement(old);
+    store.add_measurement(stored(spec, d, "a=2", Status::kOk, 0.1));
+    store.add_measurement(stored(spec, d, "a=3", Status::kOk, 0.2));
+  }
+  const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
+                                   "pthread", "--db", dir / "s.db", "--budget", "3", "--finalists",
+                                   "2", "--confirm-rounds", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(
+      test::count_rows(dir / "s.db", "SELECT COUNT(*) FROM measurements WHERE config = 'a=1'"), 2)
+      << "a=1 measured again as a finalist";
+  EXPECT_EQ(
+      test::count_rows(dir / "s.db", "SELECT COUNT(*) FROM measurements WHERE config = 'a=3'"), 1);
+}
+
 TEST(SpecSession, ABestOutsideTheSpecsSpaceIsNoFinalist) {
   // An imported best a=128 of a spec whose a is 1 or 2: sent to the worker as a finalist, it
   // stopped every later tune ("'128' is not a value of a") and left its session running.

@@ -240,10 +240,8 @@ cl::Event Gemm::Impl::run_locked(const cl::CommandQueue& queue, const GemmProble
       // work-group of its size leaves, which no query tells reliably (rusticl's
       // CL_KERNEL_WORK_GROUP_SIZE says 32 where 1024 run). Its first launch gives way to the
       // defaults where it failed before C was written (only scratch buffers were).
-      if (r.launched || routine_.main_enqueued() || !refused_launch(e.cl_code()) ||
-          !to_defaults(r, problem)) {
-        throw;
-      }
+      r.launched = r.launched || routine_.main_enqueued();  // it ran once: this call's error
+      if (r.launched || !refused_launch(e.cl_code()) || !to_defaults(r, problem)) throw;
       cl::Event done = enqueue(r.parameters.config);
       r.launched = true;
       return done;

@@ -86,8 +86,6 @@ std::string unrepresentable(SpecType t, double v, bool computed) {
     case SpecType::kUint:
       why = range(0, 4294967295.0);
       break;
-    // Expressions are computed in doubles: from 2^53 on, a whole number may be a rounded one
-    // (n * n * n * n + 1 came as n^4), so it is not passed as exact.
     case SpecType::kLong:  // doubles near 2^63 are 2^10 apart: the largest below 2^63 fits
       why = range(-0x1p63, std::nextafter(0x1p63, 0.0));
       break;

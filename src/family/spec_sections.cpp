@@ -140,7 +140,8 @@ SpecArgument read_argument(const Reader& r, const toml::table& t, const std::str
       } else {
         a.init = BufferInit::kConstant;
         a.constant = r.number(*init, key + ".init");
-        // Read from TOML as it is written: a whole number beyond 2^53 only where exact.
+        // A constant is not computed: the type's whole range (as far as TOML gives it: an
+        // integer literal beyond 2^53 is no double there).
         if (std::string why = unrepresentable(a.type, a.constant, false); !why.empty()) {
           r.fail(init->source(), key + ".init", why);
         }

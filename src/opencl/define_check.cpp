@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 
 #include "mmtune/error.hpp"
@@ -88,29 +87,6 @@ void check_define_names(ProgramCache& cache, const KernelSpec& spec) {
                    " this device's OpenCL C headers use: as -D defines they break every build, "
                    "the kernel aside (" +
                    log + "); rename " + (count > 1 ? "them" : "it"));
-}
-
-void check_kernel_signature(const cl::Program& program, const KernelSpec& spec) {
-  const std::string where = spec.path.string() + ": ";
-  try {
-    const cl::Kernel kernel(program, spec.kernel.c_str());
-    const auto takes = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
-    if (takes != spec.arguments.size()) {
-      throw UsageError(where + "kernel '" + spec.kernel + "' takes " + std::to_string(takes) +
-                       " arguments; the spec gives " + std::to_string(spec.arguments.size()));
-    }
-  } catch (const cl::Error& e) {
-    if (e.err() != CL_INVALID_KERNEL_NAME) throw;
-    std::string names;
-    try {
-      names = program.getInfo<CL_PROGRAM_KERNEL_NAMES>();
-    } catch (const cl::Error&) {
-      // OpenCL 1.1 cannot list them: the refusal stands without the list.
-    }
-    std::replace(names.begin(), names.end(), ';', ' ');
-    throw UsageError(where + "its sources define no kernel '" + spec.kernel + "'" +
-                     (names.empty() ? std::string() : " (they define: " + names + ")"));
-  }
 }
 
 }  // namespace mmtune

@@ -13,9 +13,4 @@ namespace mmtune {
 // it, or the build options when they alone do.
 void check_define_names(ProgramCache& cache, const KernelSpec& spec);
 
-// The spec's kernel in a program built from its sources. Throws UsageError where the sources
-// define no kernel of that name, or it takes another number of arguments than the spec gives:
-// otherwise every configuration's launch fails, a status each, and the spec is never named.
-void check_kernel_signature(const cl::Program& program, const KernelSpec& spec);
-
 }  // namespace mmtune

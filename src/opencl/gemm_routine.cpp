@@ -159,12 +159,12 @@ GemmRoutine::CopyKernels& GemmRoutine::copies(Precision precision) {
 RoutineEvents GemmRoutine::enqueue(const cl::CommandQueue& queue, const GemmProblem& problem,
                                    const KernelConfig& config, Operand a, Operand b, Operand c,
                                    const std::vector<cl::Event>& wait_for) {
+  main_enqueued_ = false;
   check(problem, a, b, c);
   if (!queue()) throw UsageError("the command queue is null");
   for (const auto& e : wait_for) {
     if (!e()) throw UsageError("the wait list holds a null event");
   }
-  main_enqueued_ = false;
   try {
     // Scaling C runs a batch in one launch too (batch 10^8 one launch per item took minutes
     // and gigabytes of events).

@@ -12,6 +12,7 @@
 
 #include "mmtune/error.hpp"
 #include "opencl/define_check.hpp"
+#include "opencl/spec_kernel.hpp"
 
 namespace mmtune {
 namespace {
@@ -151,12 +152,10 @@ SpecRunner::SpecRunner(const Device& device, const KernelSpec& spec,
   flops_ = spec_metric(spec, spec.flops, sizes, device_);
   bytes_ = spec_metric(spec, spec.bytes, sizes, device_);
   // A misspelled kernel failed every configuration's launch: one line instead, from the first
-  // valid configuration's build (the reference's too; one that does not build tells nothing).
+  // valid configuration's build (one that does not build tells nothing).
   if (const auto first = instance_.enumerate(nullptr, 1); !first.empty()) {
     if (const auto opts = build_options(first.front())) {
-      if (const auto built = cache_.build(source_, *opts); built->ok) {
-        check_kernel_signature(built->program, spec_);
-      }
+      writable_ = inspect_spec_kernel(context_, device.device, source_, *opts, spec_);
     }
   }
   compute_reference();
@@ -212,25 +211,6 @@ std::string SpecRunner::options(const SpecLaunchSizes& launch) const {
   return o;
 }
 
-// Bytes past each buffer's end, filled with kGuardByte: a kernel that writes there (a tail of
-// work-items past n, a row too long) is caught after its first run instead of passing, or
-// corrupting its neighbour. Writes further out, and reads, stay undetected.
-constexpr std::size_t kGuardBytes = 64 * 1024;
-constexpr unsigned char kGuardByte = 0xa5;
-
-std::size_t guard_bytes(std::size_t bytes, std::uint64_t max_alloc) {
-  return bytes + kGuardBytes <= max_alloc ? kGuardBytes : 0;
-}
-
-bool argument_may_be_written(const cl::Kernel& kernel, cl_uint index, bool output) {
-  cl_kernel_arg_address_qualifier qualifier = 0;
-  if (clGetKernelArgInfo(kernel(), index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof qualifier,
-                         &qualifier, nullptr) != CL_SUCCESS) {
-    return output;
-  }
-  return qualifier != CL_KERNEL_ARG_ADDRESS_CONSTANT;
-}
-
 std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSizes& launch) {
   std::vector<cl::Buffer> buffers(spec_.arguments.size());
   for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
@@ -238,17 +218,13 @@ std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSiz
     const cl_uint index = cl_uint(i);
     if (a.kind == ArgumentKind::kBuffer) {
       const auto& bytes = initial(i, launch.argument_sizes[i]);
-      const std::size_t guard = argument_may_be_written(kernel, index, a.output)
-                                    ? guard_bytes(bytes.size(), device_.max_alloc_bytes)
-                                    : 0;
+      const bool writable = writable_.empty() || writable_[i];
+      const std::size_t guard = writable ? guard_bytes(bytes.size(), device_.max_alloc_bytes) : 0;
       buffers[i] = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes.size() + guard);
       if (!bytes.empty()) {
         queue_.enqueueWriteBuffer(buffers[i], CL_TRUE, 0, bytes.size(), bytes.data());
       }
-      if (guard) {
-        static const std::vector<unsigned char> pattern(kGuardBytes, kGuardByte);
-        queue_.enqueueWriteBuffer(buffers[i], CL_TRUE, bytes.size(), guard, pattern.data());
-      }
+      if (guard) fill_guard(queue_, buffers[i], bytes.size(), guard);
       kernel.setArg(index, buffers[i]);
     } else if (a.kind == ArgumentKind::kLocal) {
       kernel.setArg(index, cl::Local(std::size_t(launch.argument_sizes[i]) * type_bytes(a.type)));
@@ -277,21 +253,14 @@ std::vector<unsigned char> SpecRunner::read_outputs(const std::vector<cl::Buffer
 
 std::string SpecRunner::overrun(const std::vector<cl::Buffer>& buffers,
                                 const SpecLaunchSizes& launch) {
-  std::vector<unsigned char> zone;
   for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
     const SpecArgument& a = spec_.arguments[i];
     if (a.kind != ArgumentKind::kBuffer) continue;
     const std::size_t bytes = std::size_t(launch.argument_sizes[i]) * type_bytes(a.type);
-    const std::size_t guard = buffers[i].getInfo<CL_MEM_SIZE>() - bytes;  // as bind() chose
-    if (!guard) continue;
-    zone.resize(guard);
-    queue_.enqueueReadBuffer(buffers[i], CL_TRUE, bytes, guard, zone.data());
-    const auto it =
-        std::find_if(zone.begin(), zone.end(), [](unsigned char c) { return c != kGuardByte; });
-    if (it != zone.end()) {
+    if (const auto at = guard_written(queue_, buffers[i], bytes)) {
       return "the kernel wrote past the end of " + a.name + " (" +
-             std::to_string(launch.argument_sizes[i]) + " elements), " +
-             std::to_string(std::size_t(it - zone.begin())) + " bytes beyond it";
+             std::to_string(launch.argument_sizes[i]) + " elements), " + std::to_string(*at) +
+             " bytes beyond it";
     }
   }
   return "";

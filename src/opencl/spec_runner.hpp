@@ -20,12 +20,6 @@
 
 namespace mmtune {
 
-// Whether argument `index` of `kernel` may be written, so that a guard zone past its buffer's
-// end tells of writes there: not a __constant one, which the kernel cannot write and which with
-// 64 KiB more would pass a GPU's CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE (64 KiB on NVIDIA's). Where
-// the implementation does not tell an argument's qualifier: `output`.
-bool argument_may_be_written(const cl::Kernel& kernel, cl_uint index, bool output);
-
 class SpecRunner {
  public:
   // Throws UsageError when the sizes do not suit the spec or its reference cannot run (a
@@ -88,7 +82,8 @@ class SpecRunner {
   };
   std::vector<Contents> contents_;                       // per argument
   std::optional<std::vector<unsigned char>> reference_;  // the outputs' expected bytes
-  SeenBefore built_;                                     // options build() was asked for
+  std::vector<bool> writable_;  // per argument, from inspect_spec_kernel(); empty: all
+  SeenBefore built_;            // options build() was asked for
 };
 
 }  // namespace mmtune

@@ -185,8 +185,9 @@ void Report::device_section(Doc& doc, const DeviceRow& dev, std::size_t index) {
   other_kernels(doc, dev,
                 {"spec:", "Users' kernels (spec files)",
                  "Sizes as stored: the spec's sizes in order, 1 where it has fewer than three. "
-                 "GFLOPS need the spec's `flops`, GB/s its `bytes` (whole launch, by the wall "
-                 "clock); a spec's kernel name ends in the hash of its file and sources."});
+                 "GFLOPS need the spec's `flops`, GB/s its `bytes` (over the kernel's time: "
+                 "its events where usable); a spec's kernel name ends in the hash of its file "
+                 "and sources."});
   other_kernels(doc, dev,
                 {"kt:", "Recorded kernels (imported from Kernel Tuner)",
                  "Times as Kernel Tuner recorded them on this device; sizes as given at import. "
