@@ -210,6 +210,18 @@ __kernel void w(__global float* y, const long n) {
     EXPECT_NE(std::string(e.what()).find("300 is outside uchar's range"), std::string::npos)
         << e.what();
   }
+  // Nor can an integer a double does not hold ("expected a finite number" said nothing).
+  std::string wide_init = arguments;
+  wide_init.replace(wide_init.find("type = \"float\""), 14,
+                    "type = \"long\"\ninit = 9007199254740993");
+  std::ofstream(dir / "s.toml") << one_dimensional("s", "u = [1]", wide_init);
+  try {
+    parse_spec_file(dir / "s.toml");
+    ADD_FAILURE() << "init = 2^53 + 1 accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("init: an integer beyond 2^53"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SpecVerify, AReferenceKernelBuildsWithTheParametersDefined) {

@@ -103,7 +103,10 @@ class Reader {
   }
 
   double number(const toml::node& n, const std::string& key) const {
-    const auto v = n.value<double>();  // integers convert
+    const auto v = n.value<double>();  // integers convert where a double holds them exactly
+    if (!v && n.is_integer()) {
+      fail(n.source(), key, "an integer beyond 2^53, which a double does not hold exactly");
+    }
     if (!v || !std::isfinite(*v)) fail(n.source(), key, "expected a finite number");
     return *v;
   }
