@@ -115,6 +115,17 @@ TEST(SpecSession, AConfigurationStoredUnderAnotherTextIsTheSameConfiguration) {
             3);
 }
 
+// `tune` of the spec in `dir` at size 64 on pthread into s.db with `more` options: its JSON
+// summary (a failed tune throws, failing the test with its stderr).
+nlohmann::json tune_json(const test::TempDir& dir, std::vector<std::string> more) {
+  std::vector<std::string> args = {"tune",     "--spec",  dir / "s.toml", "--size",     "64",
+                                   "--device", "pthread", "--db",         dir / "s.db", "--json"};
+  args.insert(args.end(), more.begin(), more.end());
+  const auto r = test::run_mmtune(args);
+  if (r.exit_code != 0) throw std::runtime_error("tune failed: " + r.err);
+  return nlohmann::json::parse(r.out);
+}
+
 TEST(SpecSession, RowsStoredWhenTheWallTimeRankedAreRankedByTheirKernelsTime) {
   // Rows of a tune before the kernel's time was the ranked one hold the wall time around each
   // launch as their median (0.5 ms), their kernel's time beside it (0.01 ms): read as stored,
@@ -132,10 +143,7 @@ TEST(SpecSession, RowsStoredWhenTheWallTimeRankedAreRankedByTheirKernelsTime) {
     store.add_measurement(stored(spec, d, "a=2", Status::kOk, 0.1));
     store.add_measurement(stored(spec, d, "a=3", Status::kOk, 0.2));
   }
-  const auto r = test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device",
-                                   "pthread", "--db", dir / "s.db", "--budget", "3", "--finalists",
-                                   "2", "--confirm-rounds", "1", "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  tune_json(dir, {"--budget", "3", "--finalists", "2", "--confirm-rounds", "1"});
   EXPECT_EQ(
       test::count_rows(dir / "s.db", "SELECT COUNT(*) FROM measurements WHERE config = 'a=1'"), 2)
       << "a=1 measured again as a finalist";
@@ -205,11 +213,7 @@ TEST(SpecSession, OneFinalistIsNoConfirmation) {
   // default and the stored best again in three rounds.
   test::TempDir dir;
   write_spec(dir, "a = [1, 2, 3]");
-  const auto r =
-      test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device", "pthread",
-                        "--db", dir / "s.db", "--budget", "2", "--finalists", "1", "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = tune_json(dir, {"--budget", "2", "--finalists", "1"});
   EXPECT_EQ(j["evaluations"], 2);
   EXPECT_EQ(j["confirm_rounds"], 0);
 }
@@ -221,11 +225,7 @@ TEST(SpecSession, ASpaceOfMillionsIsSearched) {
   for (int i = 1; i < 1000; ++i) a += ", " + std::to_string(i);
   for (int i = 1; i < 2000; ++i) b += ", " + std::to_string(i);
   write_spec(dir, a + "]\n" + b + "]");
-  const auto r =
-      test::run_mmtune({"tune", "--spec", dir / "s.toml", "--size", "64", "--device", "pthread",
-                        "--db", dir / "s.db", "--budget", "3", "--finalists", "0", "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = tune_json(dir, {"--budget", "3", "--finalists", "0"});
   EXPECT_EQ(j["configurations"], 2000000);
   EXPECT_EQ(j["evaluations"], 3);
 }
