@@ -412,19 +412,27 @@ TuneSummary TuneSession::finish() {
     const auto b = store_.best(key, request_.problem, kernel_name(k));
     if (b && (!best || b->median_ms < best->median_ms)) best = b;
   }
+  const KernelConfig library = default_parameters(device_.info, request_.problem).config;
+  const auto tuned = [&](KernelKind k) {
+    return std::find(request_.kernels.begin(), request_.kernels.end(), k) != request_.kernels.end();
+  };
   for (auto& r : store_.measurements(key, request_.problem)) {
     const bool ok = r.result.status == Status::kOk;
     if (best && r.id == best->measurement_id) summary_.best = r;
-    const auto keep = [&](std::optional<MeasurementRecord>& slot, KernelKind k) {
-      if (r.kernel == kernel_name(k) && r.config == to_string(default_config(k)) &&
+    const auto keep = [&](std::optional<MeasurementRecord>& slot, const KernelConfig& c) {
+      if (r.kernel == kernel_name(kind_of(c)) && r.config == to_string(c) &&
           (!slot || (ok && slot->result.status != Status::kOk))) {
         slot = r;
       }
     };
-    keep(summary_.default_tiled, KernelKind::kTiled);
-    keep(summary_.default_direct, KernelKind::kDirect);
-    keep(summary_.naive, KernelKind::kNaive);
-    keep(summary_.classic, KernelKind::kClassic);
+    // A default is compared where its kernel is tuned: another kernel's was no finalist.
+    if (tuned(KernelKind::kTiled)) keep(summary_.default_tiled, default_config(KernelKind::kTiled));
+    if (tuned(KernelKind::kDirect)) {
+      keep(summary_.default_direct, default_config(KernelKind::kDirect));
+    }
+    if (tuned(kind_of(library))) keep(summary_.library_default, library);
+    keep(summary_.naive, default_config(KernelKind::kNaive));
+    keep(summary_.classic, default_config(KernelKind::kClassic));
   }
   // The defaults as measured side by side with the best in the confirmation, when they were:
   // the speed-ups then compare like with like, and the best never loses to a default.
@@ -438,8 +446,17 @@ TuneSummary TuneSession::finish() {
   };
   if (auto r = confirmed_as(default_config(KernelKind::kTiled))) summary_.default_tiled = r;
   if (auto r = confirmed_as(default_config(KernelKind::kDirect))) summary_.default_direct = r;
-  summary_.library_default =
-      confirmed_as(default_parameters(device_.info, request_.problem).config);
+  if (auto r = confirmed_as(library)) summary_.library_default = r;
+  // A default that is the best is its own figure (1.00x): without a confirmation in this
+  // session (a resume that measured nothing) its first stored run compared with its confirmed
+  // median could say it was slower than itself.
+  for (auto* slot :
+       {&summary_.default_tiled, &summary_.default_direct, &summary_.library_default}) {
+    if (*slot && summary_.best && (*slot)->kernel == summary_.best->kernel &&
+        (*slot)->config == summary_.best->config) {
+      *slot = summary_.best;
+    }
+  }
   // Evaluation wall time is building (parallel builds, as wall time), then running and
   // verifying; start-up (worker, reference, defaults and baselines) is reported on its own.
   summary_.run_s = std::max(0.0, summary_.run_s - summary_.build_s - summary_.verify_s);
