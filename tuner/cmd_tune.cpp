@@ -437,7 +437,9 @@ void TuneCommands::add(CLI::App& app) {
   tune->add_option("--time-limit", tune_opt.time_limit,
                    "maximum tuning time, e.g. 90s, 10m, or none")
       ->capture_default_str();
-  tune->add_option("--seed", tune_opt.seed, "seed of the search and the operands")
+  tune->add_option("--seed", tune_opt.seed,
+                   "seed of the search and the operands (proposals come in batches sized by the "
+                   "host's cores: a seed repeats a search on hosts with as many)")
       ->check(cli::non_negative_integer());
   tune->add_option("--db", tune_opt.db,
                    "tuning database (default $MMTUNE_DB or $XDG_DATA_HOME/mmtune/tuning.db)");

@@ -35,7 +35,9 @@ constexpr std::size_t kMaxBins = 256;  // parameters with more values are binned
 constexpr std::size_t kMinInitial = 8;
 constexpr StrategyOption kOptions[] = {
     {"trees", 24, 1, 1000, "regression trees in the forest", true},
-    {"initial_fraction", 0.02, 0, 1, "share of the budget sampled at random before the model"},
+    {"initial_fraction", 0.02, 0, 1,
+     "share of the budget sampled at random before the model (at least 8 configurations: "
+     "a model of fewer has nothing to learn from)"},
     {"random_fraction", 0.12, 0, 1, "share of proposals drawn at random (exploration)"},
     {"kappa", 0.3, 0, 100, "weight of the trees' spread in a candidate's score (exploration)"},
     {"products", 0, 0, 1,
