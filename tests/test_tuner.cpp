@@ -346,6 +346,27 @@ TEST(Tuner, ATimeLimitHoldsForTheWholeTune) {
       << " rounds, baselines " << s.baselines_s << " s";
 }
 
+// A resume whose first batches were all stored had measured nothing when its next batch was
+// estimated: at most a first run at its limit plus a worker restart (about 5 s), which never fit
+// a short limit, and the same command stopped at "time-limit" each time, measuring nothing.
+TEST(Tuner, AResumeWithAShortTimeLimitStillMovesOn) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  TuneRequest req;
+  req.problem.m = req.problem.n = req.problem.k = 64;
+  req.kernels = {KernelKind::kTiled};
+  req.space = SpaceSize::kQuick;
+  req.budget = 24;  // the resume's first batches: all stored
+  req.finalists = 0;
+  tune(test::pocl_device("pthread"), store, req, environment(dir), {}, kNoStop);
+  req.budget = 1000;
+  req.time_limit_s = 4;
+  const TuneSummary again =
+      tune(test::pocl_device("pthread"), store, req, environment(dir), {}, kNoStop);
+  EXPECT_GT(again.reused, 0u);
+  EXPECT_GT(again.evaluations, 0u) << "the resume measured nothing";
+}
+
 // Other processes' CPU use is read from /proc for each measurement, stored with it, and a busy
 // machine is said once, while tuning and in the summary.
 TEST(Tuner, ABusyMachineIsSeenStoredAndSaidOnce) {
