@@ -105,7 +105,9 @@ class Reader {
   double number(const toml::node& n, const std::string& key) const {
     const auto v = n.value<double>();  // integers convert where a double holds them exactly
     if (!v && n.is_integer()) {
-      fail(n.source(), key, "an integer beyond 2^53, which a double does not hold exactly");
+      fail(n.source(), key,
+           "an integer beyond 2^53 is read as a double only where exact: write it as a float "
+           "literal (e.g. 1.0e16) to have it rounded");
     }
     if (!v || !std::isfinite(*v)) fail(n.source(), key, "expected a finite number");
     return *v;

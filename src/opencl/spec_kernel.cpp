@@ -47,14 +47,22 @@ bool argument_may_be_written(const cl::Kernel& kernel, cl_uint index) {
 std::vector<bool> inspect_spec_kernel(const cl::Context& context, const cl::Device& device,
                                       const std::string& source, const std::string& options,
                                       const KernelSpec& spec) {
-  cl::Program program(context, source);
-  try {
-    program.build(std::vector<cl::Device>{device}, (options + " -cl-kernel-arg-info").c_str());
-  } catch (const cl::Error&) {
-    return {};  // the configuration's BuildFailed will say why
-  }
-  check_signature(program, spec);
-  const cl::Kernel kernel(program, spec.kernel.c_str());
+  const auto built = [&](const std::string& o) -> std::optional<cl::Program> {
+    cl::Program program(context, source);
+    try {
+      program.build(std::vector<cl::Device>{device}, o.c_str());
+      return program;
+    } catch (const cl::Error&) {
+      return std::nullopt;
+    }
+  };
+  auto program = built(options + " -cl-kernel-arg-info");
+  const bool told = program.has_value();
+  if (!told) program = built(options);  // an implementation that refuses the option
+  if (!program) return {};              // the configuration's BuildFailed will say why
+  check_signature(*program, spec);
+  if (!told) return {};
+  const cl::Kernel kernel(*program, spec.kernel.c_str());
   std::vector<bool> writable;
   for (std::size_t i = 0; i < spec.arguments.size(); ++i) {
     writable.push_back(argument_may_be_written(kernel, cl_uint(i)));

@@ -21,10 +21,11 @@ namespace mmtune {
 bool argument_may_be_written(const cl::Kernel& kernel, cl_uint index);
 
 // Builds `source` with `options` and -cl-kernel-arg-info, from source (a cached binary need not
-// tell qualifiers). Throws UsageError where it defines no kernel of the spec's name, or that
-// kernel takes another number of arguments than the spec gives: otherwise every configuration's
-// launch fails, a status each. Returns per argument whether the kernel may write it; empty where
-// the source does not build with these options.
+// tell qualifiers; without the option where the implementation refuses it). Throws UsageError
+// where it defines no kernel of the spec's name, or that kernel takes another number of
+// arguments than the spec gives: otherwise every configuration's launch fails, a status each.
+// Returns per argument whether the kernel may write it; empty where the source does not build
+// with these options or the qualifiers are not told.
 std::vector<bool> inspect_spec_kernel(const cl::Context& context, const cl::Device& device,
                                       const std::string& source, const std::string& options,
                                       const KernelSpec& spec);

@@ -211,14 +211,17 @@ std::string SpecRunner::options(const SpecLaunchSizes& launch) const {
   return o;
 }
 
-std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSizes& launch) {
+std::vector<cl::Buffer> SpecRunner::bind(cl::Kernel& kernel, const SpecLaunchSizes& launch,
+                                         bool guarded) {
   std::vector<cl::Buffer> buffers(spec_.arguments.size());
   for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
     const SpecArgument& a = spec_.arguments[i];
     const cl_uint index = cl_uint(i);
     if (a.kind == ArgumentKind::kBuffer) {
       const auto& bytes = initial(i, launch.argument_sizes[i]);
-      const bool writable = writable_.empty() || writable_[i];
+      // Qualifiers unknown: the outputs only (a __constant input with 64 KiB more would pass a
+      // GPU's constant-buffer limit).
+      const bool writable = guarded && (writable_.empty() ? a.output : bool(writable_[i]));
       const std::size_t guard = writable ? guard_bytes(bytes.size(), device_.max_alloc_bytes) : 0;
       buffers[i] = cl::Buffer(context_, CL_MEM_READ_WRITE, bytes.size() + guard);
       if (!bytes.empty()) {
@@ -343,7 +346,7 @@ void SpecRunner::compute_reference() {
   }
   try {
     cl::Kernel kernel(built->program, (first ? spec_.kernel : spec_.verification.kernel).c_str());
-    const auto buffers = bind(kernel, ref);
+    const auto buffers = bind(kernel, ref, false);  // its kernel may be another: no guards
     cl::Event done;
     queue_.enqueueNDRangeKernel(kernel, cl::NullRange, ndrange(ref.global), ndrange(ref.local),
                                 nullptr, &done);
@@ -388,7 +391,7 @@ Measurement SpecRunner::evaluate(const SpecPoint& point, const TimingOptions& ti
 
   try {
     cl::Kernel kernel(built->program, spec_.kernel.c_str());
-    const auto buffers = bind(kernel, launch);
+    const auto buffers = bind(kernel, launch, true);
     const cl::NDRange global = ndrange(launch.global), local = ndrange(launch.local);
     const bool events = calibration_.events.usable;
     m.kernel_wall_clock = !events;

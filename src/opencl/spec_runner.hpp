@@ -54,7 +54,8 @@ class SpecRunner {
   std::string options(const SpecLaunchSizes& launch) const;
   // Creates the buffers and sets the arguments of `kernel` for `launch`; the buffers are
   // returned in argument order (empty for scalars and local memory).
-  std::vector<cl::Buffer> bind(cl::Kernel& kernel, const SpecLaunchSizes& launch);
+  // `guarded`: the buffers the kernel may write carry a guard zone (overrun() reads it).
+  std::vector<cl::Buffer> bind(cl::Kernel& kernel, const SpecLaunchSizes& launch, bool guarded);
   // The output buffers' contents, concatenated in argument order.
   std::vector<unsigned char> read_outputs(const std::vector<cl::Buffer>& buffers,
                                           const SpecLaunchSizes& launch);
