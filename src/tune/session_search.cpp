@@ -326,17 +326,20 @@ double TuneSession::evaluation_estimate_s(const KernelSearch& s) const {
 
 std::size_t TuneSession::evaluations_that_fit(const KernelSearch& s, std::size_t n) const {
   if (request_.time_limit_s <= 0 || !std::isfinite(best_now_ms())) return n;
-  // Until this tune measured anything (a resume whose first batches were all stored), one
-  // evaluation runs: with no cost to learn from, the bound (about 5 s) never fit a short limit,
-  // and the same command stopped at its time limit each time, measuring nothing.
-  if (std::none_of(searches_.begin(), searches_.end(),
-                   [](const KernelSearch& k) { return k.measured > 0; })) {
-    return std::min<std::size_t>(n, 1);
-  }
   const double end = confirmation_end_s() - search_reserve_s();
   const double left = end - elapsed_s(), each = evaluation_estimate_s(s);
   if (each <= 0) return n;
-  return std::size_t(std::min(double(n), std::max(0.0, left / each)));
+  const auto fit = std::size_t(std::min(double(n), std::max(0.0, left / each)));
+  // Until this tune measured anything (a resume whose first batches were all stored), one
+  // evaluation runs where time is left: with no cost to learn from, the bound (about 5 s) never
+  // fit a short limit, and the same command stopped at its time limit each time, measuring
+  // nothing. Only then: a resume's batches stay those of the run it resumes.
+  if (fit == 0 && left > 0 &&
+      std::none_of(searches_.begin(), searches_.end(),
+                   [](const KernelSearch& k) { return k.measured > 0; })) {
+    return std::min<std::size_t>(n, 1);
+  }
+  return fit;
 }
 
 void TuneSession::no_time_left(KernelSearch& s) {
