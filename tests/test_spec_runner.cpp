@@ -328,6 +328,9 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto stored_best = nlohmann::json::parse(r.out);
   const std::string stored = stored_best["config"];
+  // Its problem is the spec and its sizes, not a GEMM's precision, layout and transpositions.
+  EXPECT_EQ(stored_best["problem"], (nlohmann::json{{"spec", "scale"}, {"sizes", {100000}}}))
+      << r.out;
   // GB/s from the spec's bytes, stored with the measurement.
   EXPECT_NEAR(stored_best["gbps"].get<double>(),
               8 * 100000 / (stored_best["median_ms"].get<double>() * 1e6), 1e-6);

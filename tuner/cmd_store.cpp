@@ -230,14 +230,15 @@ namespace {
 
 // One device's best for a problem, as JSON.
 // `session`: the session that measured it (the store's sessions, read once per command).
+// `problem`: the problem as JSON (a spec's is its sizes, not a GEMM's fields).
 nlohmann::json best_json(const BestRecord& b, const SessionRecord* session,
-                         const DeviceInfo& device, const GemmProblem& problem) {
+                         const DeviceInfo& device, const nlohmann::json& problem) {
   const std::string command_line = session ? session->command_line : "";
   const auto or_null = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(); };
   return {
       {"device", device.name},
       {"device_key", device.key},
-      {"problem", to_json(problem)},
+      {"problem", problem},
       {"kernel", b.kernel},
       {"config", b.config},
       {"median_ms", b.median_ms},
@@ -295,6 +296,12 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
   const std::string what =
       o.spec.empty() ? describe(problem)
                      : std::filesystem::path(o.spec).stem().string() + " at sizes " + o.sizes;
+  // A spec has no precision, layout or transpositions: its sizes as the user gave them (the
+  // store pads them to three with 1).
+  const nlohmann::json problem_json =
+      o.spec.empty() ? to_json(problem)
+                     : nlohmann::json{{"spec", std::filesystem::path(o.spec).stem().string()},
+                                      {"sizes", cli::parse_spec_sizes(o.sizes)}};
   Store store(existing_database_path(o.db), Store::Access::kReadOnly);
   std::vector<DeviceInfo> devices;
   if (dopt.device.empty() && dopt.platform.empty()) {
@@ -320,7 +327,7 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
     const auto it = sessions.find(b->session_id);
     const SessionRecord* session = it == sessions.end() ? nullptr : &it->second;
     if (o.json) {
-      all.push_back(best_json(*b, session, device, problem));
+      all.push_back(best_json(*b, session, device, problem_json));
     } else {
       print_best(*b, session, device, what);
     }
