@@ -319,15 +319,21 @@ TEST(Tuner, BaselinesStopAtTheirShareOfTheTune) {
   EXPECT_LT(s.baselines_s, s.total_s);
 }
 
+// A tune of the tiled kernel's quick space at size n, with the defaults of the CLI otherwise.
+TuneRequest quick_tiled(std::size_t n) {
+  TuneRequest req;
+  req.problem.m = req.problem.n = req.problem.k = n;
+  req.kernels = {KernelKind::kTiled};
+  req.space = SpaceSize::kQuick;
+  return req;
+}
+
 // A time limit holds for the whole tune: the search stops early enough for the confirmation's
 // estimated rounds and the baselines' share.
 TEST(Tuner, ATimeLimitHoldsForTheWholeTune) {
   test::TempDir dir;
   Store store(dir / "tuning.db");
-  TuneRequest req;
-  req.problem.m = req.problem.n = req.problem.k = 256;
-  req.kernels = {KernelKind::kTiled};
-  req.space = SpaceSize::kQuick;
+  TuneRequest req = quick_tiled(256);
   req.time_limit_s = 10;
   const TuneSummary s =
       tune(test::pocl_device("pthread"), store, req, environment(dir), {}, kNoStop);
@@ -352,10 +358,7 @@ TEST(Tuner, ATimeLimitHoldsForTheWholeTune) {
 TEST(Tuner, AResumeWithAShortTimeLimitStillMovesOn) {
   test::TempDir dir;
   Store store(dir / "tuning.db");
-  TuneRequest req;
-  req.problem.m = req.problem.n = req.problem.k = 64;
-  req.kernels = {KernelKind::kTiled};
-  req.space = SpaceSize::kQuick;
+  TuneRequest req = quick_tiled(64);
   req.budget = 24;  // the resume's first batches: all stored
   req.finalists = 0;
   tune(test::pocl_device("pthread"), store, req, environment(dir), {}, kNoStop);
