@@ -430,6 +430,12 @@ TEST(ExchangeHeader, CompilesAndHoldsTheStoredBest) {
   GemmProblem batched = problem(256, 256, 256);
   batched.batch = 8;
   store.add_measurement(timed(key, 0, tiled(16, 4), batched, 0.1, "2024-01-01T00:03:00Z"));
+  // A faster best without a rate (as an imported one may be): the time ranks, not the GFLOPS.
+  const GemmProblem small = problem(128, 128, 128);
+  store.add_measurement(timed(key, 0, tiled(32, 8), small, 2.0, "2024-01-01T00:04:00Z"));
+  auto unrated = timed(key, 0, DirectConfig{}, small, 1.0, "2024-01-01T00:04:01Z");
+  unrated.result.gflops = unrated.result.kernel_gflops = 0;
+  store.add_measurement(unrated);
   const std::string header = export_header(store);
   const std::string odd = odd_device().key;
   EXPECT_NE(header.find(key), std::string::npos);
@@ -472,7 +478,10 @@ TEST(ExchangeHeader, CompilesAndHoldsTheStoredBest) {
       key +
       "\", 256, 256, 256, 32, \"row\", false, false, nullptr, 8);\n"
       "static_assert(eight->batch == 8 && eight->get(\"MWG\") == 16, \"batched\");\n"
-      "static_assert(mmtune_tuned::kEntryCount == 7, \"one per device, kernel and problem\");\n";
+      "static_assert(mmtune_tuned::detail::equal(mmtune_tuned::find(\"" +
+      key +
+      "\", 128, 128, 128)->kernel, \"direct\"), \"by time\");\n"
+      "static_assert(mmtune_tuned::kEntryCount == 9, \"one per device, kernel and problem\");\n";
   EXPECT_EQ(compile(dir, header, checks), 0);
 
   // One device only, and an empty table, compile too.

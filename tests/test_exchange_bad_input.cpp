@@ -269,6 +269,52 @@ TEST(ExchangeBadInput, EachIsRejectedAndLeavesTheDatabaseUnchanged) {
   }
 }
 
+// Rows the store would keep only in part, or keep one of: refused with their reason, not stored
+// with their figures dropped (an untimed row) or the file's last best silently winning.
+TEST(ExchangeBadInput, FiguresThatWouldBeLostOrReplacedAreRefused) {
+  json with_best = valid_export();
+  with_best["measurements"][0]["id"] = 1;
+  with_best["best"] = {{{"device_key", "00112233aabbccdd"},
+                        {"kernel", "classic"},
+                        {"problem", with_best["measurements"][0]["problem"]},
+                        {"measurement", 1},
+                        {"updated_at", "2024-01-01T00:00:05Z"}}};
+  test::TempDir dir;
+  {
+    Store store(dir / "ok.db");
+    import_text(store, with_best.dump(), "one-best.json");
+    EXPECT_EQ(count(store, "best"), 1);
+  }
+  const auto refused = [&](const std::string& what, const std::string& why, auto edit) {
+    SCOPED_TRACE(what);
+    json j = with_best;
+    edit(j);
+    Store store(dir / (what + ".db"));
+    try {
+      import_text(store, j.dump(), "input.json");
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(count(store, "measurements"), 0);
+  };
+  refused("two bests", "a second best", [](json& j) { j["best"].push_back(j["best"][0]); });
+  refused("figures without runs", "untimed", [](json& j) {
+    j["best"] = json::array();
+    j["measurements"][0].erase("routine_ms");
+  });
+  refused("empty runs", "untimed", [](json& j) {
+    j["best"] = json::array();
+    j["measurements"][0]["routine_ms"] = json::array();
+  });
+  for (const double kernel_ms : {1e-12, 1e6}) {
+    refused("kernel time " + std::to_string(kernel_ms), "within its runs", [&](json& j) {
+      j["measurements"][0]["kernel_median_ms"] = kernel_ms;
+      j["measurements"][0]["kernel_gflops"] = nullptr;
+    });
+  }
+}
+
 TEST(ExchangeBadInput, AFileNamedWithAnyBytesStillRoundTrips) {
   // A file's name may hold an escape sequence, a newline and bytes that are no UTF-8. The
   // import's session names the file: its export failed (invalid UTF-8) or did not import again

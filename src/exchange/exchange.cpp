@@ -348,12 +348,29 @@ ImportData read_mmtune_export(const json& j) {
       if (result && x.kernel_gflops > 0 && !(x.kernel_median_ms > 0)) {
         f.at("kernel_gflops").fail("a kernel's rate needs the kernel's time");
       }
+      // The kernel runs within its routine's time, so no kernel time is longer than the
+      // slowest run (1 % for two clocks' rounding), and a recorded one is a measurement: a
+      // spec's tune and the CLBlast export take it as the time.
+      if (result && x.kernel_median_ms > 0 &&
+          !(x.kernel_median_ms >= kMinImportMs && x.kernel_median_ms <= 1.01 * x.max_ms)) {
+        f.at("kernel_median_ms").fail("a kernel's time lies within its runs' (min_ms to max_ms)");
+      }
       // Only a user's kernel states the bytes it moves. Its GB/s has no tight bound (caches
       // serve a kernel faster than memory, and a spec may count traffic naively), as in the
       // spec runner.
       if (const auto g = f.optional("gbps")) {
         x.gbps = g->number(0.0, result ? kMaxImportGbps : 1e300);
         if (x.gbps > 0 && !is_spec_kernel(r.kernel)) g->fail("only a spec kernel has a byte rate");
+      }
+    } else {
+      // Figures without the runs they summarise would be dropped: refused, not lost (0 is
+      // unknown, as files before NULLs wrote it).
+      for (const char* key : {"median_ms", "min_ms", "max_ms", "kernel_median_ms", "gflops",
+                              "kernel_gflops", "gbps"}) {
+        const auto v = f.optional(key);
+        if (v && !(v->value().is_number() && v->value().get<double>() == 0.0)) {
+          v->fail("a figure of an untimed measurement (no routine_ms): null, or its runs given");
+        }
       }
     }
     if (const auto o = f.optional("other_load")) x.other_load = o->number(0.0, 1.0);
@@ -385,6 +402,14 @@ ImportData read_mmtune_export(const json& j) {
           .fail("not a timed Ok measurement of this best's device, kernel and problem");
     }
     b.updated_at = f.at("updated_at").timestamp();
+    // A problem has one best per device and kernel: of two, one would silently replace the
+    // other (whichever the file lists last).
+    for (const ImportedBest& o : data.bests) {
+      if (o.device_key == b.device_key && o.kernel == b.kernel &&
+          describe(o.problem) == describe(b.problem)) {
+        f.fail("a second best of this device, kernel and problem");
+      }
+    }
     data.bests.push_back(std::move(b));
   }
   return data;

@@ -143,13 +143,13 @@ std::string export_header(Store& store, const std::string& device_key) {
             cpp_literal(p.layout == Layout::kColMajor ? "col" : "row") + ", " +
             (p.trans_a ? "true" : "false") + ", " + (p.trans_b ? "true" : "false") + ", " +
             std::to_string(p.batch) + "u, " + std::to_string(params->first.size()) + "u, {" +
-            plist + "}, " + cpp_double(b.gflops) + "},\n";
+            plist + "}, " + cpp_double(b.gflops) + ", " + cpp_double(b.median_ms) + "},\n";
     ++count;
   }
   // One extra, empty row keeps the array non-empty when nothing is stored.
   rows +=
       "    {nullptr, nullptr, nullptr, nullptr, 0u, 0u, 0u, 0, nullptr, false, false, 0u, 0u, {}, "
-      "0.0},\n";
+      "0.0, 0.0},\n";
 
   std::string h;
   h += "// Tuned GEMM parameters exported by mmtune " MMTUNE_VERSION
@@ -161,11 +161,12 @@ std::string export_header(Store& store, const std::string& device_key) {
   h += "struct Parameter {\n  const char* name;\n  std::int32_t value;\n};\n\n";
   h += "// The best configuration of one kernel for one device and problem. m, n, k, precision\n"
        "// (bits), layout (\"row\" or \"col\"), the transpositions and batch (multiplications per\n"
-       "// call) describe the problem as the caller sees it; gflops counts the whole routine.\n";
+       "// call) describe the problem as the caller sees it; gflops counts the whole routine (0:\n"
+       "// unknown, as in an imported best), median_ms is its median time.\n";
   h += "struct Entry {\n  const char* device_key;\n  const char* vendor;\n  const char* name;\n"
        "  const char* kernel;\n  std::size_t m, n, k;\n  int precision;\n  const char* layout;\n"
        "  bool trans_a, trans_b;\n  std::size_t batch;\n  std::size_t parameter_count;\n"
-       "  Parameter parameters[kMaxParameters];\n  double gflops;\n\n"
+       "  Parameter parameters[kMaxParameters];\n  double gflops;\n  double median_ms;\n\n"
        "  // The value of a parameter, or `fallback` when this entry has none of that name.\n"
        "  constexpr std::int32_t get(const char* parameter, std::int32_t fallback = -1) const;\n"
        "};\n\n";
@@ -185,8 +186,8 @@ std::string export_header(Store& store, const std::string& device_key) {
        "  return fallback;\n"
        "}\n\n";
   h += "// The entry for a device key and problem, or nullptr. With kernel == nullptr, the faster\n"
-       "// of the \"tiled\" and \"direct\" entries (what mmtune best reports); otherwise that "
-       "kernel's.\n"
+       "// of the \"tiled\" and \"direct\" entries by median time (what mmtune best reports);\n"
+       "// otherwise that kernel's.\n"
        "constexpr const Entry* find(const char* device_key, std::size_t m, std::size_t n,\n"
        "                            std::size_t k, int precision = 32, const char* layout = "
        "\"row\",\n"
@@ -203,7 +204,7 @@ std::string export_header(Store& store, const std::string& device_key) {
        "    const bool wanted = kernel != nullptr ? detail::equal(e.kernel, kernel)\n"
        "                                          : detail::equal(e.kernel, \"tiled\") ||\n"
        "                                                detail::equal(e.kernel, \"direct\");\n"
-       "    if (wanted && (found == nullptr || e.gflops > found->gflops)) found = &e;\n"
+       "    if (wanted && (found == nullptr || e.median_ms < found->median_ms)) found = &e;\n"
        "  }\n"
        "  return found;\n"
        "}\n\n}  // namespace mmtune_tuned\n";

@@ -128,12 +128,18 @@ std::vector<int> read_key(const std::string& key, const Space& s) {
 
 bool is_xgemm(const std::string& kernel, const Space& s) {
   if (kernel != "Xgemm") return false;
+  // Every name one of Xgemm's and every value one CLBlast takes: each value is in one of the
+  // rows checked (the first value alone would make the meaning hang on the lists' order).
+  std::size_t rows = 1;
+  for (const auto& v : s.values) rows = std::max(rows, v.size());
   try {
-    std::string text;
-    for (std::size_t i = 0; i < s.keys.size(); ++i) {
-      text += s.keys[i] + "=" + std::to_string(s.values[i].front()) + " ";
+    for (std::size_t row = 0; row < rows; ++row) {
+      std::string text;
+      for (std::size_t i = 0; i < s.keys.size(); ++i) {
+        text += s.keys[i] + "=" + std::to_string(s.values[i][row % s.values[i].size()]) + " ";
+      }
+      canonical_clblast_parameters(text);
     }
-    canonical_clblast_parameters(text);  // every name one of Xgemm's
     return true;
   } catch (const UsageError&) {
     return false;

@@ -167,7 +167,8 @@ json export_bests(Store& store, const std::string& device_key) {
 std::vector<HeaderBest> header_bests(Store& store, const std::string& device_key) {
   auto b = store.db().prepare(
       "SELECT d.key, d.vendor, d.name, b.kernel, b.m, b.n, b.k, b.precision, b.layout, "
-      "b.trans_a, b.trans_b, b.batch, b.config, b.gflops FROM best b JOIN devices d ON d.id = "
+      "b.trans_a, b.trans_b, b.batch, b.config, b.gflops, b.median_ms FROM best b JOIN devices d "
+      "ON d.id = "
       "b.device_id WHERE (? = '' OR d.key = ?) "
       "ORDER BY d.key, b.kernel, b.m, b.n, b.k, b.precision, b.layout, b.trans_a, b.trans_b, "
       "b.batch");
@@ -177,7 +178,7 @@ std::vector<HeaderBest> header_bests(Store& store, const std::string& device_key
     HeaderBest h;
     h.key = b.text(0), h.vendor = b.text(1), h.name = b.text(2), h.kernel = b.text(3);
     h.p = read_problem(b, 4);
-    h.config = b.text(12), h.gflops = b.real(13);
+    h.config = b.text(12), h.gflops = b.real(13), h.median_ms = b.real(14);
     out.push_back(std::move(h));
   }
   return out;

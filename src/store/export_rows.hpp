@@ -21,7 +21,8 @@ nlohmann::json export_bests(Store& store, const std::string& device_key);
 struct HeaderBest {
   std::string key, vendor, name, kernel, config;
   GemmProblem p;
-  double gflops = 0;
+  double gflops = 0;     // 0: unknown (an imported best may have none)
+  double median_ms = 0;  // what ranks bests, as `mmtune best` ranks them
 };
 std::vector<HeaderBest> header_bests(Store& store, const std::string& device_key);
 

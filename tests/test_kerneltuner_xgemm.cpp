@@ -1,0 +1,57 @@
+// Which Kernel Tuner files are CLBlast's Xgemm (mapped onto the tiled kernel): decided by every
+// value of the file's space, so that the order of a tune_params list changes nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "exchange/exchange.hpp"
+#include "test_support.hpp"
+
+namespace mmtune {
+namespace {
+
+// The first 50 results of a real Xgemm landscape (measured on an A100).
+nlohmann::json xgemm_sample() {
+  std::ifstream in(std::string(MMTUNE_LANDSCAPES_DIR) + "/GEMM_A100_run1.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json cache = nlohmann::json::object();
+  for (const auto& [key, value] : j["cache"].items()) {
+    if (cache.size() == 50) break;
+    cache[key] = value;
+  }
+  j["cache"] = cache;
+  return j;
+}
+
+std::set<std::string> kernels_of(const nlohmann::json& j) {
+  GemmProblem p;
+  p.m = p.n = p.k = 4096;
+  const ImportData data = read_kerneltuner_cache(j, "sample.json", "2024-01-01T00:00:00Z", p);
+  std::set<std::string> kernels;
+  for (const auto& r : data.measurements) kernels.insert(r.kernel);
+  return kernels;
+}
+
+TEST(KernelTunerXgemm, TheOrderOfAValueListChangesNothing) {
+  const nlohmann::json sample = xgemm_sample();
+  EXPECT_EQ(kernels_of(sample), std::set<std::string>{"tiled"});
+  nlohmann::json reversed = sample;
+  for (auto& [name, values] : reversed["tune_params"].items()) {
+    std::reverse(values.begin(), values.end());
+  }
+  EXPECT_EQ(kernels_of(reversed), std::set<std::string>{"tiled"});
+  // A value CLBlast does not take: the space is not CLBlast's, listed first or last (the first
+  // values alone decided: tiled one way, a recorded kernel the other).
+  nlohmann::json last = sample, first = sample;
+  last["tune_params"]["MWG"].push_back(8192);
+  first["tune_params"]["MWG"].insert(first["tune_params"]["MWG"].begin(), 8192);
+  EXPECT_EQ(kernels_of(last), std::set<std::string>{"kt:Xgemm"});
+  EXPECT_EQ(kernels_of(first), std::set<std::string>{"kt:Xgemm"});
+}
+
+}  // namespace
+}  // namespace mmtune
