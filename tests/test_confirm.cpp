@@ -231,5 +231,27 @@ TEST(Tuner, TheStoredBestIsAlwaysAFinalist) {
   EXPECT_GT(best->median_ms, 1e-5) << "a confirmed best is a real measurement of the round";
 }
 
+// A summary compares each default by its stored run of median time, not by its first: a resume
+// that measures nothing again printed another speed-up than the tune it resumed, from a first
+// run taken at start-up (here a slow one, as on a busy machine, moved first).
+TEST(Tuner, TheDefaultsAreComparedByTheirMedianStoredRun) {
+  test::TempDir dir;
+  Store store(dir / "tuning.db");
+  const Device& dev = test::pocl_device("pthread");
+  TuneRequest req = small_request("exhaustive");
+  req.candidates->push_back(TiledConfig{});
+  req.budget = req.candidates->size();
+  const TuneSummary first = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_TRUE(first.default_tiled);
+  const double ms = first.default_tiled->result.median_ms;
+  const GemmProblem& p = req.problem;
+  store_measurement(store, dev.info.key, TiledConfig{}, p, p.flops() / (100 * ms * 1e6));
+  store.db().exec("UPDATE measurements SET id = -1 WHERE id = (SELECT MAX(id) FROM measurements)");
+  const TuneSummary again = tune(dev, store, req, environment(dir), {}, kNoStop);
+  ASSERT_TRUE(again.default_tiled);
+  EXPECT_EQ(again.evaluations, 0u);
+  EXPECT_EQ(again.default_tiled->result.median_ms, ms) << "its first stored run: 100x slower";
+}
+
 }  // namespace
 }  // namespace mmtune

@@ -79,6 +79,23 @@ TEST(Fleet, PlanGroupsTheHostCpuAndSkipsDevicesWithoutThePrecision) {
   EXPECT_THROW(tune_fleet(none, "/nonexistent/dir/tuning.db", {}, {}), NoDeviceError);
 }
 
+// The command keeps to its time limit: the devices of a group share what is left of it (each had
+// the whole limit, and a group of three took three times as long).
+TEST(Fleet, TheDevicesOfAGroupShareTheTimeLimit) {
+  const Device& pthread = test::pocl_device("pthread");
+  const Device& basic = test::pocl_device("basic");
+  const FleetPlan plan = plan_fleet({&pthread, &basic}, square(64));
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const auto& members = plan.groups.begin()->second;
+  ASSERT_EQ(members.size(), 2u);
+  EXPECT_DOUBLE_EQ(fleet_time_limit(plan, *members[0], 60, 0), 30);
+  EXPECT_DOUBLE_EQ(fleet_time_limit(plan, *members[1], 60, 40), 20);
+  // Past the limit: the least a tune can have (0 would be none).
+  EXPECT_GT(fleet_time_limit(plan, *members[1], 60, 70), 0);
+  EXPECT_LT(fleet_time_limit(plan, *members[1], 60, 70), 0.01);
+  EXPECT_EQ(fleet_time_limit(plan, *members[0], 0, 10), 0);  // none stays none
+}
+
 // A database that fails (a full disk) fails every device after it too: they are not started,
 // and the fleet's exit code is the database's (4), as a single tune's (it went on, and said 1).
 TEST(Fleet, ADatabaseFailureStopsTheDevicesAfterIt) {
@@ -133,6 +150,9 @@ TEST_P(FleetTest, DeviceAllTunesEveryDeviceIntoOneStoreThatLookupAndReportRead) 
   for (std::size_t i = 1; i < sessions.size(); ++i) {
     EXPECT_GE(sessions[i].started_at, sessions[i - 1].ended_at) << i;
   }
+  // They share the default time limit of 8 minutes: the first its share, the last what is left.
+  EXPECT_NEAR(sessions.front().time_limit_s, 480.0 / double(sessions.size()), 1.0);
+  EXPECT_LT(sessions.back().time_limit_s, 480.0);
 
   // A consumer reads each device's own best from the shared store.
   const ParameterLookup lookup(db);

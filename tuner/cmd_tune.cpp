@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -300,9 +301,12 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
   for (const auto& [group, members] : plan.groups) {
     std::string names;
     for (const Device* d : members) names += " [" + std::to_string(d->info.index) + "]";
-    spdlog::info("tuning {} on group {} ({}):{}", describe(req.problem), group,
-                 members.size() > 1 ? "one after another" : "alone", names);
+    spdlog::info("tuning {} on group {} ({}{}):{}", describe(req.problem), group,
+                 members.size() > 1 ? "one after another" : "alone",
+                 members.size() > 1 && req.time_limit_s > 0 ? ", sharing the time limit" : "",
+                 names);
   }
+  const auto start = std::chrono::steady_clock::now();
   const auto results = [&] {
     const StopSignals stop_signals(g);
     return tune_fleet(plan, db, stop_requested(), [&](const Device& d, Store& store) {
@@ -310,7 +314,11 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
       printer.quiet = g.quiet;
       printer.tty = false;  // one bar cannot show several devices
       printer.label = "[" + std::to_string(d.info.index) + "] ";
-      return tune_device(g, d, store, req, printer, plan.parallel_builds());
+      TuneRequest own = req;
+      own.time_limit_s = fleet_time_limit(
+          plan, d, req.time_limit_s,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      return tune_device(g, d, store, own, printer, plan.parallel_builds());
     });
   }();
   int rc = kExitOk;
@@ -434,8 +442,10 @@ void TuneCommands::add(CLI::App& app) {
                    "confirmation and the baselines come on top)")
       ->check(cli::positive_integer())
       ->capture_default_str();
-  tune->add_option("--time-limit", tune_opt.time_limit,
-                   "maximum tuning time, e.g. 90s, 10m, or none")
+  tune->add_option(
+          "--time-limit", tune_opt.time_limit,
+          "maximum tuning time, e.g. 90s, 10m, or none (--device all: of the whole command, "
+          "its devices sharing it)")
       ->capture_default_str();
   tune->add_option("--seed", tune_opt.seed,
                    "seed of the search and the operands (proposals come in batches sized by the "

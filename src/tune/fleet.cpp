@@ -34,6 +34,19 @@ FleetPlan plan_fleet(const std::vector<const Device*>& candidates, const GemmPro
   return plan;
 }
 
+double fleet_time_limit(const FleetPlan& plan, const Device& device, double limit_s,
+                        double elapsed_s) {
+  if (limit_s <= 0) return 0;
+  for (const auto& [group, members] : plan.groups) {
+    const auto it = std::find(members.begin(), members.end(), &device);
+    if (it == members.end()) continue;
+    const auto left = double(members.end() - it);  // this device and those after it
+    // Never 0, which means no limit: a device started past the limit runs its first batch.
+    return std::max(1e-3, (limit_s - elapsed_s) / left);
+  }
+  throw Error("fleet_time_limit: " + device.info.name + " is not in the plan");
+}
+
 std::vector<FleetResult> tune_fleet(const FleetPlan& plan, const std::string& db,
                                     const std::atomic<bool>& stop, const TuneOne& tune_one) {
   if (plan.groups.empty()) throw NoDeviceError("no OpenCL device can run the problem");

@@ -41,6 +41,13 @@ struct FleetResult {
 // command, progress and stop flag).
 using TuneOne = std::function<TuneSummary(const Device& device, Store& store)>;
 
+// The time limit of `device`'s tune when the whole fleet has `limit_s` (0: none) and
+// `elapsed_s` have passed: the groups run at the same time, each with the whole limit; within a
+// group, what is left is shared among the devices not yet tuned, so that the command keeps to
+// its limit (each device with a limit of its own took the limit once per device of its group).
+double fleet_time_limit(const FleetPlan& plan, const Device& device, double limit_s,
+                        double elapsed_s);
+
 // Runs the plan (NoDeviceError when it has no device): a thread per group, each opening `db`
 // for itself. Once `stop` is set, devices not yet started are left out ("not started:
 // interrupted"); so are they after the database failed (a StorageError: a full disk, an I/O

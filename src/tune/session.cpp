@@ -416,24 +416,36 @@ TuneSummary TuneSession::finish() {
   const auto tuned = [&](KernelKind k) {
     return std::find(request_.kernels.begin(), request_.kernels.end(), k) != request_.kernels.end();
   };
-  for (auto& r : store_.measurements(key, request_.problem)) {
-    const bool ok = r.result.status == Status::kOk;
-    if (best && r.id == best->measurement_id) summary_.best = r;
-    const auto keep = [&](std::optional<MeasurementRecord>& slot, const KernelConfig& c) {
-      if (r.kernel == kernel_name(kind_of(c)) && r.config == to_string(c) &&
-          (!slot || (ok && slot->result.status != Status::kOk))) {
-        slot = r;
-      }
-    };
-    // A default is compared where its kernel is tuned: another kernel's was no finalist.
-    if (tuned(KernelKind::kTiled)) keep(summary_.default_tiled, default_config(KernelKind::kTiled));
-    if (tuned(KernelKind::kDirect)) {
-      keep(summary_.default_direct, default_config(KernelKind::kDirect));
+  // Each compared configuration's stored rows: the one of median time among its Ok ones (a
+  // resume that measured nothing again compares the same figure whatever run came first; its
+  // first alone may be a start-up's, on a busy machine), else its first.
+  const auto rows = store_.measurements(key, request_.problem);
+  const auto stored = [&](const KernelConfig& c) -> std::optional<MeasurementRecord> {
+    std::vector<const MeasurementRecord*> ok;
+    const MeasurementRecord* first = nullptr;
+    for (const auto& r : rows) {
+      if (r.kernel != kernel_name(kind_of(c)) || r.config != to_string(c)) continue;
+      if (!first) first = &r;
+      if (r.result.status == Status::kOk) ok.push_back(&r);
     }
-    if (tuned(kind_of(library))) keep(summary_.library_default, library);
-    keep(summary_.naive, default_config(KernelKind::kNaive));
-    keep(summary_.classic, default_config(KernelKind::kClassic));
+    if (ok.empty()) return first ? std::optional(*first) : std::nullopt;
+    std::sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
+      return a->result.median_ms < b->result.median_ms;
+    });
+    return *ok[(ok.size() - 1) / 2];
+  };
+  for (const auto& r : rows) {
+    if (best && r.id == best->measurement_id) summary_.best = r;
   }
+  // A default is compared where its kernel is tuned: another kernel's was no finalist.
+  if (tuned(KernelKind::kTiled))
+    summary_.default_tiled = stored(default_config(KernelKind::kTiled));
+  if (tuned(KernelKind::kDirect)) {
+    summary_.default_direct = stored(default_config(KernelKind::kDirect));
+  }
+  if (tuned(kind_of(library))) summary_.library_default = stored(library);
+  summary_.naive = stored(default_config(KernelKind::kNaive));
+  summary_.classic = stored(default_config(KernelKind::kClassic));
   // The defaults as measured side by side with the best in the confirmation, when they were:
   // the speed-ups then compare like with like, and the best never loses to a default.
   const auto confirmed_as = [&](const KernelConfig& c) -> std::optional<MeasurementRecord> {
