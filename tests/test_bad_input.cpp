@@ -113,6 +113,17 @@ TEST(BadInputCli, MalformedOptionValues) {
     expect_refused(args, kExitUsage, needle);
   }
   EXPECT_FALSE(fs::exists(db)) << "a refused command created the database";
+  // `--device all` is tune's: another command's is a usage error, not an unknown device (3).
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"bench", "--n", "64"},
+                                               {"roofline"},
+                                               {"run", "--n", "64"},
+                                               {"space", "--kernel", "tiled"}}) {
+    auto with = args;
+    with.insert(with.end(), {"--device", "all", "--db", db});
+    if (args.front() == "space") with.resize(with.size() - 2);  // space reads no database
+    expect_refused(with, kExitUsage, "all is tune's");
+  }
+  EXPECT_FALSE(fs::exists(db)) << "a refused command created the database";
 }
 
 // Each breaks an early constraint so that a later one's quotient is 0: they crashed mmtune with

@@ -17,12 +17,14 @@
 namespace mmtune::cli {
 
 void add_device_options(CLI::App* app, DeviceOptions& o, const std::string& device_help) {
-  app->add_option("-d,--device", o.device,
-                  !device_help.empty()
-                      ? device_help
-                      : "device: index as listed by 'mmtune devices', or part of its name (tune: "
-                        "all, every device of the host); default: the most capable (compute units "
-                        "x clock x fp32 vector width, as 'mmtune devices' shows)");
+  auto* device = app->add_option(
+      "-d,--device", o.device,
+      !device_help.empty()
+          ? device_help
+          : "device: index as listed by 'mmtune devices', or part of its name (tune: "
+            "all, every device of the host); default: the most capable (compute units "
+            "x clock x fp32 vector width, as 'mmtune devices' shows)");
+  if (app->get_name() != "tune") device->check(one_device());
   app->add_option("--platform", o.platform,
                   "narrow the device choice to one platform (index or name)");
 }
@@ -115,6 +117,16 @@ CLI::Validator integer_check(bool positive, std::uint64_t max = kStorable) {
 }
 
 }  // namespace
+
+CLI::Validator one_device() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        // Not an unknown device (exit 3): a usage of tune's alone.
+        return text == "all" ? "all is tune's (every device of the host); this command takes one"
+                             : "";
+      },
+      "");
+}
 
 CLI::Validator positive_integer() {
   return integer_check(true);

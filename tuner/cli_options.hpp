@@ -50,6 +50,8 @@ struct ProblemOptions {
 
 // `device_help` replaces the --device help where the command resolves devices its own way.
 void add_device_options(CLI::App* app, DeviceOptions& o, const std::string& device_help = "");
+// Refuses `--device all` where a command takes one device (usage, not an unknown device).
+CLI::Validator one_device();
 // `what` prefixes the help texts, e.g. "clblast: ".
 void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& what = "");
 // --batch: where a problem may be a strided batch (tune, best, run).

@@ -216,7 +216,8 @@ void DeviceCommands::add(CLI::App& app) {
   space->add_option("--space", space_size, "full or quick")
       ->check(CLI::IsMember({"full", "quick"}))
       ->capture_default_str();
-  space->add_option("-d,--device", space_device, "also apply this device's limits");
+  space->add_option("-d,--device", space_device, "also apply this device's limits")
+      ->check(cli::one_device());
   space->add_option("--platform", space_platform, "narrow the device choice to one platform");
   space
       ->add_option("--precision", space_precision,
