@@ -29,6 +29,7 @@ TEST(HistoryJson, ARunningSessionsEndIsNull) {
   ASSERT_EQ(j.size(), 2u) << r.out;
   std::size_t running = 0;
   for (const auto& s : j) {
+    EXPECT_EQ(s["device"], test::pocl_device("pthread").info.name) << "which device's session";
     if (s["outcome"] == "running") {
       ++running;
       EXPECT_TRUE(s["ended_at"].is_null()) << s;
@@ -38,6 +39,10 @@ TEST(HistoryJson, ARunningSessionsEndIsNull) {
     }
   }
   EXPECT_EQ(running, 1u);
+  const auto text = test::run_mmtune({"history", "--db", db});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("(" + test::pocl_device("pthread").info.name + ")\n"), std::string::npos)
+      << text.out;
 }
 
 }  // namespace

@@ -350,12 +350,17 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
 int cmd_history(const std::string& db, bool json) {
   Store store(existing_database_path(db), Store::Access::kReadOnly);
   nlohmann::json out = nlohmann::json::array();
+  // A fleet's sessions differ only by their device: each names it.
+  std::map<std::string, std::string> device_names;
+  for (const auto& key : rows::device_keys(store)) device_names[key] = store.device(key)->name;
   for (const auto& s : store.sessions()) {
     const auto count = rows::session_measurements(store, s.id);
+    const std::string& device = device_names[s.device_key];
     if (json) {
       out.push_back(
           {{"id", s.id},
            {"device_key", s.device_key},
+           {"device", device},
            {"problem", to_json(s.problem)},
            {"strategy", s.strategy},
            {"kernels", s.kernels},
@@ -368,10 +373,10 @@ int cmd_history(const std::string& db, bool json) {
            {"measurements", count},
            {"command_line", s.command_line}});
     } else {
-      std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s\n",
+      std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s  (%s)\n",
                   static_cast<long long>(s.id), s.started_at.c_str(), s.outcome.c_str(),
                   describe(s.problem).c_str(), s.strategy.c_str(), static_cast<long long>(count),
-                  s.command_line.c_str());
+                  s.command_line.c_str(), device.c_str());
     }
   }
   if (json) std::cout << out.dump(2) << "\n";
