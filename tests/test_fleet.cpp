@@ -96,6 +96,28 @@ TEST(Fleet, TheDevicesOfAGroupShareTheTimeLimit) {
   EXPECT_EQ(fleet_time_limit(plan, *members[0], 0, 10), 0);  // none stays none
 }
 
+// `--json` has an element for every device of the host: one that cannot run the problem says
+// why (it was left out of the array, in the log only).
+TEST(Fleet, EveryDeviceHasAnElementOfTheJson) {
+  test::TempDir dir;
+  auto args = tiny_tune("all", dir / "t.db");
+  args.insert(args.end(), {"--precision", "64"});
+  const auto r = test::run_mmtune(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto devices = list_devices();
+  ASSERT_EQ(j.size(), devices.size()) << r.out;
+  std::size_t skipped = 0;
+  for (const auto& e : j) {
+    if (!e.contains("skipped")) continue;
+    ++skipped;
+    EXPECT_NE(e["skipped"].get<std::string>().find("fp64"), std::string::npos) << e;
+  }
+  std::size_t without_fp64 = 0;
+  for (const auto& d : devices) without_fp64 += d.info.fp64 ? 0 : 1;
+  EXPECT_EQ(skipped, without_fp64);  // llvmpipe, where rusticl is enabled
+}
+
 // A database that fails (a full disk) fails every device after it too: they are not started,
 // and the fleet's exit code is the database's (4), as a single tune's (it went on, and said 1).
 TEST(Fleet, ADatabaseFailureStopsTheDevicesAfterIt) {

@@ -449,6 +449,16 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
   const int again_on_purpose =
       j["confirmed"]["evaluations"].get<int>() + j["drift"]["evaluations"].get<int>();
   EXPECT_LE(j["evaluations"].get<int>() - again_on_purpose + j["reused"].get<int>(), 8 + 3);
+  // The library's default is a record beside its speed-up, as every compared one (it had a
+  // speed-up and no record: its configuration, status and time were missing).
+  ASSERT_TRUE(j.contains("library_default")) << resumed.out;
+  EXPECT_TRUE(j["best"]["gbps"].is_null()) << "a GEMM states no bytes: unknown, as best --json";
+  ASSERT_TRUE(j["speedup_at_least"].contains("library_default")) << resumed.out;
+  if (!j["speedup"]["library_default"].is_null()) {
+    EXPECT_DOUBLE_EQ(
+        j["speedup"]["library_default"].get<double>(),
+        j["library_default"]["median_ms"].get<double>() / j["best"]["median_ms"].get<double>());
+  }
   const auto best =
       test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;

@@ -69,6 +69,10 @@ struct ScratchDir {
 nlohmann::json record_json(const std::optional<MeasurementRecord>& r) {
   if (!r) return nullptr;
   nlohmann::json j = to_json(r->result);
+  // Rates mmtune does not know are 0 in a measurement: null here, as `best --json` writes them.
+  for (const char* rate : {"gflops", "kernel_gflops", "gbps"}) {
+    if (j[rate] == 0.0) j[rate] = nullptr;
+  }
   j["kernel"] = r->kernel;
   j["config"] = r->config;
   j["measurement_id"] = r->id;
@@ -87,6 +91,7 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
       {"best", record_json(s.best)},
       {"default_tiled", record_json(s.default_tiled)},
       {"default_direct", record_json(s.default_direct)},
+      {"library_default", record_json(s.library_default)},
       {"naive", record_json(s.naive)},
       {"classic", record_json(s.classic)},
       {"evaluations", s.evaluations},
@@ -131,6 +136,7 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
     };
     j["speedup_at_least"] = {{"default_tiled", at_least(s.default_tiled)},
                              {"default_direct", at_least(s.default_direct)},
+                             {"library_default", at_least(s.library_default)},
                              {"naive", at_least(s.naive)},
                              {"classic", at_least(s.classic)}};
     j["speedup"] = {{"default_tiled", ratio(s.default_tiled)},
@@ -345,6 +351,14 @@ int cmd_tune_all(const GlobalOptions& g, const std::vector<Device>& devices,
     } else {
       std::printf("== [%zu] %s ==\n", d.index, d.name.c_str());
       print_summary(*o.summary, db);
+    }
+  }
+  // Every device of the host has its element: one left out says why (it was in the log only).
+  for (const auto& [d, why] : plan.skipped) {
+    if (t.json) {
+      out.push_back(
+          {{"device", {{"index", d->info.index}, {"name", d->info.name}, {"key", d->info.key}}},
+           {"skipped", why}});
     }
   }
   if (t.json) std::cout << out.dump(2) << "\n";
