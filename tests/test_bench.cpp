@@ -1,9 +1,13 @@
 // `mmtune bench`: every subject side by side, verified, stored; through the library and the CLI.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "bench/bench.hpp"
 #include "bench/roofline.hpp"
@@ -253,6 +257,7 @@ TEST(BenchCli, ASubjectOverTheDevicesLimitsIsARow) {
   for (const auto& row : rows) by_subject[row["subject"]] = row;
   ASSERT_TRUE(by_subject.count("classic")) << r.out;
   EXPECT_EQ(by_subject["classic"]["status"], "ExceedsLimits");
+  EXPECT_TRUE(by_subject["classic"]["vs_tuned"].is_null()) << "not timed: no ratio";
   EXPECT_NE(by_subject["classic"]["note"].get<std::string>().find("exceeds the device's 128"),
             std::string::npos)
       << by_subject["classic"]["note"];
@@ -261,6 +266,29 @@ TEST(BenchCli, ASubjectOverTheDevicesLimitsIsARow) {
   EXPECT_EQ(
       test::count_rows(dir / "t.db", "SELECT COUNT(*) FROM bench WHERE status = 'ExceedsLimits'"),
       1);
+}
+
+// An interrupt (SIGTERM) ends a bench after the size being measured, as it ends a tune: exit
+// 130, and the rows measured are printed as stored (it died at 143 with nothing printed).
+TEST(BenchCli, AnInterruptKeepsAndPrintsWhatWasMeasured) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  auto bg = test::spawn_mmtune({"bench", "--device", "pthread", "--n",
+                                "32,48,64,80,96,112,128,144,160,176,192,208,224,240,256", "--db",
+                                db, "--json", "--no-baselines"},
+                               dir.path);
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (test::count_rows_if_ready(db, "SELECT COUNT(*) FROM bench") > 0) break;
+  }
+  kill(bg.pid, SIGTERM);
+  const auto r = bg.wait();
+  ASSERT_EQ(r.exit_code, 130) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(std::int64_t(rows.size()), test::count_rows(db, "SELECT COUNT(*) FROM bench"));
+  EXPECT_LT(rows.back()["n"].get<int>(), 256) << "it stopped before the last size";
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
 }
 
 TEST(BenchCli, ClblastWithTunerFileParameters) {

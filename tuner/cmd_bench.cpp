@@ -1,5 +1,7 @@
 #include "cmd_bench.hpp"
 
+#include "stop_signals.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -52,7 +54,7 @@ std::string shape_text(const GemmProblem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + batch;
 }
 
-int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
+int cmd_bench(const GlobalOptions& g, const DeviceOptions& dopt, const BenchCliOptions& o) {
   BenchOptions bo;
   bo.precision = static_cast<Precision>(o.precision);
   bo.baselines = !o.no_baselines;
@@ -100,9 +102,19 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
   if (const std::string w = host_blas_warning(); !w.empty() && device.info.is_cpu()) {
     spdlog::warn("host BLAS: {}", w);
   }
-  const auto rows = run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
-    spdlog::info("{} {}: {} {:.1f} GFLOPS", shape_text(r.problem), r.subject, r.status, r.gflops);
-  });
+  // An interrupt ends the bench after the shape being measured: what was measured is stored
+  // and printed, as a tune's.
+  bo.stop = &stop_requested();
+  const auto rows = [&] {
+    const StopSignals stop_signals(g);
+    return run_bench(device, store, lookup, bo, [&](const BenchRow& r) {
+      spdlog::info("{} {}: {} {:.1f} GFLOPS", shape_text(r.problem), r.subject, r.status, r.gflops);
+    });
+  }();
+  const int rc = stop_requested() ? kExitInterrupted : kExitOk;
+  if (rc == kExitInterrupted) {
+    spdlog::warn("interrupted: the sizes measured before are stored and shown");
+  }
   // Once per shape (its rows share their rounds, so the first one's share is theirs).
   const BenchRow* told = nullptr;
   for (const BenchRow& r : rows) {
@@ -154,12 +166,14 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
            {"kernel_gflops", r.kernel_gflops},
            {"samples_ms", r.samples_ms},
            {"round_ms", r.round_ms},
-           {"vs_tuned", vs_tuned[i].value},
+           // Untimed (or no tuned row to compare with): no ratio, not 0.
+           {"vs_tuned",
+            vs_tuned[i].value > 0 ? nlohmann::json(vs_tuned[i].value) : nlohmann::json()},
            {"vs_tuned_paired", vs_tuned[i].paired},
            {"other_load", r.other_load ? nlohmann::json(*r.other_load) : nlohmann::json()}});
     }
     std::cout << out.dump(2) << "\n";
-    return kExitOk;
+    return rc;
   }
   std::printf(
       "Side by side on %s, fp%d (whole routine: wall clock per call; kernel: its event, or wall "
@@ -187,7 +201,7 @@ int cmd_bench(const DeviceOptions& dopt, const BenchCliOptions& o) {
                 r.subject.c_str(), r.gflops, range, ratio, kernel, r.note.c_str());
   }
   std::printf("Stored in %s\n", sql::redact_url(db).c_str());
-  return kExitOk;
+  return rc;
 }
 
 int cmd_roofline(const DeviceOptions& dopt, int precision, const std::string& db_opt, bool json,
@@ -282,14 +296,14 @@ void BenchCommands::add(CLI::App& app) {
                      "roof is the fastest measured)");
 }
 
-int BenchCommands::run() const {
+int BenchCommands::run(const GlobalOptions& g) const {
   if (bench->parsed()) {
     BenchCliOptions o = bench_opt;
     if (bench->count("--shape") > 0 && o.shapes.empty()) {
       throw UsageError("--shape needs one or more shapes MxNxK");
     }
     o.squares = bench_sizes->count() > 0 || o.shapes.empty();
-    return cmd_bench(bench_dev, o);
+    return cmd_bench(g, bench_dev, o);
   }
   if (roofline->parsed()) {
     return cmd_roofline(roof_dev, roof_precision, roof_db, roof_json, roof_replace);

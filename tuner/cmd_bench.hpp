@@ -26,7 +26,7 @@ struct BenchCommands {
   // Adds "bench" and "roofline" to the application.
   void add(CLI::App& app);
   // Runs whichever of them was parsed and returns its exit code; -1 when neither was.
-  int run() const;
+  int run(const GlobalOptions& g) const;
 
   CLI::App* bench = nullptr;
   CLI::Option* bench_sizes = nullptr;

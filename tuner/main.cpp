@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
     }
     if (const int rc = device_cmds.run(g); rc >= 0) return rc;
     if (const int rc = store_cmds.run(); rc >= 0) return rc;
-    if (const int rc = bench_cmds.run(); rc >= 0) return rc;
+    if (const int rc = bench_cmds.run(g); rc >= 0) return rc;
     if (const int rc = exchange.run(); rc >= 0) return rc;
     if (const int rc = report.run(); rc >= 0) return rc;
     if (const int rc = help_cmds.run(); rc >= 0) return rc;

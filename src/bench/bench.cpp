@@ -183,6 +183,7 @@ std::vector<BenchRow> run_bench(const Device& device, Store& store, const Parame
   std::map<std::string, int> clblast_defaults;  // CLBlast's own Xgemm parameters, once read
 
   for (const GemmShape& shape : o.shapes) {
+    if (o.stop && *o.stop) break;
     CpuLoad load(0.2);  // other processes' use of the CPUs while this size is measured
     load.sample(-1);
     const GemmProblem p = problem_of(shape, o);

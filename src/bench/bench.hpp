@@ -8,6 +8,7 @@
 // (time_side_by_side).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <optional>
@@ -66,6 +67,8 @@ struct BenchOptions {
     std::map<std::string, int> parameters;
   };
   std::vector<ClblastParameters> clblast_tuned;
+  // Set (by an interrupt): no further shape is started; the rows measured are kept.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // One subject while it is timed: its row (samples and statistics are filled in) and one complete
