@@ -325,6 +325,9 @@ TEST(ExchangeBadInput, AFileNamedWithAnyBytesStillRoundTrips) {
   const std::string db = dir / "a.db";
   const auto imported = test::run_mmtune({"import", dir / name, "--db", db});
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  // Its success line is one line, without the escape sequence.
+  EXPECT_EQ(test::line_count(imported.out), 1) << imported.out;
+  EXPECT_EQ(imported.out.find('\x1b'), std::string::npos) << imported.out;
   const auto exported = test::run_mmtune({"export", "--db", db, "--out", dir / "a.json"});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   const auto again = test::run_mmtune({"import", dir / "a.json", "--db", dir / "b.db"});

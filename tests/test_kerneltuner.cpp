@@ -149,6 +149,8 @@ TEST(KernelTunerImport, MalformedOrHostileFilesAreRejectedAndTheDatabaseIsUntouc
     j["tune_params"]["b c"] = {8, 16};
   });
   edited("repeated parameter", [](json& j) { j["tune_params_keys"] = {"a", "a"}; });
+  // Nothing measured: it stored a device with no data, and "1 devices added".
+  edited("no result", [](json& j) { j["cache"] = json::object(); });
   {  // no problem size at all
     Store store(dir / "t.db");
     EXPECT_THROW(import_text(store, good.dump(), "good.json"), UsageError);

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/text.hpp"
 #include "exchange/exchange.hpp"
 #include "mmtune/error.hpp"
 #include "store/store.hpp"
@@ -102,7 +103,7 @@ int ExchangeCommands::run() const {
     std::printf(
         "Imported %s (%s): %zu devices added (%zu known), %zu sessions added (%zu known), "
         "%zu measurements added (%zu already stored%s)\n",
-        file.c_str(), s.format.c_str(), s.devices_added, s.devices_known, s.sessions_added,
+        valid_utf8(file, /*keep_lines=*/false).c_str(), s.format.c_str(), s.devices_added, s.devices_known, s.sessions_added,
         s.sessions_known, s.measurements_added, s.measurements_known, repeated.c_str());
     return kExitOk;
   }

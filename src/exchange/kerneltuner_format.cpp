@@ -327,6 +327,8 @@ ImportData read_kerneltuner_cache(const json& j, const std::string& name,
   const auto cache = j.find("cache");
   if (!cache->is_object()) bad("cache", "expected an object");
   if (cache->size() > kMaxEntries) bad("cache", "too many entries");
+  // Nothing measured: no landscape, and no device to add for it.
+  if (cache->empty()) bad("cache", "holds no result");
   ImportData data;
   data.format = "kerneltuner";
   data.dated_by_file = true;
