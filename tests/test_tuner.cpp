@@ -463,6 +463,11 @@ TEST(TunerCli, InterruptKeepsMeasurementsAndTheSameCommandResumes) {
       test::run_mmtune({"best", "--device", "pthread", "--n", "96", "--db", db, "--json"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_EQ(nlohmann::json::parse(best.out)["config"], j["best"]["config"]);
+  // A --platform that names none of this host's narrows to nothing: the stored device of that
+  // name is not taken in its place (the platform was ignored).
+  const auto elsewhere = test::run_mmtune(
+      {"best", "--device", "pthread", "--platform", "no-such-platform", "--n", "96", "--db", db});
+  EXPECT_EQ(elsewhere.exit_code, kExitNoDevice) << elsewhere.out << elsewhere.err;
 }
 
 }  // namespace

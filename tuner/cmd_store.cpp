@@ -312,7 +312,8 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
     try {
       devices.push_back(select_device(list_devices(), dopt.device, dopt.platform).info);
     } catch (const NoDeviceError&) {
-      if (dopt.device.empty()) throw;  // an unknown --platform names no stored device
+      // An unknown --platform names no stored device; with one, the device is this host's.
+      if (dopt.device.empty() || !dopt.platform.empty()) throw;
       devices.push_back(find_stored_device(store, dopt.device));
     }
   }
