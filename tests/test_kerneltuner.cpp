@@ -276,6 +276,8 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["configurations"], 5776);
   EXPECT_EQ(j[0]["mean_fraction"].size(), 5u);
+  // The checkpoints in the order they run, as the text shows them (sorted as text: 100 first).
+  EXPECT_LT(r.out.find("\"25\""), r.out.find("\"100\"")) << r.out;
   EXPECT_LE(j[0]["mean_fraction"]["25"].get<double>(), j[0]["mean_fraction"]["400"].get<double>());
   // 2 of 5,776 configurations within 5 %: random needs 5777 / 3 evaluations on average.
   EXPECT_NEAR(j[0]["random_expected_evaluations"].get<double>(), 5777.0 / 3.0, 1e-9);
@@ -405,6 +407,16 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
                           t});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
+  // A default given by name is the same replay as none given: one row (it was two).
+  for (const std::string t : {"", "start_temperature=0.05"}) {
+    std::vector<std::string> args = {
+        "simulate", "--db",   db,           "--kernel",  "kt:convolution_kernel",
+        "--curve",  "--save", "--strategy", "annealing", "--seeds",
+        "2"};
+    if (!t.empty()) args.insert(args.end(), {"--strategy-option", t});
+    r = test::run_mmtune(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
   r = test::run_mmtune({"report", "--db", db, "--out", dir / "report"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream md(dir / "report/report.md");
@@ -435,7 +447,7 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
     random_points += line.find(",random,,5776,3,") != std::string::npos;
   }
   EXPECT_EQ(random_points, 5u) << "one row per checkpoint of the latest random replay";
-  EXPECT_EQ(lines, 1u + 5u + 5u + 5u);
+  EXPECT_EQ(lines, 1u + 5u + 5u + 5u + 5u);  // random, two annealing options, its defaults
   r = test::run_mmtune({"export", "--db", db, "--format", "kerneltuner", "--kernel",
                         "kt:convolution_kernel", "--n", "4096", "-o", dir / "out.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

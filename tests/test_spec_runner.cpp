@@ -372,6 +372,12 @@ TEST(SpecTune, TunesStoresResumesAndIsLookedUpThroughTheApi) {
   // What the two sessions measured (budget 8 and the default) of the 16 valid configurations.
   EXPECT_GE(replayed, 4);
   EXPECT_LE(replayed, 9);
+  // In text, the replay names the spec's sizes, not a GEMM problem ("100000x1x1 fp32 row NN").
+  r = test::run_mmtune({"simulate", "--db", db, "--device", "pthread", "--kernel",
+                        j["kernel"].get<std::string>(), "--landscape"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" of 100000,1,1 on "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fp32"), std::string::npos) << r.out;
 
   // The report has a section on users' kernels with the stored best.
   r = test::run_mmtune({"report", "--db", db, "--out", dir / "report"});

@@ -25,6 +25,7 @@
 #include "mmtune/lookup.hpp"
 #include "mmtune/problem.hpp"
 #include "report/replay_chart.hpp"
+#include "report/report_format.hpp"
 #include "search/landscape_shape.hpp"
 #include "search/simulate.hpp"
 #include "search/strategy.hpp"
@@ -94,6 +95,8 @@ int cmd_simulate(const SimulateOptions& o) {
     }
     problem = *most;
   }
+  // A user's kernel (spec) has sizes, not a GEMM's precision, layout and transpositions.
+  const std::string described = report_detail::describe_for(o.kernel, problem);
   // Refused before anything is replayed or written (the report's replays are single GEMMs).
   if (o.save && problem.batch != 1) {
     throw UsageError("replays of a batched problem are not stored: drop --save");
@@ -101,7 +104,7 @@ int cmd_simulate(const SimulateOptions& o) {
   // The replayed space is what was recorded: one point per distinct configuration.
   const auto records = store.measurements(device.key, problem, o.kernel);
   if (records.empty()) {
-    throw UsageError("no " + o.kernel + " measurements stored for " + describe(problem) + " on " +
+    throw UsageError("no " + o.kernel + " measurements stored for " + described + " on " +
                      device.name + rows::measured_hint(store, device.key, o.kernel));
   }
   const Landscape landscape = load_landscape(o.kernel, records);
@@ -110,11 +113,11 @@ int cmd_simulate(const SimulateOptions& o) {
   SimulationOptions so;
   if (o.landscape) {
     print_landscape_shape(landscape_shape(space, times, so.tolerance), so.tolerance, o.kernel,
-                          describe(problem), device.name, o.json);
+                          described, device.name, o.json);
     return kExitOk;
   }
   if (space.size() < 2)
-    throw UsageError("too few recorded configurations to replay for " + describe(problem));
+    throw UsageError("too few recorded configurations to replay for " + described);
   for (const auto& pair : o.strategy_options) parse_strategy_setting(pair, so.settings);
   so.budget = o.budget;
   so.seeds = o.seeds;
@@ -127,15 +130,16 @@ int cmd_simulate(const SimulateOptions& o) {
   // one line, never half a table.
   if (!(o.told >= 0 && o.told <= 1)) throw UsageError("--told must be within 0 and 1");
   if (std::none_of(times.begin(), times.end(), [](const auto& t) { return t.has_value(); })) {
-    throw UsageError("no recorded " + o.kernel + " configuration of " + describe(problem) +
+    throw UsageError("no recorded " + o.kernel + " configuration of " + described +
                      " ran successfully: there is no best to search for");
   }
   for (const auto& name : strategies) make_strategy(name, space, {1, o.budget, so.settings});
-  nlohmann::json out = nlohmann::json::array();
+  // In insertion order: the curve's checkpoints as numbers run (25, 50, ...), not as text.
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   if (!o.json) {
     std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
-                space.size(), o.kernel.c_str(), describe(problem).c_str(), device.name.c_str(),
-                o.budget, o.seeds);
+                space.size(), o.kernel.c_str(), described.c_str(), device.name.c_str(), o.budget,
+                o.seeds);
     if (o.told > 0) {
       std::printf(
           "Each run is first told a random %.3g %% of the recorded results outside 5 %% of "
@@ -153,7 +157,7 @@ int cmd_simulate(const SimulateOptions& o) {
     const SimulationResult& r = results.emplace_back(simulate(space, times, name, so));
     random_expected = r.random_expected_evaluations;
     if (o.json) {
-      nlohmann::json row = {
+      nlohmann::ordered_json row = {
           {"strategy", name},
           {"median_evaluations",
            r.median_within_budget() ? nlohmann::json(r.median) : nlohmann::json(nullptr)},
@@ -165,7 +169,7 @@ int cmd_simulate(const SimulateOptions& o) {
           {"random_expected_evaluations", r.random_expected_evaluations},
           {"told", r.told}};
       if (o.curve) {
-        nlohmann::json curve = nlohmann::json::object();
+        nlohmann::ordered_json curve = nlohmann::ordered_json::object();
         for (std::size_t c = 0; c < so.checkpoints.size(); ++c) {
           curve[std::to_string(so.checkpoints[c])] = r.mean_fraction[c];
         }
@@ -195,15 +199,16 @@ int cmd_simulate(const SimulateOptions& o) {
                  o.db);
   }
   if (o.save) {
-    std::string settings;
-    for (const auto& [name, value] : so.settings) {
-      // The shortest text that reads back as the value: six digits made 0.1234567 and
-      // 0.1234568 one key, and the second replay replaced the first.
-      char v[32];
-      const auto end = std::to_chars(v, v + sizeof v, value).ptr;
-      settings += (settings.empty() ? "" : " ") + name + "=" + std::string(v, end);
-    }
     for (const auto& r : results) {
+      // Only what differs from the defaults: "trees=24" (its default) is the same replay.
+      std::string settings;
+      for (const auto& [name, value] : non_default_settings(r.strategy, so.settings)) {
+        // The shortest text that reads back as the value: six digits made 0.1234567 and
+        // 0.1234568 one key, and the second replay replaced the first.
+        char v[32];
+        const auto end = std::to_chars(v, v + sizeof v, value).ptr;
+        settings += (settings.empty() ? "" : " ") + name + "=" + std::string(v, end);
+      }
       rows::Replay row;
       row.key = device.key, row.kernel = o.kernel, row.p = problem;
       row.strategy = r.strategy, row.settings = settings;

@@ -179,11 +179,15 @@ std::string canonical_recorded_config(const std::string& kernel, const std::stri
   };
   if (!pairs) throw refused();
   std::set<std::string> names;
+  std::string canonical;
   for (const auto& [name, v] : *pairs) {
     if (!is_identifier(name) || !names.insert(name).second) throw refused();
+    canonical += (canonical.empty() ? "" : " ") + name + "=" + std::to_string(v);
   }
   if (names.empty()) throw UsageError("an empty " + kernel.substr(0, 64) + " configuration");
-  return config;
+  // As the Kernel Tuner reader writes it: "a=01" and "a=1" are one configuration, which a
+  // replay's space must hold once.
+  return canonical;
 }
 
 bool is_t4_results(const json& j) {

@@ -111,6 +111,10 @@ void check_strategy_name(const std::string& name);
 // Throws UsageError for an unknown strategy, or a setting it does not have or out of range.
 void check_strategy_settings(const std::string& name,
                              const std::map<std::string, double>& settings);
+// The settings of `settings` that differ from strategy `name`'s defaults (a default given by
+// name runs the same search; a saved replay is keyed by these).
+std::map<std::string, double> non_default_settings(const std::string& name,
+                                                   const std::map<std::string, double>& settings);
 // Throws UsageError for an unknown name, or a setting the strategy does not have or outside its
 // range. The strategy keeps a reference to `space`, which must
 // outlive it; a seed always gives the same proposals for the same results.

@@ -104,6 +104,18 @@ double option_value(std::span<const StrategyOption> table, const StrategyOptions
   throw std::logic_error("strategy option '" + std::string(name) + "' is not in its table");
 }
 
+std::map<std::string, double> non_default_settings(const std::string& name,
+                                                   const std::map<std::string, double>& settings) {
+  const StrategyInfo& s = info(name);
+  std::map<std::string, double> out;
+  for (const auto& [key, value] : settings) {
+    const auto it = std::find_if(s.options.begin(), s.options.end(),
+                                 [&](const StrategyOption& o) { return key == o.name; });
+    if (it == s.options.end() || it->value != value) out.emplace(key, value);
+  }
+  return out;
+}
+
 void check_strategy_settings(const std::string& name,
                              const std::map<std::string, double>& settings) {
   const StrategyInfo& s = info(name);

@@ -1,5 +1,6 @@
-// Which Kernel Tuner files are CLBlast's Xgemm (mapped onto the tiled kernel): decided by every
-// value of the file's space, so that the order of a tune_params list changes nothing.
+// The configurations a Kernel Tuner import stores: which files are CLBlast's Xgemm (mapped onto
+// the tiled kernel; decided by every value of the file's space, so that the order of a
+// tune_params list changes nothing), and a recorded kernel's configurations in one spelling.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "exchange/exchange.hpp"
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -51,6 +53,35 @@ TEST(KernelTunerXgemm, TheOrderOfAValueListChangesNothing) {
   first["tune_params"]["MWG"].insert(first["tune_params"]["MWG"].begin(), 8192);
   EXPECT_EQ(kernels_of(last), std::set<std::string>{"kt:Xgemm"});
   EXPECT_EQ(kernels_of(first), std::set<std::string>{"kt:Xgemm"});
+}
+
+// A recorded kernel's configuration in an mmtune export is stored as the Kernel Tuner reader
+// writes it: "a=01" was stored beside "a=1", and the replay's space then held one configuration
+// twice ("search space point 1 is a duplicate", exit 1).
+TEST(KernelTunerRecorded, AConfigurationHasOneSpelling) {
+  const nlohmann::json cache = {{"device_name", "GPU"},
+                                {"kernel_name", "two"},
+                                {"tune_params_keys", {"a"}},
+                                {"tune_params", {{"a", {1, 2}}}},
+                                {"cache", {{"1", {{"time", 1.0}}}, {"2", {{"time", 2.0}}}}}};
+  test::TempDir dir;
+  GemmProblem p;
+  p.m = p.n = p.k = 64;
+  Store first(dir / "first.db");
+  import_text(first, cache.dump(), "two.json", "", p);
+  nlohmann::json j = export_json(first);
+  nlohmann::json copy = j["measurements"][1];
+  copy["id"] = 99;
+  copy["config"] = "a=0" + copy["config"].get<std::string>().substr(2);
+  copy["measured_at"] = "2030-01-01T00:00:00Z";
+  j["measurements"].push_back(copy);
+  Store second(dir / "second.db");
+  import_text(second, j.dump(), "edited.json");
+  std::set<std::string> configs;
+  for (const auto& r : second.measurements(copy["device_key"].get<std::string>(), p, "kt:two")) {
+    configs.insert(r.config);
+  }
+  EXPECT_EQ(configs, (std::set<std::string>{"a=1", "a=2"}));
 }
 
 }  // namespace
