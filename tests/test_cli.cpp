@@ -111,6 +111,23 @@ TEST(Cli, DevicesListsBothPoclDevices) {
     }
   }
   EXPECT_EQ(defaults, 1);
+
+  // The timing facts the text shows are in the JSON: null until a device is calibrated (by a
+  // tune, bench or roofline), then whether its events are usable and its fp32 peak.
+  test::TempDir cache;
+  const std::map<std::string, std::string> env = {{"XDG_CACHE_HOME", cache.path}};
+  ASSERT_EQ(run_mmtune({"roofline", "--device", "pthread", "--db", cache / "r.db"}, env).exit_code,
+            0);
+  const auto after = nlohmann::json::parse(run_mmtune({"devices", "--json"}, env).out);
+  for (const auto& d : after) {
+    ASSERT_TRUE(d.contains("peak_gflops") && d.contains("events_usable")) << d;
+    const bool pthread = d["name"].get<std::string>().find("pthread-") == 0;
+    EXPECT_EQ(d["peak_gflops"].is_number(), pthread) << d;
+    if (pthread) {
+      EXPECT_GT(d["peak_gflops"].get<double>(), 0) << d;
+      EXPECT_TRUE(d["events_usable"].get<bool>()) << d;  // PoCL's are (llvmpipe's are not)
+    }
+  }
 }
 
 TEST(Cli, PinsPoclWorkersUnlessTheUserChose) {
@@ -172,6 +189,15 @@ TEST(Cli, UnknownDeviceNamesWhatExists) {
   EXPECT_NE(r.err.find("pthread-"), std::string::npos);
   EXPECT_EQ(run_mmtune({"--device", "42", "--n", "64"}).exit_code, 3);
   EXPECT_EQ(run_mmtune({"--device", "basic", "--platform", "nowhere", "--n", "64"}).exit_code, 3);
+  // Under --platform, the devices said available are that platform's (it listed every device,
+  // the one asked for among them).
+  const auto other = run_mmtune(
+      {"run", "--platform", "Portable", "--device", "llvmpipe", "--n", "8", "--kernel", "naive"});
+  EXPECT_EQ(other.exit_code, 3) << other.err;
+  const auto available = other.err.find("available: on platform 'Portable': ");
+  ASSERT_NE(available, std::string::npos) << other.err;
+  EXPECT_EQ(other.err.find("llvmpipe", available), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("pthread-", available), std::string::npos) << other.err;
   // An unknown platform alone is refused too, not ignored.
   EXPECT_EQ(run_mmtune({"space", "--kernel", "tiled", "--platform", "nowhere"}).exit_code, 3);
   EXPECT_EQ(
@@ -185,6 +211,21 @@ TEST(Cli, UnknownDeviceNamesWhatExists) {
                   "--size", "64,64", "--device", "all", "-q"});
   EXPECT_EQ(all.exit_code, 2) << all.err;
   EXPECT_NE(all.err.find("a spec tune takes one device"), std::string::npos) << all.err;
+}
+
+// What a run does not know is null, as in best --json: a batch run one launch per item has no
+// kernel time of its own (it printed 0), and a GEMM states no bytes.
+TEST(Cli, RunJsonSaysWhatIsUnknownAsNull) {
+  const auto r = run_mmtune(
+      {"run", "--device", "pthread", "--n", "9", "--batch", "2", "--kernel", "naive", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto m = nlohmann::json::parse(r.out)["measurement"];
+  EXPECT_EQ(m["status"], "Ok") << m;
+  EXPECT_GT(m["median_ms"].get<double>(), 0) << m;
+  EXPECT_GT(m["gflops"].get<double>(), 0) << m;
+  EXPECT_TRUE(m["kernel_median_ms"].is_null()) << m;
+  EXPECT_TRUE(m["kernel_gflops"].is_null()) << m;
+  EXPECT_TRUE(m["gbps"].is_null()) << m;
 }
 
 TEST(Cli, NoOpenClPlatformIsExitThree) {

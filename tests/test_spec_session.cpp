@@ -276,6 +276,15 @@ TEST(SpecSession, SizesBelow2To53AreWholeNumbers) {
   reasons = nlohmann::json::parse(r.out)["excluded"].dump();
   EXPECT_NE(reasons.find("is not below #^#, where doubles skip integers"), std::string::npos)
       << reasons;  // the JSON counts reasons with their numbers as #
+  // Each such reason has an example with its numbers (the text printed only the #s).
+  const std::string examples = nlohmann::json::parse(r.out)["excluded_examples"].dump();
+  EXPECT_NE(examples.find("is not below 2^53, where doubles skip integers"), std::string::npos)
+      << examples;
+  r = test::run_mmtune(
+      {"space", "--spec", dir / "s.toml", "--size", "9007199254740991", "--device", "pthread"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(e.g. "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2^53"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -45,6 +45,14 @@ int cmd_devices(bool json) {
       auto j = to_json(d.info);
       j["capability"] = d.info.capability();
       j["default"] = d.info.index == chosen;
+      // As the text: how kernels are timed and the fp32 peak, once calibrated (else null).
+      Calibration c;
+      const bool known =
+          cached_calibration(ProgramCache::default_disk_dir(), d.info, Precision::kSingle, c);
+      j["events_usable"] = known ? nlohmann::json(c.events.usable) : nlohmann::json();
+      j["events_reason"] =
+          known && !c.events.usable ? nlohmann::json(c.events.reason) : nlohmann::json();
+      j["peak_gflops"] = known ? nlohmann::json(c.peak_gflops) : nlohmann::json();
       out.push_back(std::move(j));
     }
     std::cout << out.dump(2) << "\n";
@@ -173,7 +181,7 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
                         {"problem", to_json(problem)},
                         {"kernel", kernel_name(*kind)},
                         {"config", to_string(config)},
-                        {"measurement", to_json(m)}};
+                        {"measurement", to_output_json(m)}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%s %s [%s] on %s\n", kernel_name(*kind).c_str(), describe(problem).c_str(),

@@ -91,12 +91,15 @@ int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
   // Counted by the first reason a configuration fails, like a tune's ExceedsLimits statuses.
   std::size_t valid = 0, total = 0;
   std::map<std::string, std::size_t> reasons;
+  std::map<std::string, std::string> examples;  // a reason's first instance, with its numbers
   instance.for_each([&](const SpecPoint&, const std::string& why) {
     ++total;
     if (why.empty()) {
       ++valid;
     } else {
-      ++reasons[why.rfind("constraint ", 0) == 0 ? why : without_numbers(why)];
+      const std::string key = why.rfind("constraint ", 0) == 0 ? why : without_numbers(why);
+      ++reasons[key];
+      if (key != why) examples.emplace(key, why);
     }
     return true;
   });
@@ -112,7 +115,7 @@ int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
     nlohmann::json j = {{"spec", spec.name},       {"kernel", spec.kernel},
                         {"parameters", params},    {"constraints", constraints},
                         {"configurations", total}, {"valid", valid},
-                        {"excluded", reasons}};
+                        {"excluded", reasons},     {"excluded_examples", examples}};
     if (info) j["device"] = info->name;
     std::cout << j.dump(2) << "\n";
     return kExitOk;
@@ -130,7 +133,11 @@ int cmd_space_spec(const std::string& spec_path, const std::string& sizes,
   std::printf(
       "configurations: %zu, %zu valid%s\n", total, valid,
       info ? (" on '" + info->name + "'").c_str() : " (without a device: its limits not applied)");
-  for (const auto& [why, n] : reasons) std::printf("  excluded: %zu by %s\n", n, why.c_str());
+  for (const auto& [why, n] : reasons) {
+    const auto e = examples.find(why);
+    std::printf("  excluded: %zu by %s%s\n", n, why.c_str(),
+                e == examples.end() ? "" : (" (e.g. " + e->second + ")").c_str());
+  }
   return kExitOk;
 }
 
@@ -163,7 +170,7 @@ int cmd_run_spec(const std::string& spec_path, const std::string& sizes, const s
                               {"spec", spec.name},
                               {"sizes", parse_spec_sizes(sizes)},
                               {"config", text},
-                              {"measurement", to_json(m)}};
+                              {"measurement", to_output_json(m)}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%s %s [%s] on %s\n", spec.name.c_str(), sizes.c_str(), text.c_str(),
@@ -234,10 +241,11 @@ int cmd_tune_spec(const TuneOptions& t, const DeviceOptions& d, const TuneEnviro
     nlohmann::json statuses = nlohmann::json::object();
     for (const auto& [status, n] : s.by_status) statuses[to_string(status)] = n;
     j["by_status"] = statuses;
-    if (s.best) j["best"] = {{"config", s.best->config}, {"measurement", to_json(s.best->result)}};
+    if (s.best)
+      j["best"] = {{"config", s.best->config}, {"measurement", to_output_json(s.best->result)}};
     if (s.default_config) {
       j["default"] = {{"config", s.default_config->config},
-                      {"measurement", to_json(s.default_config->result)}};
+                      {"measurement", to_output_json(s.default_config->result)}};
     }
     std::cout << j.dump(2) << "\n";
   } else {

@@ -68,11 +68,7 @@ struct ScratchDir {
 
 nlohmann::json record_json(const std::optional<MeasurementRecord>& r) {
   if (!r) return nullptr;
-  nlohmann::json j = to_json(r->result);
-  // Rates mmtune does not know are 0 in a measurement: null here, as `best --json` writes them.
-  for (const char* rate : {"gflops", "kernel_gflops", "gbps"}) {
-    if (j[rate] == 0.0) j[rate] = nullptr;
-  }
+  nlohmann::json j = to_output_json(r->result);
   j["kernel"] = r->kernel;
   j["config"] = r->config;
   j["measurement_id"] = r->id;

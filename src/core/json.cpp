@@ -92,6 +92,18 @@ nlohmann::json to_json(const Measurement& m) {
   return j;
 }
 
+nlohmann::json to_output_json(const Measurement& m) {
+  nlohmann::json j = to_json(m);
+  const bool timed = !m.routine_ms.empty();
+  for (const char* figure : {"median_ms", "min_ms", "max_ms"}) {
+    if (!timed) j[figure] = nullptr;
+  }
+  for (const char* unknown_when_0 : {"kernel_median_ms", "gflops", "kernel_gflops", "gbps"}) {
+    if (!timed || j[unknown_when_0] == 0.0) j[unknown_when_0] = nullptr;
+  }
+  return j;
+}
+
 nlohmann::json to_json(const TimingOptions& t) {
   return {{"warmup", t.warmup},
           {"min_reps", t.min_reps},

@@ -14,6 +14,10 @@ nlohmann::json to_json(const DeviceInfo& d);
 nlohmann::json to_json(const SpaceSummary& s);
 nlohmann::json to_json(const GemmProblem& p);
 nlohmann::json to_json(const Measurement& m);
+// A measurement as mmtune prints it (`--json` of run and tune): what it does not know is null,
+// not 0 (an untimed run's times, a rate or kernel time not measured), as `best --json` writes
+// them. to_json's zeros are the worker's protocol.
+nlohmann::json to_output_json(const Measurement& m);
 nlohmann::json to_json(const TimingOptions& t);
 
 // Inverses, for the worker protocol. Throw nlohmann::json::exception on malformed input.

@@ -107,6 +107,16 @@ std::string listing(const std::vector<Device>& devices) {
   return s;
 }
 
+// The devices a --platform left (all of them without one): those a --device can name.
+std::string listing(const std::vector<const Device*>& candidates, const std::string& platform) {
+  std::string s;
+  for (const Device* d : candidates) {
+    if (!s.empty()) s += ", ";
+    s += std::to_string(d->info.index) + ": " + d->info.name;
+  }
+  return (platform.empty() ? "" : "on platform '" + platform + "': ") + s;
+}
+
 }  // namespace
 
 DeviceInfo describe_device(const cl::Device& device) {
@@ -228,7 +238,8 @@ const Device& select_device(const std::vector<Device>& devices, const std::strin
     for (const Device* d : candidates) {
       if (d->info.index == index) return *d;
     }
-    throw NoDeviceError("no OpenCL device with index " + spec + "; available: " + listing(devices));
+    throw NoDeviceError("no OpenCL device with index " + spec +
+                        "; available: " + listing(candidates, platform));
   }
   std::vector<const Device*> matches;
   for (const Device* d : candidates) {
@@ -238,7 +249,8 @@ const Device& select_device(const std::vector<Device>& devices, const std::strin
   }
   if (matches.size() == 1) return *matches.front();
   if (matches.empty()) {
-    throw NoDeviceError("no OpenCL device matches '" + spec + "'; available: " + listing(devices));
+    throw NoDeviceError("no OpenCL device matches '" + spec +
+                        "'; available: " + listing(candidates, platform));
   }
   std::string names;
   for (const Device* d : matches) {
