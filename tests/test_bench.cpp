@@ -257,7 +257,9 @@ TEST(BenchCli, ASubjectOverTheDevicesLimitsIsARow) {
   for (const auto& row : rows) by_subject[row["subject"]] = row;
   ASSERT_TRUE(by_subject.count("classic")) << r.out;
   EXPECT_EQ(by_subject["classic"]["status"], "ExceedsLimits");
-  EXPECT_TRUE(by_subject["classic"]["vs_tuned"].is_null()) << "not timed: no ratio";
+  for (const char* figure : {"vs_tuned", "median_ms", "gflops", "kernel_median_ms"}) {
+    EXPECT_TRUE(by_subject["classic"][figure].is_null()) << figure << ": not timed, not 0";
+  }
   EXPECT_NE(by_subject["classic"]["note"].get<std::string>().find("exceeds the device's 128"),
             std::string::npos)
       << by_subject["classic"]["note"];

@@ -247,10 +247,16 @@ TEST(Tuner, TheDefaultsAreComparedByTheirMedianStoredRun) {
   const GemmProblem& p = req.problem;
   store_measurement(store, dev.info.key, TiledConfig{}, p, p.flops() / (100 * ms * 1e6));
   store.db().exec("UPDATE measurements SET id = -1 WHERE id = (SELECT MAX(id) FROM measurements)");
+  // And two more, 2x and 3x as slow: the median (the second fastest of four), not the fastest
+  // or the first, is compared.
+  for (const double slower : {2.0, 3.0}) {
+    store_measurement(store, dev.info.key, TiledConfig{}, p, p.flops() / (slower * ms * 1e6));
+  }
   const TuneSummary again = tune(dev, store, req, environment(dir), {}, kNoStop);
   ASSERT_TRUE(again.default_tiled);
   EXPECT_EQ(again.evaluations, 0u);
-  EXPECT_EQ(again.default_tiled->result.median_ms, ms) << "its first stored run: 100x slower";
+  EXPECT_DOUBLE_EQ(again.default_tiled->result.median_ms, 2 * ms)
+      << "its runs: 1x (its fastest), 2x, 3x and 100x (its first)";
 }
 
 }  // namespace

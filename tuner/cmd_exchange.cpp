@@ -103,8 +103,9 @@ int ExchangeCommands::run() const {
     std::printf(
         "Imported %s (%s): %zu devices added (%zu known), %zu sessions added (%zu known), "
         "%zu measurements added (%zu already stored%s)\n",
-        valid_utf8(file, /*keep_lines=*/false).c_str(), s.format.c_str(), s.devices_added, s.devices_known, s.sessions_added,
-        s.sessions_known, s.measurements_added, s.measurements_known, repeated.c_str());
+        valid_utf8(file, /*keep_lines=*/false).c_str(), s.format.c_str(), s.devices_added,
+        s.devices_known, s.sessions_added, s.sessions_known, s.measurements_added,
+        s.measurements_known, repeated.c_str());
     return kExitOk;
   }
   return -1;

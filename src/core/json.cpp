@@ -94,12 +94,11 @@ nlohmann::json to_json(const Measurement& m) {
 
 nlohmann::json to_output_json(const Measurement& m) {
   nlohmann::json j = to_json(m);
-  const bool timed = !m.routine_ms.empty();
-  for (const char* figure : {"median_ms", "min_ms", "max_ms"}) {
-    if (!timed) j[figure] = nullptr;
-  }
-  for (const char* unknown_when_0 : {"kernel_median_ms", "gflops", "kernel_gflops", "gbps"}) {
-    if (!timed || j[unknown_when_0] == 0.0) j[unknown_when_0] = nullptr;
+  // No time or rate is 0: an untimed run (or one that failed part-way, its samples kept) has
+  // none, a rate or kernel time not measured is 0 in a Measurement.
+  for (const char* figure :
+       {"median_ms", "min_ms", "max_ms", "kernel_median_ms", "gflops", "kernel_gflops", "gbps"}) {
+    if (!(j[figure].get<double>() > 0)) j[figure] = nullptr;
   }
   return j;
 }

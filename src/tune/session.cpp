@@ -423,8 +423,9 @@ TuneSummary TuneSession::finish() {
   const auto stored = [&](const KernelConfig& c) -> std::optional<MeasurementRecord> {
     std::vector<const MeasurementRecord*> ok;
     const MeasurementRecord* first = nullptr;
+    const std::string kernel = kernel_name(kind_of(c)), config = to_string(c);
     for (const auto& r : rows) {
-      if (r.kernel != kernel_name(kind_of(c)) || r.config != to_string(c)) continue;
+      if (r.kernel != kernel || r.config != config) continue;
       if (!first) first = &r;
       if (r.result.status == Status::kOk) ok.push_back(&r);
     }
@@ -438,8 +439,9 @@ TuneSummary TuneSession::finish() {
     if (best && r.id == best->measurement_id) summary_.best = r;
   }
   // A default is compared where its kernel is tuned: another kernel's was no finalist.
-  if (tuned(KernelKind::kTiled))
+  if (tuned(KernelKind::kTiled)) {
     summary_.default_tiled = stored(default_config(KernelKind::kTiled));
+  }
   if (tuned(KernelKind::kDirect)) {
     summary_.default_direct = stored(default_config(KernelKind::kDirect));
   }
