@@ -108,10 +108,12 @@ std::map<std::string, double> non_default_settings(const std::string& name,
                                                    const std::map<std::string, double>& settings) {
   const StrategyInfo& s = info(name);
   std::map<std::string, double> out;
-  for (const auto& [key, value] : settings) {
+  for (const auto& setting : settings) {
+    // Not a structured binding: clang 15 (the fuzzing build) captures none in a lambda.
+    const std::string& key = setting.first;
     const auto it = std::find_if(s.options.begin(), s.options.end(),
                                  [&](const StrategyOption& o) { return key == o.name; });
-    if (it == s.options.end() || it->value != value) out.emplace(key, value);
+    if (it == s.options.end() || it->value != setting.second) out.insert(setting);
   }
   return out;
 }
