@@ -145,7 +145,6 @@ int cmd_bench(const GlobalOptions& g, const DeviceOptions& dopt, const BenchCliO
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     // A row not timed (or a kernel not timed alone) has no time or rate: null, not 0.
-    const auto known = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(); };
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const BenchRow& r = rows[i];
       out.push_back(
@@ -159,13 +158,13 @@ int cmd_bench(const GlobalOptions& g, const DeviceOptions& dopt, const BenchCliO
            {"config", r.config},
            {"status", r.status},
            {"note", r.note},
-           {"median_ms", known(r.median_ms)},
-           {"min_ms", known(r.min_ms)},
-           {"max_ms", known(r.max_ms)},
-           {"gflops", known(r.gflops)},
+           {"median_ms", figure_or_null(r.median_ms)},
+           {"min_ms", figure_or_null(r.min_ms)},
+           {"max_ms", figure_or_null(r.max_ms)},
+           {"gflops", figure_or_null(r.gflops)},
            {"flops", r.flops()},
-           {"kernel_median_ms", known(r.kernel_median_ms)},
-           {"kernel_gflops", known(r.kernel_gflops)},
+           {"kernel_median_ms", figure_or_null(r.kernel_median_ms)},
+           {"kernel_gflops", figure_or_null(r.kernel_gflops)},
            {"samples_ms", r.samples_ms},
            {"round_ms", r.round_ms},
            // Untimed (or no tuned row to compare with): no ratio, not 0.

@@ -240,22 +240,21 @@ nlohmann::json best_json(const BestRecord& b, const SessionRecord* session,
                          const DeviceInfo& device, const nlohmann::json& problem) {
   const std::string command_line = session ? session->command_line : "";
   const auto or_null = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(); };
-  return {
-      {"device", device.name},
-      {"device_key", device.key},
-      {"problem", problem},
-      {"kernel", b.kernel},
-      {"config", b.config},
-      {"median_ms", b.median_ms},
-      {"gflops", b.gflops > 0 ? nlohmann::json(b.gflops) : nlohmann::json()},  // 0: unknown
-      {"kernel_gflops", b.kernel_gflops > 0 ? nlohmann::json(b.kernel_gflops) : nlohmann::json()},
-      {"gbps", b.gbps > 0 ? nlohmann::json(b.gbps) : nlohmann::json()},
-      {"spread", or_null(b.spread)},
-      {"other_load", or_null(b.other_load)},
-      {"measurement_id", b.measurement_id},
-      {"session_id", b.session_id},
-      {"session_command_line", command_line},
-      {"updated_at", b.updated_at}};
+  return {{"device", device.name},
+          {"device_key", device.key},
+          {"problem", problem},
+          {"kernel", b.kernel},
+          {"config", b.config},
+          {"median_ms", b.median_ms},
+          {"gflops", figure_or_null(b.gflops)},
+          {"kernel_gflops", figure_or_null(b.kernel_gflops)},
+          {"gbps", figure_or_null(b.gbps)},
+          {"spread", or_null(b.spread)},
+          {"other_load", or_null(b.other_load)},
+          {"measurement_id", b.measurement_id},
+          {"session_id", b.session_id},
+          {"session_command_line", command_line},
+          {"updated_at", b.updated_at}};
 }
 
 // `what`: the problem as the user named it (a GEMM's shape, or a spec kernel and its sizes).

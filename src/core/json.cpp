@@ -96,11 +96,12 @@ nlohmann::json to_output_json(const Measurement& m) {
   nlohmann::json j = to_json(m);
   // No time or rate is 0: an untimed run (or one that failed part-way, its samples kept) has
   // none, a rate or kernel time not measured is 0 in a Measurement.
-  for (const char* figure :
-       {"median_ms", "min_ms", "max_ms", "kernel_median_ms", "gflops", "kernel_gflops", "gbps"}) {
-    if (!(j[figure].get<double>() > 0)) j[figure] = nullptr;
-  }
+  for (const char* figure : kMeasuredFigures) j[figure] = figure_or_null(j[figure].get<double>());
   return j;
+}
+
+nlohmann::json figure_or_null(double v) {
+  return v > 0 ? nlohmann::json(v) : nlohmann::json();
 }
 
 nlohmann::json to_json(const TimingOptions& t) {

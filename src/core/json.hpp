@@ -20,6 +20,12 @@ nlohmann::json to_json(const Measurement& m);
 nlohmann::json to_output_json(const Measurement& m);
 nlohmann::json to_json(const TimingOptions& t);
 
+// The figures a measurement summarises, its times and rates: 0 in a record is "not known".
+inline constexpr const char* kMeasuredFigures[] = {
+    "median_ms", "min_ms", "max_ms", "kernel_median_ms", "gflops", "kernel_gflops", "gbps"};
+// A time or rate as mmtune prints it: null when it is not known (<= 0), never 0.
+nlohmann::json figure_or_null(double v);
+
 // Inverses, for the worker protocol. Throw nlohmann::json::exception on malformed input.
 GemmProblem problem_from_json(const nlohmann::json& j);
 Measurement measurement_from_json(const nlohmann::json& j);

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/json.hpp"
 #include "core/status.hpp"
 #include "family/spec.hpp"
 #include "mmtune/error.hpp"
@@ -368,8 +369,7 @@ ImportData read_mmtune_export(const json& j) {
     } else {
       // Figures without the runs they summarise would be dropped: refused, not lost (0 is
       // unknown, as files before NULLs wrote it).
-      for (const char* key : {"median_ms", "min_ms", "max_ms", "kernel_median_ms", "gflops",
-                              "kernel_gflops", "gbps"}) {
+      for (const char* key : kMeasuredFigures) {
         const auto v = f.optional(key);
         if (v && !(v->value().is_number() && v->value().get<double>() == 0.0)) {
           v->fail("a figure of an untimed measurement (no routine_ms): null, or its runs given");

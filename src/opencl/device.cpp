@@ -98,23 +98,20 @@ DeviceInfo query(const cl::Platform& platform, const cl::Device& d) {
   return i;
 }
 
-std::string listing(const std::vector<Device>& devices) {
+// "index: name, ..." of the devices given.
+std::string listing(const std::vector<const Device*>& devices) {
   std::string s;
-  for (const auto& d : devices) {
+  for (const Device* d : devices) {
     if (!s.empty()) s += ", ";
-    s += std::to_string(d.info.index) + ": " + d.info.name;
+    s += std::to_string(d->info.index) + ": " + d->info.name;
   }
   return s;
 }
 
 // The devices a --platform left (all of them without one): those a --device can name.
-std::string listing(const std::vector<const Device*>& candidates, const std::string& platform) {
-  std::string s;
-  for (const Device* d : candidates) {
-    if (!s.empty()) s += ", ";
-    s += std::to_string(d->info.index) + ": " + d->info.name;
-  }
-  return (platform.empty() ? "" : "on platform '" + platform + "': ") + s;
+std::string available(const std::vector<const Device*>& candidates, const std::string& platform) {
+  return "; available: " + (platform.empty() ? "" : "on platform '" + platform + "': ") +
+         listing(candidates);
 }
 
 }  // namespace
@@ -230,7 +227,7 @@ const Device& select_device(const std::vector<Device>& devices, const std::strin
     for (const Device* d : candidates) {
       if (!most || d->info.capability() > most->info.capability()) most = d;
     }
-    if (!most) throw NoDeviceError("no OpenCL device; available: " + listing(devices));
+    if (!most) throw NoDeviceError("no OpenCL device" + available(candidates, platform));
     return *most;
   }
   std::size_t index = 0;
@@ -238,8 +235,7 @@ const Device& select_device(const std::vector<Device>& devices, const std::strin
     for (const Device* d : candidates) {
       if (d->info.index == index) return *d;
     }
-    throw NoDeviceError("no OpenCL device with index " + spec +
-                        "; available: " + listing(candidates, platform));
+    throw NoDeviceError("no OpenCL device with index " + spec + available(candidates, platform));
   }
   std::vector<const Device*> matches;
   for (const Device* d : candidates) {
@@ -249,14 +245,10 @@ const Device& select_device(const std::vector<Device>& devices, const std::strin
   }
   if (matches.size() == 1) return *matches.front();
   if (matches.empty()) {
-    throw NoDeviceError("no OpenCL device matches '" + spec +
-                        "'; available: " + listing(candidates, platform));
+    throw NoDeviceError("no OpenCL device matches '" + spec + "'" +
+                        available(candidates, platform));
   }
-  std::string names;
-  for (const Device* d : matches) {
-    names += (names.empty() ? "" : ", ") + std::to_string(d->info.index) + ": " + d->info.name;
-  }
-  throw NoDeviceError("device '" + spec + "' is ambiguous, it matches " + names);
+  throw NoDeviceError("device '" + spec + "' is ambiguous, it matches " + listing(matches));
 }
 
 }  // namespace mmtune

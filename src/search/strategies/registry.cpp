@@ -109,7 +109,7 @@ std::map<std::string, double> non_default_settings(const std::string& name,
   const StrategyInfo& s = info(name);
   std::map<std::string, double> out;
   for (const auto& setting : settings) {
-    // Not a structured binding: clang 15 (the fuzzing build) captures none in a lambda.
+    // Not a structured binding: clang 14 (the fuzzing build) captures none in a lambda.
     const std::string& key = setting.first;
     const auto it = std::find_if(s.options.begin(), s.options.end(),
                                  [&](const StrategyOption& o) { return key == o.name; });
