@@ -456,5 +456,37 @@ TEST(Simulate, CurveIsTheFractionOfTheOptimumAfterEachCheckpoint) {
   EXPECT_EQ(r.median, 5.0);
 }
 
+// A run asks only what is recorded: on to its target and to the last checkpoint, not to the
+// end of its budget.
+TEST(Simulate, ARunEndsOncePastItsTargetAndTheLastCheckpoint) {
+  std::vector<std::vector<int>> points;
+  std::vector<std::optional<double>> times;
+  for (int i = 0; i < 40; ++i) {
+    points.push_back({i});
+    times.push_back(i == 5 ? 1.0 : 10.0);  // exhaustive reaches the target at its 6th
+  }
+  const SearchSpace s({"X"}, std::move(points));
+  SimulationOptions o;
+  o.seeds = 1;
+  o.budget = 30;
+  const auto plain = simulate(s, times, "exhaustive", o);
+  ASSERT_EQ(plain.runs.size(), 1u);
+  EXPECT_EQ(plain.runs[0].evaluations, 6u);
+  EXPECT_EQ(plain.runs[0].spent, 6u);
+  o.checkpoints = {4, 12};
+  const auto curve = simulate(s, times, "exhaustive", o);
+  EXPECT_EQ(curve.runs[0].evaluations, 6u);
+  EXPECT_EQ(curve.runs[0].spent, 12u);
+  EXPECT_DOUBLE_EQ(curve.mean_fraction[0], 0.1);
+  EXPECT_DOUBLE_EQ(curve.mean_fraction[1], 1.0);
+  // A checkpoint past the budget is watched; the target counts within the budget only.
+  o.budget = 3;
+  o.checkpoints = {20};
+  const auto past = simulate(s, times, "exhaustive", o);
+  EXPECT_FALSE(past.runs[0].evaluations);
+  EXPECT_EQ(past.runs[0].spent, 20u);
+  EXPECT_DOUBLE_EQ(past.mean_fraction[0], 1.0);
+}
+
 }  // namespace
 }  // namespace mmtune

@@ -22,7 +22,8 @@ struct SimulationOptions {
   double tolerance = 0.05;  // the target: a time within this fraction of the best recorded time
   std::map<std::string, double> settings{};  // the strategy's options (StrategyOptions::settings)
   // The curve: the mean fraction of the optimum (best time / best time found) after each of
-  // these evaluation counts. With checkpoints, every run spends max(budget, checkpoints).
+  // these evaluation counts. A run goes on past its target up to the last checkpoint (and past
+  // the budget, if a checkpoint is), and ends once it is past both.
   std::vector<std::size_t> checkpoints{};
   // A warm start: each run first tells the strategy (as seeds) this share, in [0, 1], of the
   // recorded results outside the target, drawn with the run's seed; only the strategy's own
@@ -36,6 +37,7 @@ struct SimulationRun {
   // Evaluations up to and including the first within the target; nothing when the run spent
   // its budget (or exhausted the space) without reaching it.
   std::optional<std::size_t> evaluations;
+  std::size_t spent = 0;  // evaluations made: nothing is asked once nothing more is recorded
 };
 
 struct SimulationResult {

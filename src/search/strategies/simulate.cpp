@@ -59,14 +59,14 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
   result.told = static_cast<std::size_t>(std::lround(options.told * double(outside.size())));
   // Random search's expectation among the points not told.
   result.random_expected_evaluations = double(space.size() - result.told + 1) / double(within + 1);
-  // With checkpoints every run spends the whole budget; otherwise it stops at the target.
+  // No run spends more than the budget or, past it, the last checkpoint.
   std::size_t horizon = result.budget;
   for (const auto c : options.checkpoints) horizon = std::max(horizon, c);
   result.mean_fraction.assign(options.checkpoints.size(), 0.0);
 
   std::vector<double> counts;  // per run, for the median
   for (std::size_t s = 0; s < options.seeds; ++s) {
-    SimulationRun run{options.first_seed + s, std::nullopt};
+    SimulationRun run{options.first_seed + s, std::nullopt, 0};
     // The strategy plans for the budget; checkpoints past it only watch it go on.
     const auto search = make_strategy(strategy, space, {run.seed, result.budget, options.settings});
     if (result.told > 0) search->seed(told_results(outside, result.told, times, run.seed));
@@ -109,6 +109,7 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
       if (spent < options.checkpoints[c]) fraction[c] = found ? *best / *found : 0.0;
       result.mean_fraction[c] += fraction[c] / double(options.seeds);
     }
+    run.spent = spent;
     if (run.evaluations) ++result.reached;
     counts.push_back(static_cast<double>(run.evaluations.value_or(result.budget + 1)));
     result.runs.push_back(run);
