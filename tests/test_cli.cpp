@@ -152,6 +152,9 @@ TEST(Cli, BadSizesAreUsageErrors) {
   expect_usage_error({"--device", "0", "--n", "99999999999999999999999"}, "too large");
   expect_usage_error({"tune", "--device", "0"}, "give the problem size");
   expect_usage_error({"run", "--n", "64", "--m", "x"}, "--m: must be a positive integer");
+  // Without --n no size is its default: --m 5 alone ran 5x5x5.
+  expect_usage_error({"run", "--device", "pthread", "--m", "5"}, "--m and --k need --n");
+  expect_usage_error({"--device", "0", "--k", "5", "--m", "7"}, "--m and --k need --n");
 }
 
 TEST(Cli, BadOptionsAreUsageErrors) {

@@ -33,8 +33,8 @@ void add_problem_options(CLI::App* app, ProblemOptions& o, const std::string& wh
   // Checked as given: an empty value ('') read as "not given" and became the square's size.
   app->add_option("--n", o.n, what + "columns of C (and m = k = n unless given)")
       ->check(positive_integer());
-  app->add_option("--m", o.m, what + "rows of C")->check(positive_integer());
-  app->add_option("--k", o.k, what + "inner dimension")->check(positive_integer());
+  app->add_option("--m", o.m, what + "rows of C (with --n)")->check(positive_integer());
+  app->add_option("--k", o.k, what + "inner dimension (with --n)")->check(positive_integer());
   app->add_option("--precision", o.precision, what + "bits: 16, 32 or 64")
       ->check(CLI::IsMember({16, 32, 64}))
       ->capture_default_str();
@@ -142,10 +142,10 @@ CLI::Validator integer_at_most(std::uint64_t max) {
 
 GemmProblem make_problem(const ProblemOptions& o) {
   if (!o.given()) throw UsageError("give the problem size: --n N (square) or --m M --n N --k K");
+  // --m 5 alone read as a 5^3 GEMM, where the help's "m = k = n unless given" reads 5xNxN.
+  if (o.n.empty()) throw UsageError("--m and --k need --n (the columns of C; --n N alone: N^3)");
   GemmProblem p;
-  const std::string& base = !o.n.empty() ? o.n : (!o.m.empty() ? o.m : o.k);
-  const char* base_flag = !o.n.empty() ? "--n" : (!o.m.empty() ? "--m" : "--k");
-  const std::size_t square = parse_size(base_flag, base);
+  const std::size_t square = parse_size("--n", o.n);
   p.m = o.m.empty() ? square : parse_size("--m", o.m);
   p.n = o.n.empty() ? square : parse_size("--n", o.n);
   p.k = o.k.empty() ? square : parse_size("--k", o.k);
