@@ -12,6 +12,7 @@
 #include "exchange/exchange.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
+#include "tune/replay.hpp"
 
 namespace mmtune {
 namespace {
@@ -82,6 +83,39 @@ TEST(KernelTunerRecorded, AConfigurationHasOneSpelling) {
     configs.insert(r.config);
   }
   EXPECT_EQ(configs, (std::set<std::string>{"a=1", "a=2"}));
+}
+
+// A configuration whose parameters come in another order (a file edited by hand, or merged) is
+// the same configuration: the replay's space holds it once, with its fastest time.
+TEST(KernelTunerRecorded, ParametersInAnotherOrderAreOneConfiguration) {
+  const nlohmann::json cache = {{"device_name", "GPU"},
+                                {"kernel_name", "pair"},
+                                {"tune_params_keys", {"a", "b"}},
+                                {"tune_params", {{"a", {1, 2}}, {"b", {3}}}},
+                                {"cache", {{"1,3", {{"time", 1.0}}}, {"2,3", {{"time", 2.0}}}}}};
+  test::TempDir dir;
+  GemmProblem p;
+  p.m = p.n = p.k = 64;
+  Store first(dir / "first.db");
+  import_text(first, cache.dump(), "pair.json", "", p);
+  nlohmann::json j = export_json(first);
+  nlohmann::json copy = j["measurements"][0];
+  ASSERT_EQ(copy["config"], "a=1 b=3");
+  copy["id"] = 99;
+  copy["config"] = "b=3 a=2";
+  copy["measured_at"] = "2030-01-01T00:00:00Z";
+  j["measurements"].push_back(copy);  // a=2 b=3 measured again, at 1.0 ms
+  Store second(dir / "second.db");
+  import_text(second, j.dump(), "edited.json");
+  const auto records = second.measurements(copy["device_key"].get<std::string>(), p, "kt:pair");
+  ASSERT_EQ(records.size(), 3u);
+  const Landscape l = load_landscape("kt:pair", records);
+  ASSERT_EQ(l.table.space.size(), 2u);
+  EXPECT_EQ(l.table.space.names(), (std::vector<std::string>{"a", "b"}));
+  for (std::size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(l.table.times[i]);
+    EXPECT_NEAR(*l.table.times[i], 1.0, 1e-9) << "point " << i;
+  }
 }
 
 }  // namespace

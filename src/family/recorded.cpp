@@ -20,13 +20,18 @@ std::unique_ptr<RecordedFamily> RecordedFamily::from_texts(const std::string& na
       throw UsageError("recorded " + name + " configuration '" + texts[t].substr(0, 200) +
                        "' is not NAME=INTEGER pairs (of 32-bit integers)");
     }
+    // The first configuration gives the parameters' order; others may list them in any order
+    // (a file edited by hand, or merged from two), as a configuration is parsed by name.
     std::size_t i = 0;
     for (const auto& [pname, v] : *pairs) {
       if (t == 0) params.push_back({pname, "recorded parameter", {}, std::nullopt});
-      if (i >= params.size() || params[i].name != pname) {
+      const auto p =
+          std::find_if(params.begin(), params.end(),
+                       [&pname = pname](const ParameterInfo& q) { return q.name == pname; });
+      if (p == params.end()) {
         throw UsageError("recorded " + name + " configurations name different parameters");
       }
-      auto& vals = params[i].values;
+      auto& vals = p->values;
       const auto it = std::lower_bound(vals.begin(), vals.end(), v);
       if (it == vals.end() || *it != v) vals.insert(it, v);
       ++i;

@@ -25,9 +25,17 @@ ReplayTable replay_table(KernelKind kind, const std::vector<MeasurementRecord>& 
   }
   std::vector<std::vector<int>> points;
   std::vector<std::optional<double>> times;
+  // One point per configuration, however its text spells it (its parameters in another order).
+  std::map<std::vector<int>, std::size_t> index;
   for (const auto& [config, time] : table) {
-    points.push_back(parameter_values(parse_config(kind, config)));  // validated on the way
-    times.push_back(time);
+    auto values = parameter_values(parse_config(kind, config));  // validated on the way
+    const auto [at, added] = index.emplace(values, points.size());
+    if (added) {
+      points.push_back(std::move(values));
+      times.push_back(time);
+    } else if (time && (!times[at->second] || *time < *times[at->second])) {
+      times[at->second] = time;
+    }
   }
   return {SearchSpace(parameter_names(kind), std::move(points)), std::move(times)};
 }
