@@ -347,12 +347,22 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
   const auto told = nlohmann::json::parse(r.out);
   EXPECT_EQ(told[0]["told"], 2887);
   EXPECT_NEAR(told[0]["random_expected_evaluations"].get<double>(), 2890.0 / 3.0, 1e-9);
-  for (const char* bad : {"1.5", "-0.5", "half", "nan"}) {
+  r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--strategy",
+                        "random", "--seeds", "2", "--budget", "5", "--told", "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("first told 2887 random recorded results (50 %"), std::string::npos)
+      << r.out;
+  // 1e-5 of 5,774 rounds to none: not a warm start, whatever a header would say.
+  for (const char* bad : {"1.5", "-0.5", "half", "nan", "1e-5"}) {
     r = test::run_mmtune(
         {"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--told", bad});
     EXPECT_EQ(r.exit_code, kExitUsage) << bad;
     EXPECT_EQ(r.out, "") << bad << ": a refusal prints no half table";
   }
+  // Checked before the database is opened: the option's error, not the missing file's.
+  r = test::run_mmtune({"simulate", "--db", dir / "missing.db", "--told", "nan"});
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_NE(r.err.find("--told must be within 0 and 1"), std::string::npos) << r.err;
   // Replayed in a tune's batches; such replays are not the report's.
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--strategy",
                         "annealing", "--seeds", "2", "--batch", "8", "--json"});

@@ -81,6 +81,7 @@ int cmd_simulate(const SimulateOptions& o) {
   // The report's replays are searches from nothing; a warm start is another experiment.
   if (o.save && o.told > 0) throw UsageError("--save stores replays without --told");
   if (o.save && o.batch > 1) throw UsageError("--save stores replays asked one at a time");
+  if (!(o.told >= 0 && o.told <= 1)) throw UsageError("--told must be within 0 and 1");
   Store store(existing_database_path(o.db),
               o.save ? Store::Access::kReadWrite : Store::Access::kReadOnly);
   const DeviceInfo device = find_stored_device(store, o.device);
@@ -128,10 +129,14 @@ int cmd_simulate(const SimulateOptions& o) {
   check_output_writable(o.svg, o.db);
   // Everything that can refuse the replay is checked before the table starts: a refusal prints
   // one line, never half a table.
-  if (!(o.told >= 0 && o.told <= 1)) throw UsageError("--told must be within 0 and 1");
   if (std::none_of(times.begin(), times.end(), [](const auto& t) { return t.has_value(); })) {
     throw UsageError("no recorded " + o.kernel + " configuration of " + described +
                      " ran successfully: there is no best to search for");
+  }
+  const std::size_t told_results = told_count(times, so);
+  if (o.told > 0 && told_results == 0) {
+    throw UsageError("--told " + std::to_string(o.told) +
+                     " tells none of the recorded results outside 5 % of the best");
   }
   for (const auto& name : strategies) make_strategy(name, space, {1, o.budget, so.settings});
   // In insertion order: the curve's checkpoints as numbers run (25, 50, ...), not as text.
@@ -140,11 +145,11 @@ int cmd_simulate(const SimulateOptions& o) {
     std::printf("Replaying %zu recorded %s configurations of %s on %s, budget %zu, %zu seeds\n",
                 space.size(), o.kernel.c_str(), described.c_str(), device.name.c_str(), o.budget,
                 o.seeds);
-    if (o.told > 0) {
+    if (told_results > 0) {
       std::printf(
-          "Each run is first told a random %.3g %% of the recorded results outside 5 %% of "
-          "the best; only its own proposals count\n",
-          100 * o.told);
+          "Each run is first told %zu random recorded results (%.3g %% of those outside 5 %% of "
+          "the best); only its own proposals count\n",
+          told_results, 100 * o.told);
     }
     if (o.curve) std::printf("%-12s fraction of the optimum after N evaluations\n", "");
     std::printf("%-12s", "strategy");

@@ -61,6 +61,11 @@ struct SimulationResult {
   std::size_t told = 0;  // results told to each run before it searched (SimulationOptions::told)
 };
 
+// The results each run is told before it searches: SimulationOptions::told's share (rounded) of
+// those outside the target. Nothing for a table without a successful time.
+std::size_t told_count(const std::vector<std::optional<double>>& times,
+                       const SimulationOptions& options);
+
 // Replays `strategy` once per seed on `space`, where times[i] is the recorded time of point i
 // (nothing: it failed). Throws UsageError for an unknown strategy, a table that does not match
 // the space, one without any successful time, or a told share outside [0, 1].

@@ -28,6 +28,39 @@ std::vector<Observation> told_results(std::vector<std::size_t> outside, std::siz
 
 }  // namespace
 
+namespace {
+
+std::optional<double> best_time(const std::vector<std::optional<double>>& times) {
+  std::optional<double> best;
+  for (const auto& t : times) {
+    if (t && (!best || *t < *best)) best = *t;
+  }
+  return best;
+}
+
+// The points outside the target, those a run may be told.
+std::vector<std::size_t> outside_target(const std::vector<std::optional<double>>& times,
+                                        double target_time) {
+  std::vector<std::size_t> outside;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (!times[i] || *times[i] > target_time) outside.push_back(i);
+  }
+  return outside;
+}
+
+std::size_t share_of(double share, std::size_t n) {
+  return static_cast<std::size_t>(std::lround(share * double(n)));
+}
+
+}  // namespace
+
+std::size_t told_count(const std::vector<std::optional<double>>& times,
+                       const SimulationOptions& options) {
+  const auto best = best_time(times);
+  if (!best) return 0;
+  return share_of(options.told, outside_target(times, *best * (1 + options.tolerance)).size());
+}
+
 SimulationResult simulate(const SearchSpace& space, const std::vector<std::optional<double>>& times,
                           const std::string& strategy, const SimulationOptions& options) {
   check_strategy_settings(strategy, options.settings);
@@ -35,10 +68,7 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
     throw UsageError("replay table has " + std::to_string(times.size()) + " times for " +
                      std::to_string(space.size()) + " configurations");
   }
-  std::optional<double> best;
-  for (const auto& t : times) {
-    if (t && (!best || *t < *best)) best = *t;
-  }
+  const std::optional<double> best = best_time(times);
   if (!best) throw UsageError("replay table has no successful time");
   if (!(options.told >= 0 && options.told <= 1)) {
     throw UsageError("the told share must be within 0 and 1");
@@ -51,12 +81,9 @@ SimulationResult simulate(const SearchSpace& space, const std::vector<std::optio
   result.target_time = *best * (1 + options.tolerance);
   const std::size_t batch = std::max<std::size_t>(1, options.batch);
 
-  std::vector<std::size_t> outside;  // the points a run may be told
-  for (std::size_t i = 0; i < times.size(); ++i) {
-    if (!times[i] || *times[i] > result.target_time) outside.push_back(i);
-  }
+  const std::vector<std::size_t> outside = outside_target(times, result.target_time);
   const std::size_t within = space.size() - outside.size();
-  result.told = static_cast<std::size_t>(std::lround(options.told * double(outside.size())));
+  result.told = share_of(options.told, outside.size());
   // Random search's expectation among the points not told.
   result.random_expected_evaluations = double(space.size() - result.told + 1) / double(within + 1);
   // No run spends more than the budget or, past it, the last checkpoint.
