@@ -221,25 +221,30 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
   // platform) on hardware of the same vendor and type. Another implementation of the same
   // hardware is not similar: its compiler rewards other parameters (PoCL's best runs on Mesa's
   // llvmpipe several times slower than llvmpipe's default; docs/kernels.md). An imported device
-  // of unknown platform is compared by vendor and type. Decided once.
+  // of unknown platform is compared by vendor and type; a CLBlast file names its platform by
+  // vendor (CL_PLATFORM_VENDOR: "The pocl project", not "Portable Computing Language"). Decided
+  // once.
   std::vector<char> relation(devices_.size(), 0);  // 2: this device, 1: similar, 0: other
   for (std::size_t i = 0; i < devices_.size(); ++i) {
     const Stored& d = devices_[i];
     relation[i] = d.key == device.key
                       ? 2
-                      : ((d.platform.empty() || d.platform == device.platform_name) &&
+                      : ((d.platform.empty() || d.platform == device.platform_name ||
+                          d.platform == device.platform_vendor) &&
                          d.vendor == device.vendor && d.type == device.type);
   }
   // An empty dimension (a BLAS no-op) is measured as 1, so distances stay finite.
   const LogShape shape = LogShape::of(p);
-  // Ranks candidates: this device before similar ones, then the nearest shape, then the fastest.
+  // Ranks candidates: this device before similar ones, then the nearest shape, then the fastest
+  // by time per flop (shapes as near as each other differ: 128^3 lies as near 64^3 as 256^3,
+  // whose milliseconds are no measure of its speed).
   struct Rank {
     int relation;
-    double distance, median_ms;
+    double distance, ms_per_flop;
     bool better_than(const Rank& o) const {
       if (relation != o.relation) return relation > o.relation;
       if (distance != o.distance) return distance < o.distance;
-      return median_ms < o.median_ms;
+      return ms_per_flop < o.ms_per_flop;
     }
   };
   const Entry* chosen = nullptr;
@@ -248,7 +253,9 @@ TunedParameters ParameterLookup::lookup(const DeviceInfo& device, const GemmProb
     const int rel = relation[e.device];
     // A batch runs item by item in a family that does not batch: those are not candidates.
     if (rel == 0 || (p.batch > 1 && !e.batches)) continue;
-    const Rank r{rel, e.shape.distance2(shape), e.median_ms};
+    const auto dim = [](std::size_t v) { return double(std::max<std::size_t>(v, 1)); };
+    const double flops = 2.0 * dim(e.m) * dim(e.n) * dim(e.k) * dim(e.batch);
+    const Rank r{rel, e.shape.distance2(shape), e.median_ms / flops};
     // The device-limit checks are the costly part: only for a candidate that would win. Images
     // tuned at a smaller shape may outgrow the device's image limits at this one.
     if ((!chosen || r.better_than(best)) &&
