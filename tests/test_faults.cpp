@@ -182,6 +182,42 @@ TEST(FaultsCli, InterruptPrintsTheSummaryExits130AndResumes) {
   EXPECT_GE(rows(db), stored);
 }
 
+// The pid of a child process of `parent` (its worker), or -1.
+int child_of(int parent) {
+  std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) +
+                   "/children");
+  int pid = -1;
+  in >> pid;
+  return pid;
+}
+
+// Ctrl-C reaches a terminal's foreground process group: it reached the worker's compiler and
+// linker (PoCL runs them), and healthy variants were stored as BuildFailed or Crashed ("worker
+// killed by signal 6"); the roofline build failed the tune (exit 1). The worker is in a group of
+// its own, and the interrupt stores no failure.
+TEST(FaultsCli, CtrlCToTheProcessGroupReachesNoCompiler) {
+  test::TempDir dir;
+  const std::string db = dir / "tuning.db";
+  // A fresh program cache: the worker builds while the signal comes.
+  auto bg =
+      test::spawn_mmtune(tune_args(db, "64", "40"), dir.path, {{"XDG_CACHE_HOME", dir / "cache"}});
+  for (int i = 0; i < 6000 && rows(db) < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const int worker = child_of(bg.pid);
+  ASSERT_GT(worker, 0);
+  EXPECT_EQ(getpgid(bg.pid), bg.pid);
+  EXPECT_NE(getpgid(worker), getpgid(bg.pid)) << "the worker is in the tuner's process group";
+  kill(-bg.pid, SIGINT);  // the whole group, as a terminal sends it
+  const auto r = bg.wait();
+  ASSERT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(test::count_rows(db,
+                             "SELECT COUNT(*) FROM measurements WHERE status IN "
+                             "('BuildFailed', 'Crashed', 'LaunchFailed')"),
+            0);
+  EXPECT_EQ(test::count_rows(db, "SELECT COUNT(*) FROM sessions WHERE outcome = 'interrupted'"), 1);
+}
+
 // A tune of `budget` evaluations sent `sig` once it has stored 3 rows; started with SIGHUP
 // ignored (as `nohup` starts it) where `hangup_ignored`.
 test::CommandResult signalled_tune(const std::string& db, const test::TempDir& dir,

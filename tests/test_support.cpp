@@ -243,6 +243,7 @@ Background spawn_mmtune(const std::vector<std::string>& args, const std::string&
   b.err_path = out_dir + "/stderr.txt";
   b.pid = fork();
   if (b.pid == 0) {
+    setpgid(0, 0);
     const int out = open(b.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = open(b.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(out, STDOUT_FILENO);

@@ -122,7 +122,8 @@ struct ScopedEnv {
   std::map<std::string, std::optional<std::string>> before_;
 };
 
-// Starts the built mmtune in the background with stdout and stderr going to files.
+// Starts the built mmtune in the background with stdout and stderr going to files, in a process
+// group of its own (pid = its group), as a shell starts a job.
 struct Background {
   int pid = -1;
   std::string out_path, err_path;

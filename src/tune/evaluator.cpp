@@ -45,8 +45,12 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv) {
   if (pid_ == 0) {
     dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
-    // Ctrl-C (or a kill of the process group, or a closed terminal) reaches the worker too: it
-    // finishes its variant and the tuner decides when to stop it.
+    // A process group of its own: a terminal's Ctrl-C (or a kill of the tuner's group) reached
+    // the compiler and linker the OpenCL implementation runs, and a healthy variant was stored
+    // as BuildFailed or Crashed. The tuner decides when to stop the worker; it finishes its
+    // variant. Signals sent to it alone are ignored too.
+    setpgid(0, 0);
+    signal(SIGTTOU, SIG_IGN);  // a background group's writes to the terminal (stty tostop)
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
