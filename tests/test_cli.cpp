@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "store/store.hpp"
 #include "test_support.hpp"
 
 namespace mmtune {
@@ -285,6 +286,40 @@ TEST(Cli, KernelsDirIsUsedAndChecked) {
   r = run_mmtune({"--kernels-dir", "/nonexistent", "run", "--n", "33"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not a directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mmtune
+
+namespace mmtune {
+namespace {
+
+// A best slower than a reference (a search too short to beat the naive kernel at a tiny size on
+// llvmpipe) printed "0.27x faster than"; a rate under 0.05 GFLOPS printed as 0.0.
+TEST(TuneSummaryText, ABestSlowerThanAReferenceSaysSlowerAndSmallRatesKeepTheirDigits) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  const std::vector<std::string> tune = {"tune",     "--device", "pthread", "--n", "48",
+                                         "--budget", "3",        "--db",    db};
+  const auto first = run_mmtune(tune);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  // Its drift line read "timed again 1 times ... at 100%-100% of its speed".
+  EXPECT_EQ(first.out.find(" 1 times"), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("100%-100%"), std::string::npos) << first.out;
+  // The stored references as another machine might have timed them: the naive kernel 100x
+  // faster than it ran, the classic one 1000x slower.
+  Store(db).db().exec(
+      "UPDATE measurements SET median_ms = median_ms / 100, min_ms = min_ms / 100, "
+      "max_ms = max_ms / 100, gflops = gflops * 100 WHERE kernel = 'naive';"
+      "UPDATE measurements SET median_ms = median_ms * 1000, min_ms = min_ms * 1000, "
+      "max_ms = max_ms * 1000, gflops = gflops / 1000 WHERE kernel = 'classic'");
+  const auto r = run_mmtune(tune);  // a resume: the stored references are kept
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("x slower than the naive kernel"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("x faster than the naive kernel"), std::string::npos) << r.out;
+  const auto classic = r.out.find("x faster than the classic 16x16 kernel (0.00");
+  EXPECT_NE(classic, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(0.0 GFLOPS)"), std::string::npos) << r.out;
 }
 
 }  // namespace

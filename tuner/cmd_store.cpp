@@ -271,9 +271,10 @@ void print_best(const BestRecord& b, const SessionRecord* session, const DeviceI
               b.config.c_str());
   // 0 stands for unknown: a recorded kernel's flops, a batch run item by item's kernel time.
   std::printf("  %.3f ms", b.median_ms);
-  if (b.gflops > 0) std::printf(" = %.1f GFLOPS", b.gflops);
-  if (b.kernel_gflops > 0) std::printf(" (kernel alone %.1f GFLOPS)", b.kernel_gflops);
-  if (b.gbps > 0) std::printf(", %.1f GB/s", b.gbps);
+  if (b.gflops > 0) std::printf(" = %s GFLOPS", report_detail::rate(b.gflops).c_str());
+  if (b.kernel_gflops > 0)
+    std::printf(" (kernel alone %s GFLOPS)", report_detail::rate(b.kernel_gflops).c_str());
+  if (b.gbps > 0) std::printf(", %s GB/s", report_detail::rate(b.gbps).c_str());
   std::printf("\n");
   // How far the figure can be trusted: its runs' spread and the machine's other load then.
   if (b.spread >= 0 || b.other_load >= 0) {

@@ -1,5 +1,6 @@
 #include "tune_summary.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -7,6 +8,7 @@
 #include "core/cpu_load.hpp"
 #include "core/json.hpp"
 #include "mmtune/problem.hpp"
+#include "report/report_format.hpp"
 #include "store/sql.hpp"
 
 namespace mmtune::cli {
@@ -102,12 +104,13 @@ void print_summary(const TuneSummary& s, const std::string& db) {
     std::printf("Best: %s [%s]\n", s.best->kernel.c_str(), s.best->config.c_str());
     if (b.kernel_median_ms <= 0) {  // a batch run one launch per item: no lone kernel
       std::printf(
-          "  whole routine %.3f ms = %.1f GFLOPS; kernel alone not timed (a batch run one "
+          "  whole routine %.3f ms = %s GFLOPS; kernel alone not timed (a batch run one "
           "launch per item, or no GEMM kernel in the call)\n",
-          b.median_ms, b.gflops);
+          b.median_ms, report_detail::rate(b.gflops).c_str());
     } else {
-      std::printf("  whole routine %.3f ms = %.1f GFLOPS; kernel alone %.3f ms = %.1f GFLOPS%s\n",
-                  b.median_ms, b.gflops, b.kernel_median_ms, b.kernel_gflops,
+      std::printf("  whole routine %.3f ms = %s GFLOPS; kernel alone %.3f ms = %s GFLOPS%s\n",
+                  b.median_ms, report_detail::rate(b.gflops).c_str(), b.kernel_median_ms,
+                  report_detail::rate(b.kernel_gflops).c_str(),
                   b.kernel_wall_clock
                       ? " (by wall clock around a lone run: this device's event timestamps are "
                         "unusable)"
@@ -118,11 +121,17 @@ void print_summary(const TuneSummary& s, const std::string& db) {
       // A reference stopped early was still timed (at least once).
       if ((r->result.status == Status::kOk || r->result.status == Status::kSlowerEarlyStop) &&
           r->result.median_ms > 0) {
-        std::printf("  %5.2fx faster than %s (%.1f GFLOPS)\n", r->result.median_ms / b.median_ms,
-                    what, r->result.gflops);
-      } else if (lower_bound_ms(r->result)) {
+        // A best slower than a reference (a search too short to beat it) says so.
+        const double x = r->result.median_ms / b.median_ms;
+        std::printf("  %5.2fx %s than %s (%s GFLOPS)\n", x >= 1 ? x : 1 / x,
+                    x >= 1 ? "faster" : "slower", what,
+                    report_detail::rate(r->result.gflops).c_str());
+      } else if (lower_bound_ms(r->result) && r->result.median_ms >= b.median_ms) {
         std::printf("  over %.2fx faster than %s (under %.2g GFLOPS: stopped after %.1f s)\n",
                     r->result.median_ms / b.median_ms, what, r->result.gflops,
+                    r->result.median_ms / 1e3);
+      } else if (lower_bound_ms(r->result)) {  // stopped before the best's time: no ratio
+        std::printf("  %s: stopped after %.1f s, before it could be compared\n", what,
                     r->result.median_ms / 1e3);
       } else {
         std::printf("  %s: %s\n", what, to_string(r->result.status));
@@ -158,17 +167,27 @@ void print_summary(const TuneSummary& s, const std::string& db) {
   if (s.best && s.search_fastest && s.search_fastest->result.gflops > 1.1 * s.best->result.gflops) {
     // The search's figure and the stored one differ: say why rather than leave two numbers.
     std::printf(
-        "Confirmation: the search's fastest single measurement was %.1f GFLOPS [%s]; side by "
-        "side in the rounds the best ran at %.1f GFLOPS. One measurement on a drifting machine is "
+        "Confirmation: the search's fastest single measurement was %s GFLOPS [%s]; side by "
+        "side in the rounds the best ran at %s GFLOPS. One measurement on a drifting machine is "
         "partly luck; the confirmed figure is the one stored\n",
-        s.search_fastest->result.gflops, s.search_fastest->config.c_str(), s.best->result.gflops);
+        report_detail::rate(s.search_fastest->result.gflops).c_str(),
+        s.search_fastest->config.c_str(), report_detail::rate(s.best->result.gflops).c_str());
   }
   if (s.drift_evaluations > 0) {
+    // "1 times" and "100%-100%" read as a template; a range that is one value is that value.
+    const std::string times =
+        s.drift_evaluations == 1 ? "once" : std::to_string(s.drift_evaluations) + " times";
+    char speed[64];
+    if (std::lround(100 / s.slowest) == std::lround(100 / s.fastest)) {
+      std::snprintf(speed, sizeof speed, "%.0f%%", 100 / s.slowest);
+    } else {
+      std::snprintf(speed, sizeof speed, "%.0f%%-%.0f%%", 100 / s.slowest, 100 / s.fastest);
+    }
     std::printf(
-        "Drift: a reference configuration was timed again %zu times during the search (every "
-        "few variants); the machine ran at %.0f%%-%.0f%% of its speed at the start, and the "
-        "search compared times in that speed\n",
-        s.drift_evaluations, 100 / s.slowest, 100 / s.fastest);
+        "Drift: a reference configuration was timed again %s during the search (every few "
+        "variants); the machine ran at %s of its speed at the start, and the search compared "
+        "times in that speed\n",
+        times.c_str(), speed);
   }
   if (s.busy_measurements > 0) {
     std::printf(

@@ -16,6 +16,7 @@
 #include "family/spec.hpp"
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
+#include "report/svg_chart.hpp"
 
 namespace mmtune::report_detail {
 
@@ -78,6 +79,14 @@ inline std::string pct(double fraction) {
 inline std::string share_of_peak(double gflops, double peak) {
   if (!(peak > 0)) return "";
   return gflops <= peak ? pct(gflops / peak) : "n/a (above the peak)";
+}
+
+// A rate (GFLOPS, GB/s) as printed: one decimal from 100 up, three significant digits below (a
+// slow device's 0.0422 GFLOPS read as 0.0).
+inline std::string rate(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.1f" : "%.3g", v);
+  return buf;
 }
 
 // CSV: the shortest text that reads back as the same double.
