@@ -363,6 +363,38 @@ TEST(ReportWrite, EmptyDatabase) {
   EXPECT_TRUE(well_formed(slurp(options.out_dir + "/report.html"), {"meta"}));
 }
 
+// A session's best is its search's: a naive baseline faster than every searched variant (a tune
+// whose tiled variants all failed) was its best, and its convergence. SlowerEarlyStop is no
+// failure, as the tune counts it.
+TEST(ReportWrite, ASessionsBestIsItsSearchsNotABaselines) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  const DeviceInfo a = device("Vendor", "A");
+  store.upsert_device(a);
+  SessionRecord s;
+  s.device_key = a.key, s.command_line = "mmtune --n 256", s.strategy = "model";
+  s.kernels = "tiled", s.space = "full", s.seed = 1, s.budget = 3, s.time_limit_s = 60;
+  s.problem = square(256);
+  const auto id = store.begin_session(s);
+  const GemmProblem p = square(256);
+  store.add_measurement(measurement(a.key, id, NaiveConfig{}, p, Status::kOk, 1.0));
+  store.add_measurement(measurement(a.key, id, tiled(64, 64, 2), p, Status::kOk, 10.0));
+  store.add_measurement(measurement(a.key, id, tiled(32, 64, 2), p, Status::kSlowerEarlyStop, 0));
+  store.end_session(id, "budget");
+  ReportOptions options;
+  options.out_dir = dir / "r";
+  write_report(store, options);
+  const auto sessions = read_csv(slurp(options.out_dir + "/sessions.csv"));
+  ASSERT_EQ(sessions.size(), 2u);
+  const auto sc = columns(sessions[0]);
+  EXPECT_NEAR(std::stod(sessions[1][sc.at("best_gflops")]), p.flops() / 10e6, 1e-6);
+  EXPECT_EQ(sessions[1][sc.at("ok")], "2");
+  EXPECT_EQ(sessions[1][sc.at("stopped_early")], "1");
+  EXPECT_EQ(sessions[1][sc.at("failures")], "");
+  const std::string md = slurp(options.out_dir + "/report.md");
+  EXPECT_EQ(md.find("SlowerEarlyStop 1"), std::string::npos) << md;
+}
+
 // The report says where to open it; --open without a browser opener says so and still succeeds.
 TEST(ReportCli, SaysWhereToOpenItAndOpenWithoutABrowserIsAWarning) {
   test::TempDir dir;

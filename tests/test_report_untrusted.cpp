@@ -304,11 +304,12 @@ TEST(ReportUntrusted, ImportedSingleTimesHaveNoSpreadAndTookNoTimeHere) {
   const std::string md = write_markdown(store, dir / "r");
   EXPECT_NE(md.find("| 1024x1024x1024 fp32 col NT | tiled |"), std::string::npos) << md;
   EXPECT_EQ(md.find("spread 0"), std::string::npos) << md;
-  EXPECT_NE(md.find("Z |  | 3 | 3 | none | imported |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Z |  | 3 | 3 | 0 | none | imported |"), std::string::npos) << md;
   // sessions.csv as the HTML: its wall_s empty, not 0.
   const std::string csv = slurp(dir / "r/sessions.csv");
   EXPECT_NE(csv.find(",imported,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",3,3,,,"), std::string::npos) << csv;  // evaluations, Ok, failures, wall
+  // evaluations, Ok, stopped early, failures, wall
+  EXPECT_NE(csv.find(",3,3,0,,,"), std::string::npos) << csv;
   auto q = store.db().prepare("SELECT key FROM devices");
   ASSERT_TRUE(q.step());
   GemmProblem p = square(1024);

@@ -105,11 +105,11 @@ std::map<std::string, std::string> csv_files(const Data& d) {
                           "space", "seed", "budget", "time_limit_s"},
                          kProblemHead),
                     {"started_at", "ended_at", "outcome", "host", "mmtune_version", "evaluations",
-                     "ok", "failures", "wall_s", "best_gflops"}));
+                     "ok", "stopped_early", "failures", "wall_s", "best_gflops"}));
   for (const auto& s : d.sessions) {
     const SessionRecord& r = s.r;
     const auto& ms = by_session[r.id];
-    const auto [ok, failures, best_g] = session_stats(ms);
+    const auto [ok, stopped_early, failures, best_g] = session_stats(ms);
     std::string fail;
     for (const auto& [status, n] : failures) {
       fail += (fail.empty() ? "" : ";") + status + "=" + std::to_string(n);
@@ -121,7 +121,7 @@ std::map<std::string, std::string> csv_files(const Data& d) {
               full(r.time_limit_s)},
              problem_fields(r.problem)),
         {r.started_at, r.ended_at, r.outcome, s.host, s.version, std::to_string(ms.size()),
-         std::to_string(ok), fail,
+         std::to_string(ok), std::to_string(stopped_early), fail,
          // An import took no time here: its wall clock is not 0 s, it is unknown.
          start && end && r.outcome != kImportedOutcome ? full(*end - *start) : "", full(best_g)}));
   }

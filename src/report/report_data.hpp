@@ -51,11 +51,20 @@ using SessionRow = rows::Session;
 using RoofRow = rows::Roof;
 using ReplayRow = rows::Replay;
 
-// Outcome counts of one session's measurements: Ok, failures by status, best Ok GFLOPS.
+// A baseline a tune times beside its search (naive, classic): never the tune's result.
+inline bool is_reference_kernel(const std::string& k) {
+  const auto kind = parse_kernel_kind(k);
+  return kind && (*kind)->role() == FamilyRole::kReference;
+}
+
+// Outcome counts of one session's measurements.
 struct SessionStats {
   std::size_t ok = 0;
+  // SlowerEarlyStop: timed enough to be known slower than the best, as the tune counts it, not
+  // a failure.
+  std::size_t stopped_early = 0;
   std::map<std::string, std::size_t> failures;
-  Opt best;
+  Opt best;  // of its searched kernels' Ok measurements: a baseline's is not the tune's result
 };
 
 inline SessionStats session_stats(const std::vector<const MeasRow*>& ms) {
@@ -63,10 +72,14 @@ inline SessionStats session_stats(const std::vector<const MeasRow*>& ms) {
   for (const MeasRow* m : ms) {
     if (m->status == "Ok") {
       ++st.ok;
+    } else if (m->status == to_string(Status::kSlowerEarlyStop)) {
+      ++st.stopped_early;
     } else {
       ++st.failures[m->status];
     }
-    if (m->ok() && (!st.best || *m->gflops > *st.best)) st.best = m->gflops;
+    if (m->ok() && !is_reference_kernel(m->kernel) && (!st.best || *m->gflops > *st.best)) {
+      st.best = m->gflops;
+    }
   }
   return st;
 }

@@ -336,8 +336,9 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
   if (list.empty()) return;
   doc.heading(3, "Tuning sessions: cost and convergence");
   Table t;
-  t.head = {"session",     "problem", "strategy",           "kernels", "started (UTC)", "wall [s]",
-            "evaluations", "Ok",      "failures by status", "outcome", "best [GFLOPS]"};
+  t.head = {"session",  "problem",      "strategy", "kernels",       "started (UTC)",
+            "wall [s]", "evaluations",  "Ok",       "stopped early", "failures by status",
+            "outcome",  "best [GFLOPS]"};
   svg::XYChart c;
   c.title = dev.name + ": convergence (best so far per evaluation)";
   c.x = axis("evaluation number", svg::Scale::kLinear, 0.0);
@@ -354,7 +355,7 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     double best = 0;
     for (std::size_t e = 0; e < it->second.size(); ++e) {
       const MeasRow* m = it->second[e];
-      if (!m->ok() || *m->gflops <= best) continue;
+      if (!m->ok() || is_reference_kernel(m->kernel) || *m->gflops <= best) continue;
       best = *m->gflops;
       pts.emplace_back(double(e + 1), best);
     }
@@ -369,7 +370,7 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     const auto it = by_session_.find(s->r.id);
     const std::vector<const MeasRow*> none;
     const auto& ms = it == by_session_.end() ? none : it->second;
-    const auto [ok, failures, best] = session_stats(ms);
+    const auto [ok, stopped_early, failures, best] = session_stats(ms);
     std::string fail;
     for (const auto& [status, n] : failures) {
       fail += (fail.empty() ? "" : ", ") + status + " " + std::to_string(n);
@@ -388,20 +389,22 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
                       text_cell(describe_for(s->r.kernels, s->r.problem)), text_cell(s->r.strategy),
                       text_cell(s->r.kernels), text_cell(s->r.started_at), Cell{wall, true},
                       number_cell(double(ms.size())), number_cell(double(ok)),
-                      text_cell(fail.empty() ? "none" : fail), text_cell(s->r.outcome),
-                      best ? number_cell(*best) : Cell{"", true}});
+                      number_cell(double(stopped_early)), text_cell(fail.empty() ? "none" : fail),
+                      text_cell(s->r.outcome), best ? number_cell(*best) : Cell{"", true}});
   }
   doc.table(std::move(t));
   doc.note(
-      "Evaluations: the session's measurements, every status. Wall time from its start to "
-      "its end (\xE2\x89\xA5: not ended, up to its last measurement). Best: the session's "
-      "fastest measurement; the best table holds the stored best, measured again side by side "
+      "Evaluations: the session's measurements, every status; stopped early: clearly slower "
+      "than the best, timed no further (SlowerEarlyStop, no failure). Wall time from its start "
+      "to its end (\xE2\x89\xA5: not ended, up to its last measurement). Best: the session's "
+      "fastest measurement of the kernels it searched (not of the naive and classic baselines); "
+      "the best table holds the stored best, measured again side by side "
       "where the tune confirmed its finalists, which a lucky single measurement may exceed.");
   if (!c.series.empty()) {
     doc.chart(c, tag + "-convergence");
     doc.note(
-        "Best-so-far GFLOPS of Ok measurements against evaluation number (failures count "
-        "as evaluations)" +
+        "Best-so-far GFLOPS of the searched kernels' Ok measurements against evaluation number "
+        "(failures and baselines count as evaluations)" +
         std::string(drawn == kMaxLines ? "; the 10 most recent sessions." : "."));
   }
 }
