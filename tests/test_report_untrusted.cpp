@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -172,6 +173,25 @@ TEST(ReportUntrusted, NoValueIsTheOddOneOutWhenTheMostCommonValuesTie) {
       section(write_markdown(store, dir / "r3"), "Best parameters per device");
   EXPECT_NE(three.find("**32**"), std::string::npos) << three;
   EXPECT_EQ(three.find("**64**"), std::string::npos) << three;
+}
+
+// A recorded kernel's best has no rate (its flops are unknown): best.csv wrote 0 GFLOPS where
+// measurements.csv, the report and `best --json` say nothing.
+TEST(ReportUntrusted, AnUnknownRateIsEmptyInBestCsv) {
+  const nlohmann::json cache = {{"device_name", "GPU"},
+                                {"kernel_name", "two"},
+                                {"tune_params_keys", {"a"}},
+                                {"tune_params", {{"a", {1, 2}}}},
+                                {"cache", {{"1", {{"time", 1.0}}}, {"2", {{"time", 2.0}}}}}};
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  import_text(store, cache.dump(), "two.json", "", square(64));
+  write_markdown(store, dir / "r");
+  const std::string csv = slurp(dir / "r/best.csv");
+  const auto row = csv.find("kt:two");
+  ASSERT_NE(row, std::string::npos) << csv;
+  // ...,measurement_id,config,median_ms,gflops,kernel_gflops,updated_at
+  EXPECT_NE(csv.find(",a=1,1,,,", row), std::string::npos) << csv;
 }
 
 TEST(ReportUntrusted, ImportedDevicesAreNoImplementationsOfThisMachine) {

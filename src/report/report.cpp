@@ -79,9 +79,10 @@ std::map<std::string, std::string> csv_files(const Data& d) {
       join(join({"device_key", "device_name", "kernel"}, kProblemHead),
            {"measurement_id", "config", "median_ms", "gflops", "kernel_gflops", "updated_at"}));
   for (const auto& b : d.best) {
-    best.row(join(join({b.key, name_of[b.key], b.kernel}, problem_fields(b.p)),
-                  {std::to_string(b.measurement_id), b.config, full(b.median_ms), full(b.gflops),
-                   full(b.kernel_gflops), b.updated_at}));
+    best.row(
+        join(join({b.key, name_of[b.key], b.kernel}, problem_fields(b.p)),
+             {std::to_string(b.measurement_id), b.config, full(b.median_ms),
+              full_if_known(b.gflops), full_if_known(b.kernel_gflops.value_or(0)), b.updated_at}));
   }
   files["best.csv"] = best.text();
 

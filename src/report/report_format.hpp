@@ -98,6 +98,10 @@ inline std::string full(double v) {
 inline std::string full(const Opt& v) {
   return v ? full(*v) : "";
 }
+// A time or rate a record holds as 0 when it is not known: empty, as measurements.csv has it.
+inline std::string full_if_known(double v) {
+  return v > 0 ? full(v) : "";
+}
 
 // Seconds since the epoch of an ISO 8601 UTC time as the store writes it.
 inline std::optional<double> parse_time(const std::string& s) {
