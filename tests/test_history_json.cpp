@@ -45,5 +45,30 @@ TEST(HistoryJson, ARunningSessionsEndIsNull) {
       << text.out;
 }
 
+// A user's or a recorded kernel's session has sizes, not a GEMM problem: history showed
+// "64x48x3 fp32 row NN" for a convolution's 64,48,3, as the report does not.
+TEST(HistoryJson, ARecordedKernelsProblemIsItsSizes) {
+  test::TempDir dir;
+  const std::string db = dir / "t.db";
+  {
+    Store store(db);
+    const DeviceInfo& dev = test::pocl_device("pthread").info;
+    store.upsert_device(dev);
+    SessionRecord session = test::small_session(dev);
+    session.kernels = "kt:convolution";
+    session.problem.m = 64, session.problem.n = 48, session.problem.k = 3;
+    store.end_session(store.begin_session(session), "imported");
+  }
+  const auto r = test::run_mmtune({"history", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u) << r.out;
+  EXPECT_EQ(j[0]["problem"], nlohmann::json({{"sizes", {64, 48, 3}}})) << r.out;
+  const auto text = test::run_mmtune({"history", "--db", db});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(" 64,48,3 "), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("fp32"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace mmtune

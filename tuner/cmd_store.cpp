@@ -372,7 +372,9 @@ int cmd_history(const std::string& db, bool json) {
           {{"id", s.id},
            {"device_key", s.device_key},
            {"device", device},
-           {"problem", to_json(s.problem)},
+           {"problem", report_detail::has_sizes_only(s.kernels)
+                           ? nlohmann::json{{"sizes", {s.problem.m, s.problem.n, s.problem.k}}}
+                           : to_json(s.problem)},
            {"strategy", s.strategy},
            {"kernels", s.kernels},
            {"seed", s.seed},
@@ -386,8 +388,8 @@ int cmd_history(const std::string& db, bool json) {
     } else {
       std::printf("%4lld  %s  %-11s  %-24s  %-9s %4lld measurements  %s  (%s)\n",
                   static_cast<long long>(s.id), s.started_at.c_str(), s.outcome.c_str(),
-                  describe(s.problem).c_str(), s.strategy.c_str(), static_cast<long long>(count),
-                  s.command_line.c_str(), device.c_str());
+                  report_detail::describe_for(s.kernels, s.problem).c_str(), s.strategy.c_str(),
+                  static_cast<long long>(count), s.command_line.c_str(), device.c_str());
     }
   }
   if (json) std::cout << out.dump(2) << "\n";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/measurement.hpp"
+#include "exchange/exchange.hpp"
 #include "family/config_text.hpp"
 #include "family/spec.hpp"
 #include "mmtune/problem.hpp"
@@ -35,10 +36,16 @@ inline std::string spec_sizes(const GemmProblem& p) {
   return std::to_string(p.m) + "," + std::to_string(p.n) + "," + std::to_string(p.k);
 }
 
-// A problem as the row of `kernel` shows it: a spec's has sizes only, not a precision, layout
-// or transpositions.
+// Whether `kernel`'s problem is sizes, not a GEMM's: a user's kernel (spec) and a recorded one
+// (a Kernel Tuner file's problem_size).
+inline bool has_sizes_only(const std::string& kernel) {
+  return is_spec_kernel(kernel) || is_recorded_kernel(kernel);
+}
+
+// A problem as the row of `kernel` shows it: sizes only where it has no precision, layout or
+// transpositions.
 inline std::string describe_for(const std::string& kernel, const GemmProblem& p) {
-  return is_spec_kernel(kernel) ? spec_sizes(p) : describe(p);
+  return has_sizes_only(kernel) ? spec_sizes(p) : describe(p);
 }
 
 inline bool problem_less(const GemmProblem& a, const GemmProblem& b) {
