@@ -349,7 +349,7 @@ int cmd_best(BestOptions o, const DeviceOptions& dopt, const ProblemOptions& pop
                      (o.kernel.empty() ? "" : " with the " + o.kernel + " kernel") +
                      // A spec's sizes are not GEMM problems: no hint in those terms.
                      (devices.size() == 1 && o.spec.empty()
-                          ? rows::measured_hint(store, devices.front().key, o.kernel)
+                          ? rows::measured_hint(store, devices.front().key, o.kernel, &problem)
                           : ""));
   }
   // One device asked for: one object; all devices: an array, however many are stored.

@@ -348,7 +348,8 @@ std::optional<GemmProblem> most_measured_problem(Store& store, const std::string
   });
 }
 
-std::string measured_hint(Store& store, const std::string& device_key, const std::string& kernel) {
+std::string measured_hint(Store& store, const std::string& device_key, const std::string& kernel,
+                          const GemmProblem* asked) {
   return translated(store, [&]() -> std::string {
     // A hint, not a listing (`mmtune history` has them all): the first few names.
     constexpr std::size_t kListed = 6;
@@ -378,6 +379,29 @@ std::string measured_hint(Store& store, const std::string& device_key, const std
     if (!found) {
       return "; it has measurements of " + kernels +
              (kernel.empty() ? " (name one with --kernel)" : "");
+    }
+    if (asked) {  // measured, yet no best: every run of it failed ("its measurements are of" it)
+      auto f = store.db().prepare(
+          "SELECT m.kernel, m.status FROM measurements m JOIN devices d ON d.id = m.device_id "
+          "WHERE d.key = ? AND m.m = ? AND m.n = ? AND m.k = ? AND m.precision = ? AND "
+          "m.layout = ? AND m.trans_a = ? AND m.trans_b = ? AND m.batch = ?");
+      f.bind(1, device_key);
+      bind_problem(f, 2, *asked);
+      std::map<std::string, std::size_t> statuses;
+      std::size_t failed = 0;
+      while (f.step()) {
+        if (!wanted(f.text(0))) continue;
+        ++statuses[f.text(1)];
+        ++failed;
+      }
+      if (failed > 0) {
+        std::string list;
+        for (const auto& [status, n] : statuses) {
+          list += (list.empty() ? "" : ", ") + status + " " + std::to_string(n);
+        }
+        return "; none of its " + std::to_string(failed) + " measurements of it ran correctly (" +
+               list + ")";
+      }
     }
     auto p = store.db().prepare(
         "SELECT DISTINCT m.m, m.n, m.k, m.precision, m.layout, m.trans_a, m.trans_b, m.batch, "

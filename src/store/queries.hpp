@@ -135,8 +135,11 @@ std::optional<GemmProblem> most_measured_problem(Store& store, const std::string
                                                  const std::string& kernel);
 // For an error about missing measurements of a kernel on a device, what to ask for instead:
 // "; it has measurements of a, b" (other kernels), or "; its K measurements are of P, Q" (the
-// problems it has, when it has some of `kernel`; of any kernel when `kernel` is empty).
-std::string measured_hint(Store& store, const std::string& device_key, const std::string& kernel);
+// problems it has, when it has some of `kernel`; of any kernel when `kernel` is empty). With the
+// problem `asked` measured but never correctly: "; none of its N measurements of it ran
+// correctly (WrongResult 13)".
+std::string measured_hint(Store& store, const std::string& device_key, const std::string& kernel,
+                          const GemmProblem* asked = nullptr);
 std::int64_t session_measurements(Store& store, std::int64_t session_id);
 // The kernel-alone median of a measurement, when it has one.
 Opt kernel_median_ms(Store& store, std::int64_t measurement_id);
