@@ -70,6 +70,14 @@ TEST(Finalists, DefaultsFarBehindTheFastestAreNotConfirmed) {
   known.at({"tiled", to_string(hung)}).record.result.routine_ms.clear();
   EXPECT_EQ(names(pick_finalists(known, kBoth, {}, {stopped, hung}, 1, FamilyRegistry::builtin())),
             names({tiled(16), hung}));
+
+  // A default that failed in a way that repeats is measured no more: a broken kernel's wrong
+  // default ran 3 more rounds, each again WrongResult.
+  const KernelConfig wrong = tiled(2), unbuilt = DirectConfig{};
+  add(known, wrong, 0.0, Status::kWrongResult);
+  add(known, unbuilt, 0.0, Status::kBuildFailed);
+  EXPECT_EQ(names(pick_finalists(known, kBoth, {}, {wrong, unbuilt}, 1, FamilyRegistry::builtin())),
+            names({tiled(16)}));
 }
 
 // A tune of one kernel confirms that kernel: the store's faster rows of another at the same

@@ -77,10 +77,27 @@ std::vector<KernelConfig> pick_finalists(const KnownMeasurements& known,
   // A default measured far behind the fastest cannot win a round: no drift or load seen
   // shifts speeds by kFarBehind (a busy 2048^3 tune saw 1.9x), and confirming one cost a
   // 3-minute 4096^3 tune 25 s a round for the direct kernel's default (70x behind).
+  // A default that failed in a way that repeats (a wrong result, a failed build or launch) fails
+  // each round: a tune whose tiled kernel was broken measured its wrong default 3 times more.
+  const auto fails_again = [](const Measurement& r) {
+    switch (r.status) {
+      case Status::kBuildFailed:
+      case Status::kLaunchFailed:
+      case Status::kWrongResult:
+      case Status::kCrashed:
+      case Status::kExceedsLimits:
+        return true;
+      default:
+        return false;
+    }
+  };
   const double fastest = fastest_normalized_ms(known);
   for (const auto& c : always) {
     const auto it = known.find({kernel_name(kind_of(c)), to_string(c)});
-    if (it != known.end() && runs_far_behind(it->second, fastest)) continue;
+    if (it != known.end() &&
+        (runs_far_behind(it->second, fastest) || fails_again(it->second.record.result))) {
+      continue;
+    }
     pick(c);
   }
   return out;
