@@ -90,7 +90,7 @@ void Report::implementations(Doc& doc) {
     }
     if (!pick) continue;
     std::map<std::string, int> v;
-    for (const auto& [name, value] : int_pairs(pick->config)) v[name] = value;
+    for (const auto& [name, value] : int_pairs(pick->kernel, pick->config)) v[name] = value;
     // CLBlast's Xgemm names its parameters as the tiled kernel does; other kernels (naive,
     // classic) have no such parameters, and their cells stay empty.
     const bool tiled =
@@ -243,7 +243,7 @@ void Report::comparison(Doc& doc) {
     }
     if (!pick) continue;
     picks.emplace_back(&dev, pick);
-    for (const auto& [name, v] : int_pairs(pick->config)) {
+    for (const auto& [name, v] : int_pairs(pick->kernel, pick->config)) {
       if (std::find(params.begin(), params.end(), name) == params.end()) params.push_back(name);
     }
   }
@@ -256,7 +256,7 @@ void Report::comparison(Doc& doc) {
     for (const auto& name : params) {
       std::map<int, int> counts;
       for (const auto& [dev, b] : picks) {
-        for (const auto& [n, v] : int_pairs(b->config)) {
+        for (const auto& [n, v] : int_pairs(b->kernel, b->config)) {
           if (n == name) ++counts[v];
         }
       }
@@ -275,7 +275,7 @@ void Report::comparison(Doc& doc) {
     for (const auto& [dev, b] : picks) {
       std::vector<Cell> row{text_cell(display_name(*dev)), text_cell(describe(b->p)),
                             text_cell(b->kernel), number_cell(b->gflops)};
-      const auto pairs = int_pairs(b->config);
+      const auto pairs = int_pairs(b->kernel, b->config);
       for (const auto& name : params) {
         const auto it = std::find_if(pairs.begin(), pairs.end(),
                                      [&](const auto& pr) { return pr.first == name; });

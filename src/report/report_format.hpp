@@ -15,6 +15,8 @@
 #include "exchange/exchange.hpp"
 #include "family/config_text.hpp"
 #include "family/spec.hpp"
+#include "mmtune/error.hpp"
+#include "mmtune/gemm_kernels.hpp"
 #include "mmtune/problem.hpp"
 #include "report/report.hpp"
 #include "report/svg_chart.hpp"
@@ -129,6 +131,24 @@ inline std::vector<std::pair<std::string, int>> int_pairs(const std::string& con
     if (const auto v = whole_int(value); v && !name.empty()) out.emplace_back(std::move(name), *v);
   }
   return out;
+}
+
+// Every parameter of a configuration of `kernel` with its value: those its text leaves out at
+// their defaults too (a tiled configuration without PACK has PACK=1), where the kernel is one of
+// mmtune's; a recorded or user's kernel's as its text gives them.
+inline std::vector<std::pair<std::string, int>> int_pairs(const std::string& kernel,
+                                                          const std::string& config) {
+  const auto kind = parse_kernel_kind(kernel);
+  if (!kind) return int_pairs(config);
+  try {
+    const KernelConfig c = parse_config(*kind, config);
+    const auto names = parameter_names(*kind);
+    std::vector<std::pair<std::string, int>> out;
+    for (std::size_t i = 0; i < names.size(); ++i) out.emplace_back(names[i], c.values()[i]);
+    return out;
+  } catch (const UsageError&) {  // a damaged stored row: what its text says
+    return int_pairs(config);
+  }
 }
 
 // The bench subject that runs on the host's CPU (bench.cpp): the device's peak does not bound it.

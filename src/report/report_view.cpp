@@ -81,7 +81,7 @@ Report::Importance Report::importance(const std::string& key) const {
   std::vector<std::string> order;
   std::map<std::string, std::map<int, std::vector<double>>> by_param;
   for (const auto& [config, gflops] : configs) {
-    for (const auto& [name, value] : int_pairs(config)) {
+    for (const auto& [name, value] : int_pairs(imp.kernel, config)) {
       if (!by_param.count(name)) order.push_back(name);
       by_param[name][value].push_back(gflops);
     }
