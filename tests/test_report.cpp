@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -351,6 +352,21 @@ TEST(ReportWrite, ABatchIsAProblemOfItsOwn) {
   const auto bc = columns(best[0]);
   std::set<std::string> batches = {best[1][bc.at("batch")], best[2][bc.at("batch")]};
   EXPECT_EQ(batches, (std::set<std::string>{"1", "10"}));
+}
+
+// The charts are named by position (d2-...): an earlier report's in the same place showed other
+// devices than this one's. Other files there are not the report's to remove.
+TEST(ReportWrite, AnEarlierReportsChartsAreRemoved) {
+  test::TempDir dir;
+  Store store(dir / "t.db");
+  ReportOptions options;
+  options.out_dir = dir / "r";
+  fs::create_directories(dir / "r/charts");
+  std::ofstream(dir / "r/charts/d9-stale.svg") << "<svg/>";
+  std::ofstream(dir / "r/charts/notes.txt") << "mine";
+  write_report(store, options);
+  EXPECT_FALSE(fs::exists(dir / "r/charts/d9-stale.svg"));
+  EXPECT_TRUE(fs::exists(dir / "r/charts/notes.txt"));
 }
 
 TEST(ReportWrite, EmptyDatabase) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "core/file_write.hpp"
 #include "mmtune/error.hpp"
@@ -284,6 +285,16 @@ ReportSummary write_report(Store& store, const ReportOptions& options) {
     sum.files.push_back((out / name).string());
   }
   sum.charts = doc.chart_files().size();
+  // The charts of an earlier report in the same place are named by position (d2-...): left,
+  // they would show other devices than this report's. Its own directory holds its SVGs only.
+  std::set<fs::path> written;
+  for (const auto& f : doc.chart_files()) written.insert((out / f.first).lexically_normal());
+  for (const auto& e : fs::directory_iterator(out / "charts", ec)) {
+    if (e.path().extension() == ".svg" && e.is_regular_file(ec) &&
+        !written.count(e.path().lexically_normal())) {
+      fs::remove(e.path(), ec);
+    }
+  }
   return sum;
 }
 
