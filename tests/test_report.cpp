@@ -420,6 +420,11 @@ TEST(ReportCli, SaysWhereToOpenItAndOpenWithoutABrowserIsAWarning) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Open " + (dir / "r/report.html")), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("no browser opener (xdg-open) here"), std::string::npos) << r.err;
+  // --device, as every other command spells it, is --devices here too (it was "not expected").
+  const auto named = test::run_mmtune({"report", "-o", dir / "r", "--device", "nosuch"},
+                                      {{"MMTUNE_DB", dir / "t.db"}});
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_NE(named.err.find("no stored device matches 'nosuch'"), std::string::npos) << named.err;
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ void ReportCommand::add(CLI::App& app) {
       "report", "write an HTML and a Markdown report with charts, and CSV files of the results");
   cmd->add_option("--db", db, "tuning database");
   cmd->add_option("-o,--out", out, "output directory")->capture_default_str();
-  cmd->add_option("-d,--devices", devices,
+  cmd->add_option("-d,--devices,--device", devices,
                   "stored devices to report: keys or parts of names (default: all)");
   cmd->add_flag("--open", open, "open report.html in a browser (xdg-open) when there is one");
 }

@@ -114,10 +114,12 @@ void Report::implementations(Doc& doc) {
     doc.heading(3, "What each best asks of the hardware");
     doc.table(std::move(shape));
     doc.note(
-        "The best of each device's largest tuned problem. An implementation that loops over "
-        "work-items (PoCL) rewards few work-items with wide explicit vectors; one that maps "
-        "work-items to SIMD lanes (llvmpipe) rewards more work-items, and its loads cost per "
-        "lane, so wider vector loads and larger register tiles pay (docs/kernels.md).");
+        "The best of each device's largest tuned problem, after as many evaluations as its "
+        "tunes made (the cost table below): a short tune's best may be little more than a "
+        "default. For comparison, what longer tunes found (docs/kernels.md): an implementation "
+        "that loops over work-items (PoCL) rewarded few work-items with wide explicit vectors; "
+        "one that maps work-items to SIMD lanes (llvmpipe) more work-items, wider vector loads "
+        "and larger register tiles.");
   }
 
   Table cost;
