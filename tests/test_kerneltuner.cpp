@@ -359,10 +359,6 @@ TEST(KernelTunerCli, ImportSimulateCurveAndExport) {
     EXPECT_EQ(r.exit_code, kExitUsage) << bad;
     EXPECT_EQ(r.out, "") << bad << ": a refusal prints no half table";
   }
-  // Checked before the database is opened: the option's error, not the missing file's.
-  r = test::run_mmtune({"simulate", "--db", dir / "missing.db", "--told", "nan"});
-  EXPECT_EQ(r.exit_code, kExitUsage);
-  EXPECT_NE(r.err.find("--told must be within 0 and 1"), std::string::npos) << r.err;
   // Replayed in a tune's batches; such replays are not the report's.
   r = test::run_mmtune({"simulate", "--db", db, "--kernel", "kt:convolution_kernel", "--strategy",
                         "annealing", "--seeds", "2", "--batch", "8", "--json"});

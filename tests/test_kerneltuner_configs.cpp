@@ -10,6 +10,8 @@
 #include <string>
 
 #include "exchange/exchange.hpp"
+#include "family/recorded.hpp"
+#include "mmtune/error.hpp"
 #include "store/store.hpp"
 #include "test_support.hpp"
 #include "tune/replay.hpp"
@@ -116,6 +118,11 @@ TEST(KernelTunerRecorded, ParametersInAnotherOrderAreOneConfiguration) {
     ASSERT_TRUE(l.table.times[i]);
     EXPECT_NEAR(*l.table.times[i], 1.0, 1e-9) << "point " << i;
   }
+  // Names are matched, each once: "a=1 a=2" is not {a, b}.
+  EXPECT_THROW(RecordedFamily::from_texts("kt:pair", {"a=1 b=3", "a=1 a=2"}), UsageError);
+  EXPECT_THROW(RecordedFamily::from_texts("kt:pair", {"a=1 a=2", "a=1 b=3"}), UsageError);
+  EXPECT_THROW(RecordedFamily::from_texts("kt:pair", {"a=1 b=3", "b=3"}), UsageError);
+  EXPECT_NO_THROW(RecordedFamily::from_texts("kt:pair", {"a=1 b=3", "b=4 a=2"}));
 }
 
 }  // namespace

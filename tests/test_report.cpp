@@ -355,18 +355,20 @@ TEST(ReportWrite, ABatchIsAProblemOfItsOwn) {
 }
 
 // The charts are named by position (d2-...): an earlier report's in the same place showed other
-// devices than this one's. Other files there are not the report's to remove.
+// devices than this one's. Files the report did not write there are not its to remove.
 TEST(ReportWrite, AnEarlierReportsChartsAreRemoved) {
-  test::TempDir dir;
-  Store store(dir / "t.db");
+  Fixture f;  // devices with charts of their own
+  const std::string out = f.dir / "r";
   ReportOptions options;
-  options.out_dir = dir / "r";
-  fs::create_directories(dir / "r/charts");
-  std::ofstream(dir / "r/charts/d9-stale.svg") << "<svg/>";
-  std::ofstream(dir / "r/charts/notes.txt") << "mine";
-  write_report(store, options);
-  EXPECT_FALSE(fs::exists(dir / "r/charts/d9-stale.svg"));
-  EXPECT_TRUE(fs::exists(dir / "r/charts/notes.txt"));
+  options.out_dir = out;
+  write_report(f.store, options);
+  ASSERT_TRUE(fs::exists(out + "/charts/d2-convergence.svg"));
+  std::ofstream(out + "/charts/mine.svg") << "<svg/>";
+  options.devices = {f.a.key};  // one device: no d2 charts now
+  write_report(f.store, options);
+  EXPECT_FALSE(fs::exists(out + "/charts/d2-convergence.svg"));
+  EXPECT_TRUE(fs::exists(out + "/charts/d1-convergence.svg"));
+  EXPECT_TRUE(fs::exists(out + "/charts/mine.svg"));
 }
 
 TEST(ReportWrite, EmptyDatabase) {

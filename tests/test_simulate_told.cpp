@@ -72,5 +72,14 @@ TEST(SimulateTold, TheModelLearnsFromWhatItIsToldOnAGpuLandscape) {
                    double(land.table.space.size() - random.told + 1) / double(within + 1));
 }
 
+// The share is checked before the database is opened: nan with a missing database said the
+// database was missing.
+TEST(SimulateTold, TheShareIsCheckedFirst) {
+  test::TempDir dir;
+  const auto r = test::run_mmtune({"simulate", "--db", dir / "missing.db", "--told", "nan"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--told must be within 0 and 1"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace mmtune

@@ -174,19 +174,6 @@ TEST_P(StoreTest, MeasuredHintNamesAFewOfWhatADeviceHas) {
             "; it has measurements of kt:conv (name one with --kernel)");
   EXPECT_EQ(rows::measured_hint(store, recorded.key, "kt:conv"),
             "; its kt:conv measurements are of 64x64x64 fp32 row NN");
-  // The problem asked for was measured, every run of it failed: "no result for P; its
-  // measurements are of P" said the opposite of what happened.
-  MeasurementRecord failed = sample_record(d, 2);
-  failed.problem.m = failed.problem.n = failed.problem.k = 200;
-  failed.result.status = Status::kWrongResult;
-  store.add_measurement(failed);
-  store.add_measurement(failed);
-  failed.result.status = Status::kBuildFailed;
-  store.add_measurement(failed);
-  EXPECT_EQ(rows::measured_hint(store, d.key, "", &failed.problem),
-            "; none of its 3 measurements of it ran correctly (BuildFailed 1, WrongResult 2)");
-  EXPECT_EQ(rows::measured_hint(store, d.key, "direct", &failed.problem),
-            "; its direct measurements are of 64x64x64 fp32 row NN");
 }
 
 TEST_P(StoreTest, MigratesAnOlderSchemaKeepingItsRows) {

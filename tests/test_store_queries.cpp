@@ -82,5 +82,30 @@ TEST_P(StoreQueries, TimesComeBackToTheLastBit) {
   EXPECT_EQ(q.real(0), 7.895999908447266);
 }
 
+// The problem asked for was measured, every run of it failed: "no result for P; its measurements
+// are of P" said the opposite of what happened. A baseline's Ok run is no routine's result.
+TEST_P(StoreQueries, MeasuredHintSaysAProblemNeverRanCorrectly) {
+  Store store = store_with_device();
+  MeasurementRecord failed = timed(d, "tiled", "MWG=64", 200, 1.0);
+  failed.result.status = Status::kWrongResult;
+  store.add_measurement(failed);
+  store.add_measurement(failed);
+  failed.result.status = Status::kBuildFailed;
+  store.add_measurement(failed);
+  store.add_measurement(timed(d, "naive", "", 200, 5.0));
+  store.add_measurement(timed(d, "direct", "x", 64, 1.0));
+  EXPECT_EQ(rows::measured_hint(store, d.key, "", &failed.problem),
+            "; none of its 3 measurements of it ran correctly (BuildFailed 1, WrongResult 2)");
+  EXPECT_EQ(rows::measured_hint(store, d.key, "direct", &failed.problem),
+            "; its direct measurements are of 64x64x64 fp32 row NN");
+  // One run of it with a time (here not the best: stopped early) is no "none ran correctly".
+  failed.result = timed(d, "tiled", "MWG=32", 200, 9.0).result;
+  failed.config = "MWG=32";
+  failed.result.status = Status::kSlowerEarlyStop;
+  store.add_measurement(failed);
+  EXPECT_EQ(rows::measured_hint(store, d.key, "", &failed.problem).find("none of"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace mmtune

@@ -145,10 +145,9 @@ GemmProblem make_problem(const ProblemOptions& o) {
   // --m 5 alone read as a 5^3 GEMM, where the help's "m = k = n unless given" reads 5xNxN.
   if (o.n.empty()) throw UsageError("--m and --k need --n (the columns of C; --n N alone: N^3)");
   GemmProblem p;
-  const std::size_t square = parse_size("--n", o.n);
-  p.m = o.m.empty() ? square : parse_size("--m", o.m);
-  p.n = o.n.empty() ? square : parse_size("--n", o.n);
-  p.k = o.k.empty() ? square : parse_size("--k", o.k);
+  p.n = parse_size("--n", o.n);
+  p.m = o.m.empty() ? p.n : parse_size("--m", o.m);
+  p.k = o.k.empty() ? p.n : parse_size("--k", o.k);
   p.precision = static_cast<Precision>(o.precision);
   p.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
   p.trans_a = o.trans_a;

@@ -16,6 +16,7 @@
 #include "bench/roofline.hpp"
 #include "core/cpu_load.hpp"
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "exchange/exchange.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
@@ -191,15 +192,18 @@ int cmd_bench(const GlobalOptions& g, const DeviceOptions& dopt, const BenchCliO
       continue;
     }
     char range[40], ratio[16] = "", kernel[24] = "";
-    std::snprintf(range, sizeof range, "%.1f-%.1f", r.flops() / (r.max_ms * 1e6),
-                  r.flops() / (r.min_ms * 1e6));
+    std::snprintf(range, sizeof range, "%s-%s", rate_text(r.flops() / (r.max_ms * 1e6)).c_str(),
+                  rate_text(r.flops() / (r.min_ms * 1e6)).c_str());
     if (vs_tuned[i].value > 0) {
       std::snprintf(ratio, sizeof ratio, "%.2fx%s", vs_tuned[i].value,
                     vs_tuned[i].paired ? "" : "*");
     }
-    if (r.kernel_gflops > 0) std::snprintf(kernel, sizeof kernel, "%.1f", r.kernel_gflops);
-    std::printf("%14s  %-13s %9.1f  %-19s %8s %12s  %s\n", shape_text(r.problem).c_str(),
-                r.subject.c_str(), r.gflops, range, ratio, kernel, r.note.c_str());
+    if (r.kernel_gflops > 0) {
+      std::snprintf(kernel, sizeof kernel, "%s", rate_text(r.kernel_gflops).c_str());
+    }
+    std::printf("%14s  %-13s %9s  %-19s %8s %12s  %s\n", shape_text(r.problem).c_str(),
+                r.subject.c_str(), rate_text(r.gflops).c_str(), range, ratio, kernel,
+                r.note.c_str());
   }
   std::printf("Stored in %s\n", sql::redact_url(db).c_str());
   return rc;

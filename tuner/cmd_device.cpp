@@ -13,6 +13,7 @@
 #include "cmd_spec.hpp"
 #include "core/cpu_load.hpp"
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
@@ -194,16 +195,16 @@ int cmd_run(const GlobalOptions& g, const DeviceOptions& dopt, const ProblemOpti
               ? std::string(
                     "kernel not timed alone (a batch run one launch per item, or no "
                     "GEMM kernel in the call)")
-              : fmt::format("kernel{} {:.3f} ms = {:.1f} GFLOPS",
+              : fmt::format("kernel{} {:.3f} ms = {} GFLOPS",
                             m.kernel_wall_clock
                                 ? " (wall clock, run alone: event timestamps unusable)"
                                 : "",
-                            m.kernel_median_ms, m.kernel_gflops);
+                            m.kernel_median_ms, rate_text(m.kernel_gflops));
       std::printf(
-          "Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %.1f GFLOPS; %s; build %.2f s; max "
+          "Ok: routine %.3f ms median (%.3f-%.3f, %zu runs) = %s GFLOPS; %s; build %.2f s; max "
           "error %.3g\n",
-          m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), m.gflops, kernel_part.c_str(),
-          m.build_seconds, m.max_error);
+          m.median_ms, m.min_ms, m.max_ms, m.routine_ms.size(), rate_text(m.gflops).c_str(),
+          kernel_part.c_str(), m.build_seconds, m.max_error);
     } else {
       std::printf("%s: %s\n", to_string(m.status), m.message.c_str());
     }

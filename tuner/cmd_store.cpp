@@ -18,6 +18,7 @@
 
 #include "core/cpu_load.hpp"
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "exchange/exchange.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
@@ -135,7 +136,9 @@ int cmd_simulate(const SimulateOptions& o) {
   }
   const std::size_t told_results = told_count(times, so);
   if (o.told > 0 && told_results == 0) {
-    throw UsageError("--told " + std::to_string(o.told) +
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g", o.told);
+    throw UsageError(std::string("--told ") + share +
                      " tells none of the recorded results outside 5 % of the best");
   }
   for (const auto& name : strategies) make_strategy(name, space, {1, o.budget, so.settings});
@@ -271,10 +274,10 @@ void print_best(const BestRecord& b, const SessionRecord* session, const DeviceI
               b.config.c_str());
   // 0 stands for unknown: a recorded kernel's flops, a batch run item by item's kernel time.
   std::printf("  %.3f ms", b.median_ms);
-  if (b.gflops > 0) std::printf(" = %s GFLOPS", report_detail::rate(b.gflops).c_str());
+  if (b.gflops > 0) std::printf(" = %s GFLOPS", rate_text(b.gflops).c_str());
   if (b.kernel_gflops > 0)
-    std::printf(" (kernel alone %s GFLOPS)", report_detail::rate(b.kernel_gflops).c_str());
-  if (b.gbps > 0) std::printf(", %s GB/s", report_detail::rate(b.gbps).c_str());
+    std::printf(" (kernel alone %s GFLOPS)", rate_text(b.kernel_gflops).c_str());
+  if (b.gbps > 0) std::printf(", %s GB/s", rate_text(b.gbps).c_str());
   std::printf("\n");
   // How far the figure can be trusted: its runs' spread and the machine's other load then.
   if (b.spread >= 0 || b.other_load >= 0) {

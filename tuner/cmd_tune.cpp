@@ -26,6 +26,7 @@
 
 #include "core/cpu_load.hpp"
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "mmtune/device.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
@@ -80,8 +81,8 @@ struct ProgressPrinter {
     }
     if (quiet) return;
     if (!tty) {
-      spdlog::info("{}{}/{} searched ({} measured) {:.0f}s best {:.1f} GFLOPS, {} failed: {}",
-                   label, p.done, p.budget, p.measured, p.elapsed_s, p.best_gflops, p.failed,
+      spdlog::info("{}{}/{} searched ({} measured) {:.0f}s best {} GFLOPS, {} failed: {}", label,
+                   p.done, p.budget, p.measured, p.elapsed_s, rate_text(p.best_gflops), p.failed,
                    p.last);
       return;
     }

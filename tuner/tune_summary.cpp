@@ -7,8 +7,8 @@
 
 #include "core/cpu_load.hpp"
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "mmtune/problem.hpp"
-#include "report/report_format.hpp"
 #include "store/sql.hpp"
 
 namespace mmtune::cli {
@@ -77,7 +77,11 @@ nlohmann::json summary_json(const TuneSummary& s, const DeviceInfo& d) {
     // A reference whose first run was stopped (a baseline at its share of the tune, a default
     // far behind): the best is at least this much faster.
     const auto at_least = [&](const std::optional<MeasurementRecord>& r) -> nlohmann::json {
-      if (!r || r->result.status != Status::kTimeout || r->result.median_ms <= 0) return nullptr;
+      // Stopped before the best's time, it says nothing of the speed-up (the text says so).
+      if (!r || r->result.status != Status::kTimeout ||
+          r->result.median_ms < s.best->result.median_ms) {
+        return nullptr;
+      }
       return r->result.median_ms / s.best->result.median_ms;
     };
     j["speedup_at_least"] = {{"default_tiled", at_least(s.default_tiled)},
@@ -106,11 +110,11 @@ void print_summary(const TuneSummary& s, const std::string& db) {
       std::printf(
           "  whole routine %.3f ms = %s GFLOPS; kernel alone not timed (a batch run one "
           "launch per item, or no GEMM kernel in the call)\n",
-          b.median_ms, report_detail::rate(b.gflops).c_str());
+          b.median_ms, rate_text(b.gflops).c_str());
     } else {
       std::printf("  whole routine %.3f ms = %s GFLOPS; kernel alone %.3f ms = %s GFLOPS%s\n",
-                  b.median_ms, report_detail::rate(b.gflops).c_str(), b.kernel_median_ms,
-                  report_detail::rate(b.kernel_gflops).c_str(),
+                  b.median_ms, rate_text(b.gflops).c_str(), b.kernel_median_ms,
+                  rate_text(b.kernel_gflops).c_str(),
                   b.kernel_wall_clock
                       ? " (by wall clock around a lone run: this device's event timestamps are "
                         "unusable)"
@@ -124,8 +128,7 @@ void print_summary(const TuneSummary& s, const std::string& db) {
         // A best slower than a reference (a search too short to beat it) says so.
         const double x = r->result.median_ms / b.median_ms;
         std::printf("  %5.2fx %s than %s (%s GFLOPS)\n", x >= 1 ? x : 1 / x,
-                    x >= 1 ? "faster" : "slower", what,
-                    report_detail::rate(r->result.gflops).c_str());
+                    x >= 1 ? "faster" : "slower", what, rate_text(r->result.gflops).c_str());
       } else if (lower_bound_ms(r->result) && r->result.median_ms >= b.median_ms) {
         std::printf("  over %.2fx faster than %s (under %.2g GFLOPS: stopped after %.1f s)\n",
                     r->result.median_ms / b.median_ms, what, r->result.gflops,
@@ -170,8 +173,8 @@ void print_summary(const TuneSummary& s, const std::string& db) {
         "Confirmation: the search's fastest single measurement was %s GFLOPS [%s]; side by "
         "side in the rounds the best ran at %s GFLOPS. One measurement on a drifting machine is "
         "partly luck; the confirmed figure is the one stored\n",
-        report_detail::rate(s.search_fastest->result.gflops).c_str(),
-        s.search_fastest->config.c_str(), report_detail::rate(s.best->result.gflops).c_str());
+        rate_text(s.search_fastest->result.gflops).c_str(), s.search_fastest->config.c_str(),
+        rate_text(s.best->result.gflops).c_str());
   }
   if (s.drift_evaluations > 0) {
     // "1 times" and "100%-100%" read as a template; a range that is one value is that value.

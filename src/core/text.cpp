@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <cstdio>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -54,6 +56,12 @@ std::string single_line(std::string_view in, std::size_t max_bytes) {
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;  // whole characters
   s.resize(cut);
   return s.append(ellipsis);
+}
+
+std::string rate_text(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.1f" : "%.3g", v);
+  return buf;
 }
 
 }  // namespace mmtune

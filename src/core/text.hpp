@@ -19,4 +19,8 @@ inline constexpr std::size_t kMaxCommandLineBytes = 16384;
 // ended with "…" where it was longer.
 std::string single_line(std::string_view in, std::size_t max_bytes);
 
+// A rate (GFLOPS, GB/s) as printed: one decimal from 100 up, three significant digits below (a
+// slow device's 0.0422 GFLOPS read as 0.0).
+std::string rate_text(double v);
+
 }  // namespace mmtune

@@ -22,21 +22,26 @@ std::unique_ptr<RecordedFamily> RecordedFamily::from_texts(const std::string& na
     }
     // The first configuration gives the parameters' order; others may list them in any order
     // (a file edited by hand, or merged from two), as a configuration is parsed by name.
-    std::size_t i = 0;
+    // Each parameter once: "a=1 a=2" is not {a, b}.
+    std::vector<bool> seen(params.size(), false);
     for (const auto& [pname, v] : *pairs) {
-      if (t == 0) params.push_back({pname, "recorded parameter", {}, std::nullopt});
+      if (t == 0) {
+        params.push_back({pname, "recorded parameter", {}, std::nullopt});
+        seen.push_back(false);
+      }
       const auto p =
           std::find_if(params.begin(), params.end(),
                        [&pname = pname](const ParameterInfo& q) { return q.name == pname; });
-      if (p == params.end()) {
+      const auto at = std::size_t(p - params.begin());
+      if (p == params.end() || seen[at]) {
         throw UsageError("recorded " + name + " configurations name different parameters");
       }
+      seen[at] = true;
       auto& vals = p->values;
       const auto it = std::lower_bound(vals.begin(), vals.end(), v);
       if (it == vals.end() || *it != v) vals.insert(it, v);
-      ++i;
     }
-    if (i != params.size()) {
+    if (std::find(seen.begin(), seen.end(), false) != seen.end()) {
       throw UsageError("recorded " + name + " configurations name different parameters");
     }
   }

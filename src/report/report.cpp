@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -259,6 +260,32 @@ std::string html_escape(std::string_view text) {
   return svg::escape_xml(text);
 }
 
+namespace {
+
+// The charts of an earlier report in the same place are named by position (d2-...): left, they
+// would show other devices than this report's. Only those an earlier report listed as its own
+// are removed (a user's SVG beside them is not the report's).
+void remove_earlier_charts(const fs::path& out,
+                           const std::vector<std::pair<std::string, std::string>>& charts) {
+  const fs::path manifest = out / ".mmtune-report-charts";
+  std::set<std::string> written;
+  std::string list;
+  for (const auto& f : charts) {
+    const std::string name = fs::path(f.first).filename().string();
+    written.insert(name);
+    list += name + "\n";
+  }
+  std::ifstream earlier(manifest);
+  std::error_code ec;
+  for (std::string name; std::getline(earlier, name);) {
+    const bool plain = name.find('/') == std::string::npos && fs::path(name).extension() == ".svg";
+    if (plain && !written.count(name)) fs::remove(out / "charts" / name, ec);
+  }
+  write_text_file(manifest, list);
+}
+
+}  // namespace
+
 ReportSummary write_report(Store& store, const ReportOptions& options) {
   Report report(load(store, options));
   Doc doc;
@@ -285,16 +312,7 @@ ReportSummary write_report(Store& store, const ReportOptions& options) {
     sum.files.push_back((out / name).string());
   }
   sum.charts = doc.chart_files().size();
-  // The charts of an earlier report in the same place are named by position (d2-...): left,
-  // they would show other devices than this report's. Its own directory holds its SVGs only.
-  std::set<fs::path> written;
-  for (const auto& f : doc.chart_files()) written.insert((out / f.first).lexically_normal());
-  for (const auto& e : fs::directory_iterator(out / "charts", ec)) {
-    if (e.path().extension() == ".svg" && e.is_regular_file(ec) &&
-        !written.count(e.path().lexically_normal())) {
-      fs::remove(e.path(), ec);
-    }
-  }
+  remove_earlier_charts(out, doc.chart_files());
   return sum;
 }
 

@@ -347,6 +347,12 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
   // The most recent sessions only: more lines than colours are unreadable.
   constexpr std::size_t kMaxLines = 10;
   std::size_t drawn = 0;
+  std::map<std::string, bool> reference;  // by kernel name, decided once
+  const auto baseline = [&](const std::string& kernel) {
+    const auto [it, added] = reference.try_emplace(kernel, false);
+    if (added) it->second = is_reference_kernel(kernel);
+    return it->second;
+  };
   for (std::size_t i = list.size(); i-- > 0;) {
     const SessionRow& s = *list[i];
     const auto it = by_session_.find(s.r.id);
@@ -355,7 +361,7 @@ void Report::sessions(Doc& doc, const DeviceRow& dev, const std::string& tag) {
     double best = 0;
     for (std::size_t e = 0; e < it->second.size(); ++e) {
       const MeasRow* m = it->second[e];
-      if (!m->ok() || is_reference_kernel(m->kernel) || *m->gflops <= best) continue;
+      if (!m->ok() || *m->gflops <= best || baseline(m->kernel)) continue;
       best = *m->gflops;
       pts.emplace_back(double(e + 1), best);
     }

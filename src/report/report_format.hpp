@@ -90,14 +90,6 @@ inline std::string share_of_peak(double gflops, double peak) {
   return gflops <= peak ? pct(gflops / peak) : "n/a (above the peak)";
 }
 
-// A rate (GFLOPS, GB/s) as printed: one decimal from 100 up, three significant digits below (a
-// slow device's 0.0422 GFLOPS read as 0.0).
-inline std::string rate(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, v >= 100 ? "%.1f" : "%.3g", v);
-  return buf;
-}
-
 // CSV: the shortest text that reads back as the same double.
 inline std::string full(double v) {
   char buf[64];

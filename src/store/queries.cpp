@@ -1,5 +1,9 @@
 #include "store/queries.hpp"
 
+#include <algorithm>
+#include <map>
+
+#include "core/status.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/gemm_kernels.hpp"
 #include "store/store_detail.hpp"
@@ -387,14 +391,25 @@ std::string measured_hint(Store& store, const std::string& device_key, const std
           "m.layout = ? AND m.trans_a = ? AND m.trans_b = ? AND m.batch = ?");
       f.bind(1, device_key);
       bind_problem(f, 2, *asked);
+      // The kernels a best is looked for among (Store::best): not the baselines, whose Ok runs
+      // are no result of the routine.
+      const auto& routine = store.routine_kernels();
+      const auto searched = [&](const std::string& name) {
+        return kernel.empty() ? std::find(routine.begin(), routine.end(), name) != routine.end()
+                              : name == kernel;
+      };
       std::map<std::string, std::size_t> statuses;
       std::size_t failed = 0;
+      bool timed = false;  // a run with a time, yet no best: not "none ran correctly"
       while (f.step()) {
-        if (!wanted(f.text(0))) continue;
-        ++statuses[f.text(1)];
+        if (!searched(f.text(0))) continue;
+        const std::string status = f.text(1);
+        timed = timed || status == to_string(Status::kOk) ||
+                status == to_string(Status::kSlowerEarlyStop);
+        ++statuses[status];
         ++failed;
       }
-      if (failed > 0) {
+      if (failed > 0 && !timed) {
         std::string list;
         for (const auto& [status, n] : statuses) {
           list += (list.empty() ? "" : ", ") + status + " " + std::to_string(n);

@@ -96,9 +96,12 @@ WorkerProcess::Read WorkerProcess::read(json& message, double timeout_s) {
     }
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return Read::kTimeout;
+    // Past the deadline, one last look without waiting: a result already written (the tuner
+    // was stopped with Ctrl-Z while its worker, in a group of its own, went on) is no timeout.
+    const bool late = left.count() <= 0;
     pollfd pfd{from_child_, POLLIN, 0};
-    const int r = poll(&pfd, 1, int(std::min<long long>(left.count(), 1000)));
+    const int r = poll(&pfd, 1, late ? 0 : int(std::min<long long>(left.count(), 1000)));
+    if (late && r <= 0) return Read::kTimeout;
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) continue;
     char buf[65536];
@@ -114,6 +117,8 @@ WorkerProcess::Read WorkerProcess::read(json& message, double timeout_s) {
 
 void WorkerProcess::kill() {
   if (pid_ > 0 && !reaped_) {
+    // Its group: the compiler and linker it started (its own group: no Ctrl-C reaches them).
+    ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     if (waitpid(pid_, &wait_status_, 0) == pid_) reaped_ = true;
   }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/text.hpp"
 #include "mmtune/error.hpp"
 #include "mmtune/lookup.hpp"
 #include "tune/session_detail.hpp"
@@ -33,7 +34,8 @@ std::string describe_result(const MeasurementRecord& r) {
   const Measurement& m = r.result;
   char buf[96];
   if (m.status == Status::kOk || m.status == Status::kSlowerEarlyStop) {
-    std::snprintf(buf, sizeof buf, "%s %.1f GFLOPS", to_string(m.status), m.gflops);
+    std::snprintf(buf, sizeof buf, "%s %s GFLOPS", to_string(m.status),
+                  rate_text(m.gflops).c_str());
   } else {
     std::snprintf(buf, sizeof buf, "%s", to_string(m.status));
   }
