@@ -24,6 +24,23 @@ inline const std::string kFixtures = std::string(MMTUNE_KERNELS_DIR) + "/../test
 
 using test::slurp;
 
+// A Kernel Tuner cache of the recorded kernel `name` (kt:NAME): parameter a of 1 and 2, and b of
+// 3 where `with_b`, at 1 and 2 ms.
+inline json small_cache(const std::string& name, bool with_b = false) {
+  if (!with_b) {
+    return {{"device_name", "GPU"},
+            {"kernel_name", name},
+            {"tune_params_keys", {"a"}},
+            {"tune_params", {{"a", {1, 2}}}},
+            {"cache", {{"1", {{"time", 1.0}}}, {"2", {{"time", 2.0}}}}}};
+  }
+  return {{"device_name", "GPU"},
+          {"kernel_name", name},
+          {"tune_params_keys", {"a", "b"}},
+          {"tune_params", {{"a", {1, 2}}, {"b", {3}}}},
+          {"cache", {{"1,3", {{"time", 1.0}}}, {"2,3", {{"time", 2.0}}}}}};
+}
+
 inline void spit(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;

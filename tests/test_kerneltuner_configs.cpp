@@ -10,6 +10,7 @@
 #include <string>
 
 #include "exchange/exchange.hpp"
+#include "exchange_fixture.hpp"
 #include "family/recorded.hpp"
 #include "mmtune/error.hpp"
 #include "store/store.hpp"
@@ -58,30 +59,34 @@ TEST(KernelTunerXgemm, TheOrderOfAValueListChangesNothing) {
   EXPECT_EQ(kernels_of(first), std::set<std::string>{"kt:Xgemm"});
 }
 
-// A recorded kernel's configuration in an mmtune export is stored as the Kernel Tuner reader
-// writes it: "a=01" was stored beside "a=1", and the replay's space then held one configuration
-// twice ("search space point 1 is a duplicate", exit 1).
-TEST(KernelTunerRecorded, AConfigurationHasOneSpelling) {
-  const nlohmann::json cache = {{"device_name", "GPU"},
-                                {"kernel_name", "two"},
-                                {"tune_params_keys", {"a"}},
-                                {"tune_params", {{"a", {1, 2}}}},
-                                {"cache", {{"1", {{"time", 1.0}}}, {"2", {{"time", 2.0}}}}}};
-  test::TempDir dir;
+// `cache` imported on a 64^3 problem, exported, and imported again into `second` with a copy of
+// its measurement `i` measured again later (at that measurement's time), its configuration
+// spelled `config` (a file edited by hand, or merged): the copy's device's records of `kernel`.
+std::vector<MeasurementRecord> reimported(const nlohmann::json& cache, std::size_t i,
+                                          const std::string& config, const std::string& kernel,
+                                          const test::TempDir& dir) {
   GemmProblem p;
   p.m = p.n = p.k = 64;
   Store first(dir / "first.db");
-  import_text(first, cache.dump(), "two.json", "", p);
+  import_text(first, cache.dump(), "cache.json", "", p);
   nlohmann::json j = export_json(first);
-  nlohmann::json copy = j["measurements"][1];
+  nlohmann::json copy = j["measurements"][i];
   copy["id"] = 99;
-  copy["config"] = "a=0" + copy["config"].get<std::string>().substr(2);
+  copy["config"] = config;
   copy["measured_at"] = "2030-01-01T00:00:00Z";
   j["measurements"].push_back(copy);
   Store second(dir / "second.db");
   import_text(second, j.dump(), "edited.json");
+  return second.measurements(copy["device_key"].get<std::string>(), p, kernel);
+}
+
+// A recorded kernel's configuration in an mmtune export is stored as the Kernel Tuner reader
+// writes it: "a=01" was stored beside "a=1", and the replay's space then held one configuration
+// twice ("search space point 1 is a duplicate", exit 1).
+TEST(KernelTunerRecorded, AConfigurationHasOneSpelling) {
+  test::TempDir dir;
   std::set<std::string> configs;
-  for (const auto& r : second.measurements(copy["device_key"].get<std::string>(), p, "kt:two")) {
+  for (const auto& r : reimported(exchange_test::small_cache("two"), 1, "a=02", "kt:two", dir)) {
     configs.insert(r.config);
   }
   EXPECT_EQ(configs, (std::set<std::string>{"a=1", "a=2"}));
@@ -90,26 +95,10 @@ TEST(KernelTunerRecorded, AConfigurationHasOneSpelling) {
 // A configuration whose parameters come in another order (a file edited by hand, or merged) is
 // the same configuration: the replay's space holds it once, with its fastest time.
 TEST(KernelTunerRecorded, ParametersInAnotherOrderAreOneConfiguration) {
-  const nlohmann::json cache = {{"device_name", "GPU"},
-                                {"kernel_name", "pair"},
-                                {"tune_params_keys", {"a", "b"}},
-                                {"tune_params", {{"a", {1, 2}}, {"b", {3}}}},
-                                {"cache", {{"1,3", {{"time", 1.0}}}, {"2,3", {{"time", 2.0}}}}}};
   test::TempDir dir;
-  GemmProblem p;
-  p.m = p.n = p.k = 64;
-  Store first(dir / "first.db");
-  import_text(first, cache.dump(), "pair.json", "", p);
-  nlohmann::json j = export_json(first);
-  nlohmann::json copy = j["measurements"][0];
-  ASSERT_EQ(copy["config"], "a=1 b=3");
-  copy["id"] = 99;
-  copy["config"] = "b=3 a=2";
-  copy["measured_at"] = "2030-01-01T00:00:00Z";
-  j["measurements"].push_back(copy);  // a=2 b=3 measured again, at 1.0 ms
-  Store second(dir / "second.db");
-  import_text(second, j.dump(), "edited.json");
-  const auto records = second.measurements(copy["device_key"].get<std::string>(), p, "kt:pair");
+  // a=2 b=3 measured again, at a=1 b=3's 1.0 ms
+  const auto records =
+      reimported(exchange_test::small_cache("pair", true), 0, "b=3 a=2", "kt:pair", dir);
   ASSERT_EQ(records.size(), 3u);
   const Landscape l = load_landscape("kt:pair", records);
   ASSERT_EQ(l.table.space.size(), 2u);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "exchange/exchange.hpp"
+#include "exchange_fixture.hpp"
 #include "report/report.hpp"
 #include "report_fixture.hpp"
 #include "store/queries.hpp"
@@ -178,14 +179,9 @@ TEST(ReportUntrusted, NoValueIsTheOddOneOutWhenTheMostCommonValuesTie) {
 // A recorded kernel's best has no rate (its flops are unknown): best.csv wrote 0 GFLOPS where
 // measurements.csv, the report and `best --json` say nothing.
 TEST(ReportUntrusted, AnUnknownRateIsEmptyInBestCsv) {
-  const nlohmann::json cache = {{"device_name", "GPU"},
-                                {"kernel_name", "two"},
-                                {"tune_params_keys", {"a"}},
-                                {"tune_params", {{"a", {1, 2}}}},
-                                {"cache", {{"1", {{"time", 1.0}}}, {"2", {{"time", 2.0}}}}}};
   test::TempDir dir;
   Store store(dir / "t.db");
-  import_text(store, cache.dump(), "two.json", "", square(64));
+  import_text(store, exchange_test::small_cache("two").dump(), "two.json", "", square(64));
   write_markdown(store, dir / "r");
   const std::string csv = slurp(dir / "r/best.csv");
   const auto row = csv.find("kt:two");

@@ -96,12 +96,9 @@ WorkerProcess::Read WorkerProcess::read(json& message, double timeout_s) {
     }
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    // Past the deadline, one last look without waiting: a result already written (the tuner
-    // was stopped with Ctrl-Z while its worker, in a group of its own, went on) is no timeout.
-    const bool late = left.count() <= 0;
+    if (left.count() <= 0) return Read::kTimeout;
     pollfd pfd{from_child_, POLLIN, 0};
-    const int r = poll(&pfd, 1, late ? 0 : int(std::min<long long>(left.count(), 1000)));
-    if (late && r <= 0) return Read::kTimeout;
+    const int r = poll(&pfd, 1, int(std::min<long long>(left.count(), 1000)));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) continue;
     char buf[65536];
